@@ -1,0 +1,80 @@
+/**
+ * The one HTTP client for fetching outside documents: time limit, size limit (counted while
+ * streaming, so a lying Content-Length does not help), conditional GET, and errors that say
+ * whether trying again can help.
+ */
+export interface FetchLimits {
+  timeoutMs: number;
+  maxBytes: number;
+  userAgent?: string;
+}
+
+export interface ConditionalHeaders {
+  etag?: string | null;
+  lastModified?: string | null;
+}
+
+export type FetchResult =
+  | { status: 'not_modified' }
+  | { status: 'ok'; body: string; contentType: string | null; etag: string | null; lastModified: string | null; url: string };
+
+export class FetchError extends Error {
+  constructor(
+    message: string,
+    /** false when the same request cannot succeed later (4xx, too large): retries are pointless. */
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = 'FetchError';
+  }
+}
+
+export const DEFAULT_USER_AGENT = 'OutreachSignalService/0.1 (+https://outreach-signal.dev/bot)';
+
+export async function fetchDocument(url: string, limits: FetchLimits, cond: ConditionalHeaders = {}, accept = '*/*'): Promise<FetchResult> {
+  const headers: Record<string, string> = { 'user-agent': limits.userAgent ?? DEFAULT_USER_AGENT, accept };
+  if (cond.etag) headers['if-none-match'] = cond.etag;
+  if (cond.lastModified) headers['if-modified-since'] = cond.lastModified;
+  let res: Response;
+  try {
+    res = await fetch(url, { headers, redirect: 'follow', signal: AbortSignal.timeout(limits.timeoutMs) });
+  } catch (err) {
+    const e = err as Error & { cause?: { code?: string } };
+    const reason = e.name === 'TimeoutError' ? `timed out after ${limits.timeoutMs} ms` : (e.cause?.code ?? e.message);
+    throw new FetchError(`GET ${url} failed: ${reason}`, true);
+  }
+  if (res.status === 304) {
+    await res.body?.cancel();
+    return { status: 'not_modified' };
+  }
+  if (!res.ok) {
+    await res.body?.cancel();
+    const retryable = res.status >= 500 || res.status === 429 || res.status === 408;
+    throw new FetchError(`GET ${url} answered HTTP ${res.status}`, retryable);
+  }
+  const declared = Number(res.headers.get('content-length') ?? '0');
+  if (declared > limits.maxBytes) {
+    await res.body?.cancel();
+    throw new FetchError(`GET ${url}: document of ${declared} bytes exceeds the ${limits.maxBytes}-byte limit`, false);
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      size += chunk.byteLength;
+      if (size > limits.maxBytes) throw new FetchError(`GET ${url}: document exceeds the ${limits.maxBytes}-byte limit`, false);
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    if (err instanceof FetchError) throw err;
+    throw new FetchError(`GET ${url} failed while reading: ${(err as Error).message}`, true);
+  }
+  return {
+    status: 'ok',
+    body: Buffer.concat(chunks).toString('utf8'),
+    contentType: res.headers.get('content-type'),
+    etag: res.headers.get('etag'),
+    lastModified: res.headers.get('last-modified'),
+    url: res.url,
+  };
+}

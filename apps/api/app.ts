@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import express, { Express, RequestHandler } from 'express';
+import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+import type { DB } from '../../db/pool';
+import type { WorkflowStarter } from '../shared/temporal';
+import { authenticate, TokenVerifier } from './auth';
+import { errorHandler, sendProblem } from './errors';
+import { healthRoutes } from './routes/health';
+import { organizationRoutes } from './routes/organizations';
+import { signalRoutes } from './routes/signals';
+import { sourceRoutes } from './routes/sources';
+
+export interface ApiDeps {
+  db: DB;
+  logger: Logger;
+  temporalClient: Client;
+  workflows: WorkflowStarter;
+  verifyToken: TokenVerifier;
+  issuer: string;
+  bodyLimit: string;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Bodies are JSON: a body of any other type is 415, whatever the route. */
+const requireJsonBody: RequestHandler = (req, res, next) => {
+  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (hasBody && !req.is('application/json')) {
+    return sendProblem(res, 'UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be application/json');
+  }
+  next();
+};
+
+export function createApp(deps: ApiDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.use(
+    pinoHttp({
+      logger: deps.logger,
+      genReqId: (req, res) => {
+        const incoming = req.headers['x-request-id'];
+        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug'),
+    }),
+  );
+  app.use(healthRoutes(deps));
+  app.use(authenticate(deps.verifyToken, deps.issuer));
+  app.use(requireJsonBody);
+  app.use(express.json({ limit: deps.bodyLimit, strict: true, type: 'application/json' }));
+  app.use(organizationRoutes(deps));
+  app.use(sourceRoutes(deps));
+  app.use(signalRoutes(deps));
+  app.use((req, res) => sendProblem(res, 'NOT_FOUND', `No route for ${req.method} ${req.path}`));
+  app.use(errorHandler(deps.logger));
+  return app;
+}

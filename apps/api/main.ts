@@ -1,0 +1,44 @@
+import { appDatabaseUrl, loadConfig } from '../shared/config';
+import { createLogger } from '../shared/logger';
+import { connectTemporal, WorkflowStarter } from '../shared/temporal';
+import { createDb } from '../../db/pool';
+import { createApp } from './app';
+import { createTokenVerifier } from './auth';
+import { listen } from './server';
+
+async function main() {
+  const config = loadConfig();
+  const logger = createLogger(config.LOG_LEVEL, 'api');
+  const db = createDb(appDatabaseUrl(config), config.DB_POOL_SIZE);
+  const temporalClient = await connectTemporal(config);
+  const app = createApp({
+    db,
+    logger,
+    temporalClient,
+    workflows: new WorkflowStarter(temporalClient, config.TEMPORAL_TASK_QUEUE),
+    verifyToken: createTokenVerifier(config.auth),
+    issuer: config.auth.issuer,
+    bodyLimit: config.BODY_LIMIT,
+  });
+  const http = await listen(app, config.PORT, config.HOST);
+  logger.info({ url: http.url }, 'api listening');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'api stopping: finishing in-flight requests');
+    await http.close();
+    await temporalClient.connection.close();
+    await db.destroy();
+    logger.info('api stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

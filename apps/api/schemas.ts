@@ -1,0 +1,91 @@
+import { CronExpressionParser } from 'cron-parser';
+import { z } from 'zod';
+
+/**
+ * Every request schema of the API, in one place. Request fields are camelCase
+ * (shared/api-contract.md); unknown fields are rejected so that typos do not pass silently.
+ */
+export const uuid = z.string().uuid('must be a UUID');
+const name = z.string().trim().min(1, 'must not be empty').max(200);
+const countryCode = z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code such as NL');
+const jsonObject = z.record(z.string(), z.unknown());
+
+export const cronExpression = z
+  .string()
+  .trim()
+  .refine((v) => v.split(/\s+/).length === 5, 'must be a five-field cron expression (minute hour day month weekday)')
+  .refine((v) => {
+    try {
+      CronExpressionParser.parse(v);
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'is not a valid cron expression');
+
+export const roles = ['owner', 'admin', 'member', 'viewer'] as const;
+export type Role = (typeof roles)[number];
+
+// Organizations ---------------------------------------------------------------------------------
+export const createOrganizationBody = z.object({ name }).strict();
+export const addMemberBody = z.object({ userId: uuid, role: z.enum(roles) }).strict();
+
+// Sources ---------------------------------------------------------------------------------------
+export const sourceProviderKeys = ['rss', 'json_api', 'bekendmakingen'] as const;
+
+const httpUrl = z
+  .string()
+  .url('must be a URL')
+  .refine((v) => /^https?:\/\//i.test(v), 'must be an http or https URL');
+
+/** Per-provider config; the provider module owns what it means. */
+export const sourceConfigByProvider = {
+  rss: z.object({ url: httpUrl, signalType: z.string().min(1).max(50).optional() }).passthrough(),
+  json_api: z.object({ url: httpUrl }).passthrough(),
+  bekendmakingen: z.object({ url: httpUrl.optional(), query: z.string().min(1).optional() }).passthrough(),
+} as const;
+
+export const createSourceBody = z
+  .object({
+    organizationId: uuid,
+    providerKey: z.enum(sourceProviderKeys),
+    name,
+    config: jsonObject,
+    enabled: z.boolean().optional(),
+    schedule: cronExpression.nullable().optional(),
+    countryCode: countryCode.optional(),
+    language: z.string().regex(/^[a-z]{2,3}$/, 'must be an ISO 639 language code such as nl').optional(),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    const parsed = sourceConfigByProvider[v.providerKey].safeParse(v.config);
+    if (!parsed.success) for (const i of parsed.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: ['config', ...i.path] });
+  });
+
+export const patchSourceBody = z
+  .object({
+    name: name.optional(),
+    config: jsonObject.optional(),
+    enabled: z.boolean().optional(),
+    schedule: cronExpression.nullable().optional(),
+  })
+  .strict();
+
+export const emptyBody = z.object({}).strict();
+
+// Lists -----------------------------------------------------------------------------------------
+const listBase = {
+  organizationId: uuid,
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+  before: uuid.optional(),
+};
+export const listSourcesQuery = z.object(listBase).strict();
+export const signalStatuses = ['ingested', 'classified', 'scored', 'ignored', 'qualified', 'ready', 'failed'] as const;
+export const listSignalsQuery = z
+  .object({
+    ...listBase,
+    status: z.enum(signalStatuses).optional(),
+    projectId: uuid.optional(),
+    q: z.string().trim().min(1).max(200).optional(),
+  })
+  .strict();

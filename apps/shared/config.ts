@@ -1,0 +1,110 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * All process configuration, read once from the environment. The README's configuration table
+ * documents every variable here; keep the two in step.
+ */
+const bool = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1');
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATA_DIR: z.string().default(path.resolve(__dirname, '../../.data')),
+  // Owner connection: migrations only. The API and workers use APP_DATABASE_URL.
+  DATABASE_URL: z.string().url().optional(),
+  APP_DATABASE_URL: z.string().url().optional(),
+  APP_DB_PASSWORD: z.string().optional(),
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('127.0.0.1'),
+  BODY_LIMIT: z.string().default('256kb'),
+  PUBLIC_BASE_URL: z.string().url().optional(),
+
+  TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().default('outreach'),
+  TEMPORAL_UI_URL: z.string().url().default('http://127.0.0.1:8233'),
+  TEMPORAL_CLI: z.string().optional(),
+
+  AUTH_MODE: z.enum(['jwks', 'hs256']).default('jwks'),
+  AUTH_JWKS_URL: z.string().url().optional(),
+  AUTH_HS256_SECRET: z.string().min(32).optional(),
+  AUTH_ISSUER: z.string().min(1).optional(),
+  AUTH_AUDIENCE: z.string().min(1).optional(),
+  AUTH_ALGORITHMS: z.string().optional(),
+  AUTH_CLOCK_TOLERANCE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
+
+  SOURCE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).default(15000),
+  SOURCE_FETCH_MAX_BYTES: z.coerce.number().int().min(1024).default(5 * 1024 * 1024),
+  SIGNAL_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
+  START_SIGNAL_PROCESSING: bool.default(true),
+});
+
+export type Config = z.infer<typeof schema> & {
+  auth: AuthConfig;
+};
+
+export interface AuthConfig {
+  mode: 'jwks' | 'hs256';
+  jwksUrl?: string;
+  hs256Secret?: string;
+  issuer: string;
+  audience: string;
+  algorithms: string[];
+  clockToleranceSeconds: number;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const c = parsed.data;
+  const mode = c.AUTH_MODE;
+  if (mode === 'jwks' && !c.AUTH_JWKS_URL) throw new ConfigError('AUTH_JWKS_URL is required when AUTH_MODE=jwks');
+  if (mode === 'hs256' && !c.AUTH_HS256_SECRET) throw new ConfigError('AUTH_HS256_SECRET (32+ characters) is required when AUTH_MODE=hs256');
+  if (!c.AUTH_ISSUER || !c.AUTH_AUDIENCE) throw new ConfigError('AUTH_ISSUER and AUTH_AUDIENCE are required');
+  const algorithms = (c.AUTH_ALGORITHMS ?? (mode === 'jwks' ? 'RS256,ES256' : 'HS256'))
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
+  if (algorithms.some((a) => a.toLowerCase() === 'none')) throw new ConfigError('AUTH_ALGORITHMS may not contain "none"');
+  if (mode === 'jwks' && algorithms.some((a) => a.startsWith('HS'))) throw new ConfigError('HMAC algorithms need AUTH_MODE=hs256');
+  if (mode === 'hs256' && algorithms.some((a) => !a.startsWith('HS'))) throw new ConfigError('AUTH_MODE=hs256 allows only HS algorithms');
+  return {
+    ...c,
+    auth: {
+      mode,
+      jwksUrl: c.AUTH_JWKS_URL,
+      hs256Secret: c.AUTH_HS256_SECRET,
+      issuer: c.AUTH_ISSUER,
+      audience: c.AUTH_AUDIENCE,
+      algorithms,
+      clockToleranceSeconds: c.AUTH_CLOCK_TOLERANCE_SECONDS,
+    },
+  };
+}
+
+/** The connection the API and workers use: APP_DATABASE_URL, else DATABASE_URL with the app role. */
+export function appDatabaseUrl(c: Pick<Config, 'APP_DATABASE_URL' | 'DATABASE_URL' | 'APP_DB_PASSWORD'>): string {
+  if (c.APP_DATABASE_URL) return c.APP_DATABASE_URL;
+  if (!c.DATABASE_URL) throw new ConfigError('DATABASE_URL or APP_DATABASE_URL is required');
+  return withAppRole(c.DATABASE_URL, c.APP_DB_PASSWORD);
+}
+
+export const APP_DB_ROLE = 'outreach_app';
+
+export function withAppRole(ownerUrl: string, password?: string): string {
+  const u = new URL(ownerUrl);
+  u.username = APP_DB_ROLE;
+  u.password = password ?? '';
+  return u.toString();
+}

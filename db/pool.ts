@@ -1,0 +1,15 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import { Pool, types } from 'pg';
+import type { DB as Database } from './database';
+
+// numeric (scores, amounts) as JS numbers rather than strings; values stay far below 2^53.
+types.setTypeParser(types.builtins.NUMERIC, (v) => (v === null ? null : Number(v)));
+types.setTypeParser(types.builtins.INT8, (v) => (v === null ? null : Number(v)));
+
+export type DB = Kysely<Database>;
+
+export function createDb(connectionString: string, max = 10): DB {
+  return new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: new Pool({ connectionString, max, application_name: 'outreach' }) }),
+  });
+}

@@ -1,0 +1,14 @@
+/** Jest: one process (--runInBand) so one Temporal server, one worker process and one database serve the run. */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.(t|j)s$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
+  },
+  // jose is ESM-only; let swc turn it into CommonJS for Jest's module system.
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
+  globalSetup: '<rootDir>/test/setup/global-setup.ts',
+  globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  testTimeout: 60000,
+};

@@ -1,0 +1,196 @@
+/**
+ * npm run dev: the whole stack from one command.
+ * Temporal dev server (with Web UI) -> PostgreSQL (DATABASE_URL or embedded) + migrations ->
+ * development identity provider (JWKS) -> demo organization -> worker -> API.
+ * Ctrl-C stops every child; a second start keeps the data (DATA_DIR).
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { createReadStream, existsSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { withAppRole } from '../apps/shared/config';
+import { createDb } from '../db/pool';
+import { ensureDatabase, migrate } from '../db/migrator';
+import { createOrganization } from '../db/queries/organizations';
+import { seedOrganizationDefaults } from '../db/queries/organization-defaults';
+import { asUser } from '../db/tenancy';
+import { DEV_AUDIENCE, devIssuer, loadOrCreateDevKey, signDevToken } from './lib/dev-identity';
+import { DATA_DIR, DEMO_ORG_NAME, DEMO_USER_ID, DEV_IDENTITY_DIR, DEV_IDP_PORT, REPO_ROOT } from './lib/dev-env';
+import { startDatabase } from './lib/postgres';
+import { loadTemporalDevConfig, resolveTemporalCli, startTemporalDevServer } from './lib/temporal-server';
+
+const log = (line: string) => console.log(`[dev] ${line}`);
+const API_PORT = Number(process.env.PORT ?? 3000);
+const FEEDS_DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'feeds');
+
+async function main() {
+  const temporalConfig = loadTemporalDevConfig();
+  const cli = resolveTemporalCli(log);
+  const temporal = await startTemporalDevServer({ cli, config: temporalConfig, dataDir: DATA_DIR, log });
+  const cleanups: Array<() => Promise<void>> = [() => temporal.stop()];
+
+  try {
+    const db = await startDatabase({
+      databaseUrl: process.env.DATABASE_URL,
+      dataDir: DATA_DIR,
+      port: Number(process.env.EMBEDDED_PG_PORT ?? 54329),
+      databaseName: 'outreach',
+      log,
+    });
+    cleanups.unshift(() => db.stop());
+    log(db.embedded ? 'embedded PostgreSQL started' : 'using DATABASE_URL');
+    await ensureDatabase(db.ownerUrl);
+    const appPassword = process.env.APP_DB_PASSWORD ?? db.appPassword;
+    await migrate(db.ownerUrl, { appPassword });
+    const appUrl = process.env.APP_DATABASE_URL ?? withAppRole(db.ownerUrl, appPassword);
+
+    // Development identity provider: JWKS for the API, plus the demo feeds for a first source.
+    const { publicJwk, privateJwk } = await loadOrCreateDevKey(DEV_IDENTITY_DIR);
+    const idp = await serveDevIdp(DEV_IDP_PORT, publicJwk);
+    cleanups.unshift(() => new Promise((r) => idp.close(() => r())));
+    const issuer = devIssuer(DEV_IDP_PORT);
+
+    const demoOrgId = await seedDemoOrganization(appUrl);
+
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_ENV: 'development',
+      DATABASE_URL: db.ownerUrl,
+      APP_DATABASE_URL: appUrl,
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_NAMESPACE: temporal.namespace,
+      TEMPORAL_UI_URL: temporal.uiUrl,
+      AUTH_MODE: 'jwks',
+      AUTH_JWKS_URL: `${issuer}/.well-known/jwks.json`,
+      AUTH_ISSUER: issuer,
+      AUTH_AUDIENCE: DEV_AUDIENCE,
+      PORT: String(API_PORT),
+    };
+    const worker = startChild('worker', 'apps/worker/main.ts', env);
+    const api = startChild('api', 'apps/api/main.ts', env);
+    cleanups.unshift(() => stopChild(worker), () => stopChild(api));
+    await waitForHttp(`http://127.0.0.1:${API_PORT}/readyz`, 60000);
+
+    const token = await signDevToken({ privateJwk, issuer, userId: DEMO_USER_ID });
+    const base = `http://127.0.0.1:${API_PORT}`;
+    console.log(`
+  Outreach Signal Service is up.
+
+  API               ${base}            (health: ${base}/readyz)
+  Temporal Web UI   ${temporal.uiUrl}   (namespace ${temporal.namespace})
+  Demo organization ${demoOrgId}  (owner: demo user ${DEMO_USER_ID})
+  Demo feed         http://127.0.0.1:${DEV_IDP_PORT}/demo/feeds/permits-rss.xml
+
+  Bearer token for the demo owner (12 h; another: npm run token -- --user <uuid>):
+  ${token}
+
+  Try:
+  export TOKEN=${token.slice(0, 12)}…   # the full token above
+  curl -s -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\
+    -d '{"organizationId":"${demoOrgId}","providerKey":"rss","name":"Demo permits","config":{"url":"http://127.0.0.1:${DEV_IDP_PORT}/demo/feeds/permits-rss.xml"}}' \\
+    ${base}/sources
+
+  Ctrl-C stops everything; data stays in ${DATA_DIR}.
+`);
+    await waitForShutdown([worker, api]);
+  } finally {
+    for (const c of cleanups) await c().catch((e) => log(`cleanup: ${String(e)}`));
+    log('stopped');
+  }
+}
+
+function serveDevIdp(port: number, publicJwk: object): Promise<http.Server> {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname === '/.well-known/jwks.json') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [publicJwk] }));
+      return;
+    }
+    const feed = /^\/demo\/feeds\/([\w.-]+\.xml)$/.exec(url.pathname);
+    const file = feed ? path.join(FEEDS_DIR, feed[1]!) : undefined;
+    if (file && existsSync(file)) {
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      createReadStream(file).pipe(res);
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
+}
+
+/** The demo owner's organization, created once. */
+async function seedDemoOrganization(appUrl: string): Promise<string> {
+  const db = createDb(appUrl, 1);
+  try {
+    return await asUser(db, DEMO_USER_ID, async (tx) => {
+      const existing = await tx
+        .selectFrom('organizations')
+        .select('id')
+        .where('name', '=', DEMO_ORG_NAME)
+        .where(sql<boolean>`app.member_role(organizations.id) = 'owner'`)
+        .executeTakeFirst();
+      if (existing) return existing.id;
+      const org = await createOrganization(tx, DEMO_ORG_NAME);
+      await seedOrganizationDefaults(tx, org!.id);
+      return org!.id;
+    });
+  } finally {
+    await db.destroy();
+  }
+}
+
+function startChild(name: string, entry: string, env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, entry)], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    // Own process group: Ctrl-C reaches the launcher, which stops children in order.
+    detached: true,
+  });
+  child.on('exit', (code, signal) => log(`${name} exited (${signal ?? code})`));
+  return child;
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 25000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+function waitForShutdown(children: ChildProcess[]): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => resolve();
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+    for (const c of children) c.once('exit', done); // one child dying takes the stack down
+  });
+}
+
+async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not become ready within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+main().catch((e) => {
+  console.error(e instanceof Error ? (e.stack ?? e.message) : e);
+  process.exit(1);
+});

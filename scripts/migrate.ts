@@ -1,0 +1,29 @@
+/**
+ * npm run migrate [-- --down]: applies (or rolls back one) migration as the owner (DATABASE_URL).
+ */
+import { loadConfig } from '../apps/shared/config';
+import { ensureDatabase, migrate } from '../db/migrator';
+
+async function main() {
+  const down = process.argv.includes('--down');
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error('DATABASE_URL (the owner connection) is required');
+  const config = loadConfigLoosely();
+  await ensureDatabase(url);
+  const result = await migrate(url, { direction: down ? 'down' : 'latest', appPassword: config?.APP_DB_PASSWORD });
+  for (const r of result.results ?? []) console.log(`${r.direction} ${r.migrationName}: ${r.status}`);
+  if (!result.results?.length) console.log('nothing to do');
+}
+
+function loadConfigLoosely() {
+  try {
+    return loadConfig();
+  } catch {
+    return { APP_DB_PASSWORD: process.env.APP_DB_PASSWORD };
+  }
+}
+
+main().catch((e) => {
+  console.error(e instanceof Error ? e.message : e);
+  process.exit(1);
+});

@@ -1,0 +1,3 @@
+// The workflows the worker bundles. Workflow code is deterministic and does no I/O:
+// everything outside Temporal happens in activities.
+export { ingestSourceWorkflow } from './ingest-source';

@@ -1,0 +1,30 @@
+import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
+
+/** The custom search attributes of temporal-dev.yml; every workflow of the service sets the ones it knows. */
+export const SA = {
+  OrganizationId: defineSearchAttributeKey('OrganizationId', SearchAttributeType.KEYWORD),
+  SourceId: defineSearchAttributeKey('SourceId', SearchAttributeType.KEYWORD),
+  SignalId: defineSearchAttributeKey('SignalId', SearchAttributeType.KEYWORD),
+  OpportunityId: defineSearchAttributeKey('OpportunityId', SearchAttributeType.KEYWORD),
+  CampaignId: defineSearchAttributeKey('CampaignId', SearchAttributeType.KEYWORD),
+  EnrollmentId: defineSearchAttributeKey('EnrollmentId', SearchAttributeType.KEYWORD),
+  CompanyId: defineSearchAttributeKey('CompanyId', SearchAttributeType.KEYWORD),
+  MailboxId: defineSearchAttributeKey('MailboxId', SearchAttributeType.KEYWORD),
+} as const;
+
+export type SearchAttributeValues = Partial<Record<keyof typeof SA, string>>;
+
+export function searchAttributes(values: SearchAttributeValues): TypedSearchAttributes {
+  return new TypedSearchAttributes(
+    Object.entries(values)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => ({ key: SA[k as keyof typeof SA], value: v as string })),
+  );
+}
+
+/** Readable workflow ids, so operators can find a run in the Web UI by what it is about. */
+export const workflowIds = {
+  ingestSource: (sourceId: string) => `ingest/${sourceId}`,
+  processSignal: (signalId: string) => `signal/${signalId}`,
+  sourceSchedule: (sourceId: string) => `source/${sourceId}`,
+};
