@@ -1,4 +1,4 @@
-import { appDatabaseUrl, loadConfig } from '../shared/config';
+import { appDatabaseUrl, loadAuthConfig, loadConfig } from '../shared/config';
 import { createLogger } from '../shared/logger';
 import { connectTemporal, WorkflowStarter } from '../shared/temporal';
 import { createDb } from '../../db/pool';
@@ -8,6 +8,7 @@ import { listen } from './server';
 
 async function main() {
   const config = loadConfig();
+  const auth = loadAuthConfig(config);
   const logger = createLogger(config.LOG_LEVEL, 'api');
   const db = createDb(appDatabaseUrl(config), config.DB_POOL_SIZE);
   const temporalClient = await connectTemporal(config);
@@ -15,9 +16,9 @@ async function main() {
     db,
     logger,
     temporalClient,
-    workflows: new WorkflowStarter(temporalClient, config.TEMPORAL_TASK_QUEUE),
-    verifyToken: createTokenVerifier(config.auth),
-    issuer: config.auth.issuer,
+    workflows: new WorkflowStarter(temporalClient, config),
+    verifyToken: createTokenVerifier(auth),
+    issuer: auth.issuer,
     bodyLimit: config.BODY_LIMIT,
   });
   const http = await listen(app, config.PORT, config.HOST);

@@ -5,10 +5,6 @@ import { z } from 'zod';
  * All process configuration, read once from the environment. The README's configuration table
  * documents every variable here; keep the two in step.
  */
-const bool = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((v) => v === 'true' || v === '1');
-
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -42,12 +38,10 @@ const schema = z.object({
   SOURCE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).default(15000),
   SOURCE_FETCH_MAX_BYTES: z.coerce.number().int().min(1024).default(5 * 1024 * 1024),
   SIGNAL_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
-  START_SIGNAL_PROCESSING: bool.default(true),
+  INGEST_RETRY_INITIAL_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),
 });
 
-export type Config = z.infer<typeof schema> & {
-  auth: AuthConfig;
-};
+export type Config = z.infer<typeof schema>;
 
 export interface AuthConfig {
   mode: 'jwks' | 'hs256';
@@ -67,7 +61,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  const c = parsed.data;
+  return parsed.data;
+}
+
+/** The API's token verification settings; only the API needs (and checks) them. */
+export function loadAuthConfig(c: Config): AuthConfig {
   const mode = c.AUTH_MODE;
   if (mode === 'jwks' && !c.AUTH_JWKS_URL) throw new ConfigError('AUTH_JWKS_URL is required when AUTH_MODE=jwks');
   if (mode === 'hs256' && !c.AUTH_HS256_SECRET) throw new ConfigError('AUTH_HS256_SECRET (32+ characters) is required when AUTH_MODE=hs256');
@@ -80,16 +78,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (mode === 'jwks' && algorithms.some((a) => a.startsWith('HS'))) throw new ConfigError('HMAC algorithms need AUTH_MODE=hs256');
   if (mode === 'hs256' && algorithms.some((a) => !a.startsWith('HS'))) throw new ConfigError('AUTH_MODE=hs256 allows only HS algorithms');
   return {
-    ...c,
-    auth: {
-      mode,
-      jwksUrl: c.AUTH_JWKS_URL,
-      hs256Secret: c.AUTH_HS256_SECRET,
-      issuer: c.AUTH_ISSUER,
-      audience: c.AUTH_AUDIENCE,
-      algorithms,
-      clockToleranceSeconds: c.AUTH_CLOCK_TOLERANCE_SECONDS,
-    },
+    mode,
+    jwksUrl: c.AUTH_JWKS_URL,
+    hs256Secret: c.AUTH_HS256_SECRET,
+    issuer: c.AUTH_ISSUER,
+    audience: c.AUTH_AUDIENCE,
+    algorithms,
+    clockToleranceSeconds: c.AUTH_CLOCK_TOLERANCE_SECONDS,
   };
 }
 

@@ -10,10 +10,16 @@ export async function connectTemporal(config: Pick<Config, 'TEMPORAL_ADDRESS' | 
 
 /** The single place that starts workflows, so ids, task queue and search attributes never drift. */
 export class WorkflowStarter {
+  private readonly taskQueue: string;
+  private readonly ingestRetryInitialIntervalMs: number;
+
   constructor(
     private readonly client: Client,
-    private readonly taskQueue: string,
-  ) {}
+    config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'INGEST_RETRY_INITIAL_INTERVAL_MS'>,
+  ) {
+    this.taskQueue = config.TEMPORAL_TASK_QUEUE;
+    this.ingestRetryInitialIntervalMs = config.INGEST_RETRY_INITIAL_INTERVAL_MS;
+  }
 
   /** Starts an ingest run; while one runs for the source, that run is returned instead of a second one. */
   async startIngest(organizationId: string, sourceId: string) {
@@ -21,7 +27,7 @@ export class WorkflowStarter {
       taskQueue: this.taskQueue,
       workflowId: workflowIds.ingestSource(sourceId),
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      args: [{ organizationId, sourceId }],
+      args: [{ organizationId, sourceId, retryInitialIntervalMs: this.ingestRetryInitialIntervalMs }],
       typedSearchAttributes: searchAttributes({ OrganizationId: organizationId, SourceId: sourceId }),
     });
     return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };

@@ -114,19 +114,21 @@ export async function startTemporalDevServer(opts: {
   const deadline = Date.now() + config.startTimeoutSeconds * 1000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`Temporal dev server exited (${child.exitCode}):\n${output}`);
+    // lazy + close in finally: a failed attempt must not leave a gRPC channel retrying behind us.
+    const connection = Connection.lazy({ address, connectTimeout: 1000 });
     try {
-      const connection = await Connection.connect({ address, connectTimeout: 1000 });
-      try {
+      await connection.ensureConnected();
+      {
         await connection.workflowService.describeNamespace({ namespace: config.namespace });
         // Search attributes are registered a moment after the namespace exists.
         const sa = await connection.operatorService.listSearchAttributes({ namespace: config.namespace });
         const have = Object.keys(sa.customAttributes ?? {});
         if (Object.keys(config.searchAttributes).every((k) => have.includes(k))) break;
-      } finally {
-        await connection.close();
       }
     } catch {
       // not up yet
+    } finally {
+      await connection.close().catch(() => undefined);
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

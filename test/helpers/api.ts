@@ -1,0 +1,100 @@
+import { Client, Connection } from '@temporalio/client';
+import pino from 'pino';
+import { createApp, ApiDeps } from '../../apps/api/app';
+import { createTokenVerifier } from '../../apps/api/auth';
+import { listen } from '../../apps/api/server';
+import { WorkflowStarter } from '../../apps/shared/temporal';
+import { createDb, DB } from '../../db/pool';
+import { newUser, testEnv, TestUser } from './tokens';
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+export interface TestApi {
+  url: string;
+  db: DB;
+  temporal: Client;
+  call(method: string, path: string, opts?: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+/** The real API, in-process, against the run's database, Temporal server and JWKS issuer. */
+export async function startApi(overrides: Partial<ApiDeps> = {}): Promise<TestApi> {
+  const db = createDb(testEnv('TEST_APP_DB_URL'), 5);
+  const connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
+  const temporal = new Client({ connection });
+  const issuer = testEnv('TEST_ISSUER');
+  const app = createApp({
+    db,
+    logger: pino({ level: process.env.LOG_LEVEL ?? 'silent' }),
+    temporalClient: temporal,
+    workflows: new WorkflowStarter(temporal, {
+      TEMPORAL_TASK_QUEUE: testEnv('TEMPORAL_TASK_QUEUE'),
+      INGEST_RETRY_INITIAL_INTERVAL_MS: Number(testEnv('INGEST_RETRY_INITIAL_INTERVAL_MS')),
+    }),
+    verifyToken: createTokenVerifier({
+      mode: 'jwks',
+      jwksUrl: testEnv('TEST_JWKS_URL'),
+      issuer,
+      audience: testEnv('TEST_AUDIENCE'),
+      algorithms: ['ES256', 'RS256'],
+      clockToleranceSeconds: 5,
+    }),
+    issuer,
+    bodyLimit: '64kb',
+    ...overrides,
+  });
+  const server = await listen(app, 0, '127.0.0.1');
+  return {
+    url: server.url,
+    db,
+    temporal,
+    async call(method, path, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+      let body: string | undefined = opts.rawBody;
+      if (opts.body !== undefined) {
+        body = JSON.stringify(opts.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await fetch(server.url + path, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        // leave as text
+      }
+      return { status: res.status, headers: res.headers, body: parsed };
+    },
+    async close() {
+      await server.close(1000);
+      await connection.close();
+      await db.destroy();
+    },
+  };
+}
+
+/** A new user who owns a new organization. */
+export async function newOrganization(api: TestApi, name = 'Acme Installaties B.V.'): Promise<{ owner: TestUser; orgId: string }> {
+  const owner = await newUser();
+  const res = await api.call('POST', '/organizations', { token: owner.token, body: { name } });
+  if (res.status !== 201) throw new Error(`creating an organization failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return { owner, orgId: res.body.id };
+}
+
+export async function addMember(api: TestApi, admin: TestUser, orgId: string, role: string): Promise<TestUser> {
+  const user = await newUser();
+  const res = await api.call('POST', `/organizations/${orgId}/members`, { token: admin.token, body: { userId: user.id, role } });
+  if (res.status !== 201) throw new Error(`adding a member failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return user;
+}
+
+export function expectProblem(res: Reply, status: number, code: string): void {
+  expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(res.body).toMatchObject({ type: expect.any(String), title: expect.any(String), status, detail: expect.any(String) });
+}

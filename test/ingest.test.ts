@@ -1,0 +1,160 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import { startApi, newOrganization, TestApi } from './helpers/api';
+import { startFeedServer, FeedServer } from './helpers/feed-server';
+import type { TestUser } from './helpers/tokens';
+
+/** Ingest through the real worker process against recorded feeds served on 127.0.0.1. */
+let api: TestApi;
+let feeds: FeedServer;
+let owner: TestUser;
+let orgId: string;
+
+beforeAll(async () => {
+  api = await startApi();
+  feeds = await startFeedServer();
+  ({ owner, orgId } = await newOrganization(api));
+});
+afterAll(async () => {
+  await feeds.close();
+  await api.close();
+});
+
+async function createSource(name: string, url: string, extra: Record<string, unknown> = {}) {
+  const res = await api.call('POST', '/sources', {
+    token: owner.token,
+    body: { organizationId: orgId, providerKey: 'rss', name, config: { url }, countryCode: 'NL', language: 'nl', ...extra },
+  });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+/** POST /sources/{id}/run, then wait for the workflow it started. */
+async function run(sourceId: string) {
+  const res = await api.call('POST', `/sources/${sourceId}/run`, { token: owner.token, body: {} });
+  expect(res.status).toBe(202);
+  expect(res.body).toMatchObject({ id: sourceId, workflow_id: `ingest/${sourceId}` });
+  const handle = api.temporal.workflow.getHandle(res.body.workflow_id, res.body.run_id);
+  return handle.result().then(
+    (outcome) => ({ ok: true as const, outcome }),
+    (err) => ({ ok: false as const, err }),
+  );
+}
+
+async function signalsOf(sourceId: string) {
+  const res = await api.call('GET', `/signals?organizationId=${orgId}&limit=100`, { token: owner.token });
+  expect(res.status).toBe(200);
+  return (res.body as Array<{ source_id: string }>).filter((s) => s.source_id === sourceId);
+}
+
+test('an RSS 2.0 feed becomes ingested signals; a second run adds nothing', async () => {
+  feeds.set('/permits.xml', { fixture: 'permits-rss.xml' });
+  const source = await createSource('Utrecht permits', `${feeds.url}/permits.xml`);
+
+  const first = await run(source.id);
+  expect(first).toMatchObject({ ok: true, outcome: { status: 'succeeded', fetched: 3, created: 3 } });
+  const signals = await signalsOf(source.id);
+  expect(signals).toHaveLength(3);
+  const housing = signals.find((s: any) => s.external_id === 'utrecht-2026-118233') as any;
+  expect(housing).toMatchObject({
+    status: 'ingested',
+    organization_id: orgId,
+    title: 'Aanvraag omgevingsvergunning: nieuwbouw 48 woningen, Merwedekanaalzone blok 4',
+    source_url: 'https://www.utrecht.nl/bekendmakingen/2026-118233',
+    published_at: '2026-11-16T07:30:00.000Z',
+    dedupe_key: 'title:aanvraag omgevingsvergunning nieuwbouw 48 woningen merwedekanaalzone blok 4',
+    raw_publication_id: expect.any(String),
+  });
+  expect(housing.summary).toContain('48 woningen');
+  expect(housing.summary).not.toContain('<p>');
+
+  // The server answers 304 to the stored ETag: nothing is re-read, nothing is added.
+  const second = await run(source.id);
+  expect(second).toMatchObject({ ok: true, outcome: { status: 'not_modified', created: 0 } });
+  expect(feeds.hits('/permits.xml').notModified).toBe(1);
+  expect(await signalsOf(source.id)).toHaveLength(3);
+
+  const detail = await api.call('GET', `/sources/${source.id}`, { token: owner.token });
+  expect(detail.body).toMatchObject({ last_run_status: 'not_modified', last_error: null });
+});
+
+test('an Atom feed is ingested; a changed feed adds only its new entries, deduplicated by id and title', async () => {
+  feeds.set('/tenders.atom', { fixture: 'tenders-atom.xml', contentType: 'application/atom+xml' });
+  const source = await createSource('EU tenders', `${feeds.url}/tenders.atom`);
+  expect(await run(source.id)).toMatchObject({ ok: true, outcome: { created: 2 } });
+  const signals = await signalsOf(source.id);
+  expect(signals.map((s: any) => s.external_id).sort()).toEqual(['urn:tender:2026-NL-44098', 'urn:tender:2026-NL-44120']);
+  expect(signals.find((s: any) => s.external_id === 'urn:tender:2026-NL-44120')).toMatchObject({
+    source_url: 'https://tenders.example.eu/notice/2026-NL-44120',
+    published_at: '2026-11-17T06:45:00.000Z',
+  });
+
+  // A new entry, plus an old entry re-published under a new id (same title): only the new one counts.
+  const changed = require('node:fs')
+    .readFileSync(require('node:path').join(__dirname, 'fixtures/feeds/tenders-atom.xml'), 'utf8')
+    .replace(
+      '</feed>',
+      `<entry><title>Tender: roof-mounted solar installation, sports hall Zeist</title><id>urn:tender:2026-NL-45001</id>
+        <link href="https://tenders.example.eu/notice/2026-NL-45001"/><updated>2026-11-18T09:00:00Z</updated></entry>
+       <entry><title>Tender: maintenance of municipal heat pumps, lot 2</title><id>urn:tender:2026-NL-44098-r1</id>
+        <link href="https://tenders.example.eu/notice/2026-NL-44098-r1"/><updated>2026-11-18T09:00:00Z</updated></entry>
+      </feed>`,
+    );
+  feeds.set('/tenders.atom', { body: changed, contentType: 'application/atom+xml' });
+  expect(await run(source.id)).toMatchObject({ ok: true, outcome: { status: 'succeeded', fetched: 4, created: 1 } });
+  expect(await signalsOf(source.id)).toHaveLength(3);
+});
+
+test('a malformed feed fails the run, records the error on the source and writes nothing', async () => {
+  feeds.set('/broken.xml', { fixture: 'malformed.xml' });
+  const source = await createSource('Broken feed', `${feeds.url}/broken.xml`);
+  const result = await run(source.id);
+  expect(result.ok).toBe(false);
+  expect((result as { err: unknown }).err).toBeInstanceOf(WorkflowFailedError);
+  // Not retried: a parse error cannot heal by itself.
+  expect(feeds.hits('/broken.xml').total).toBe(1);
+  const after = await api.call('GET', `/sources/${source.id}`, { token: owner.token });
+  expect(after.body).toMatchObject({ last_run_status: 'failed', last_error: expect.stringContaining('not a valid RSS or Atom feed') });
+  expect(await signalsOf(source.id)).toHaveLength(0);
+  const raw = await api.db.selectFrom('raw_publications').select('id').where('source_id', '=', source.id).execute();
+  expect(raw).toHaveLength(0); // the app role sees nothing without a tenant context either way
+});
+
+test('an unreachable feed is retried, then fails with the error recorded', async () => {
+  const source = await createSource('Gone', 'http://127.0.0.1:9/feed.xml');
+  const result = await run(source.id);
+  expect(result.ok).toBe(false);
+  const after = await api.call('GET', `/sources/${source.id}`, { token: owner.token });
+  expect(after.body.last_run_status).toBe('failed');
+  expect(after.body.last_error).toMatch(/ECONNREFUSED|failed/);
+  expect(await signalsOf(source.id)).toHaveLength(0);
+});
+
+test('an HTTP 404 from the feed fails the run without retries', async () => {
+  const source = await createSource('Missing', `${feeds.url}/nowhere.xml`);
+  const result = await run(source.id);
+  expect(result.ok).toBe(false);
+  expect(feeds.hits('/nowhere.xml').total).toBe(1);
+  const after = await api.call('GET', `/sources/${source.id}`, { token: owner.token });
+  expect(after.body.last_error).toContain('HTTP 404');
+});
+
+test('a run is found in Temporal by a visibility query on OrganizationId and SourceId', async () => {
+  feeds.set('/visible.xml', { fixture: 'permits-rss.xml' });
+  const source = await createSource('Visible', `${feeds.url}/visible.xml`);
+  await run(source.id);
+  const query = `OrganizationId = '${orgId}' AND SourceId = '${source.id}'`;
+  let found: string[] = [];
+  for (let i = 0; i < 40 && found.length === 0; i++) {
+    found = [];
+    for await (const wf of api.temporal.workflow.list({ query })) found.push(wf.workflowId);
+    if (found.length === 0) await new Promise((r) => setTimeout(r, 250));
+  }
+  expect(found).toContain(`ingest/${source.id}`);
+});
+
+test('a disabled source is not run (409)', async () => {
+  const source = await createSource('Paused', `${feeds.url}/permits.xml`, { enabled: false });
+  const res = await api.call('POST', `/sources/${source.id}/run`, { token: owner.token, body: {} });
+  expect(res.status).toBe(409);
+  expect(res.body.code).toBe('CONFLICT');
+});

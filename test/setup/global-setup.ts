@@ -1,0 +1,122 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type http from 'node:http';
+import { withAppRole } from '../../apps/shared/config';
+import { ensureDatabase, migrate } from '../../db/migrator';
+import { DEV_AUDIENCE, devIssuer, loadOrCreateDevKey, serveJwks } from '../../scripts/lib/dev-identity';
+import { startDatabase, DatabaseHandle } from '../../scripts/lib/postgres';
+import { loadTemporalDevConfig, resolveTemporalCli, startTemporalDevServer, TemporalServerHandle } from '../../scripts/lib/temporal-server';
+import { freePort } from '../helpers/ports';
+
+/**
+ * One stack for the whole run, reusing the dev launcher's pieces: a fresh database with migrations,
+ * one Temporal dev server (or TEMPORAL_ADDRESS), a JWKS endpoint, and one real worker process.
+ * Test files start the API in-process against it (test/helpers/api.ts).
+ */
+export interface TestStack {
+  db: DatabaseHandle;
+  temporal?: TemporalServerHandle;
+  jwks: http.Server;
+  worker: ChildProcess;
+  ownerUrl: string;
+}
+
+const log = (line: string) => process.stderr.write(`[test-setup] ${line}\n`);
+const ROOT = path.resolve(__dirname, '../..');
+
+export default async function globalSetup(): Promise<void> {
+  const started = Date.now();
+  const runId = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+
+  const db = await startDatabase({
+    databaseUrl: process.env.DATABASE_URL,
+    dataDir: path.join(os.tmpdir(), 'outreach-test-data'),
+    port: await freePort(),
+    databaseName: 'postgres',
+    log,
+  });
+  const testDbUrl = new URL(db.ownerUrl);
+  testDbUrl.pathname = `/outreach_test_${runId}`;
+  const ownerUrl = testDbUrl.toString();
+  await ensureDatabase(ownerUrl);
+  const appPassword = db.appPassword ?? process.env.APP_DB_PASSWORD;
+  await migrate(ownerUrl, { appPassword });
+  const appUrl = withAppRole(ownerUrl, appPassword);
+
+  let temporal: TemporalServerHandle | undefined;
+  let temporalAddress = process.env.TEMPORAL_ADDRESS;
+  if (!temporalAddress) {
+    temporal = await startTemporalDevServer({
+      cli: resolveTemporalCli(log),
+      config: loadTemporalDevConfig(),
+      grpcPort: await freePort(),
+      headless: true,
+      log,
+    });
+    temporalAddress = temporal.address;
+  }
+
+  const keyDir = mkdtempSync(path.join(os.tmpdir(), 'outreach-test-idp-'));
+  const { publicJwk, privateJwk } = await loadOrCreateDevKey(keyDir);
+  const jwksPort = await freePort();
+  const jwks = await serveJwks(jwksPort, [publicJwk]);
+  const issuer = devIssuer(jwksPort);
+
+  const taskQueue = `test-${runId}`;
+  Object.assign(process.env, {
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    TEST_OWNER_DB_URL: ownerUrl,
+    TEST_APP_DB_URL: appUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    TEST_ISSUER: issuer,
+    TEST_AUDIENCE: DEV_AUDIENCE,
+    TEST_JWKS_URL: `${issuer}/.well-known/jwks.json`,
+    TEST_PRIVATE_JWK: JSON.stringify(privateJwk),
+    INGEST_RETRY_INITIAL_INTERVAL_MS: '200',
+  });
+
+  const worker = await startWorker({
+    ...process.env,
+    APP_DATABASE_URL: appUrl,
+    DATABASE_URL: ownerUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    LOG_LEVEL: process.env.WORKER_LOG_LEVEL ?? 'info',
+  });
+
+  const stack: TestStack = { db, temporal, jwks, worker, ownerUrl };
+  (globalThis as { __STACK__?: TestStack }).__STACK__ = stack;
+  log(`stack ready in ${((Date.now() - started) / 1000).toFixed(1)}s (db ${testDbUrl.pathname.slice(1)}, temporal ${temporalAddress})`);
+}
+
+/** The real worker process (apps/worker/main.ts); resolves once it polls its task queue. */
+function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/worker/main.ts')], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`worker did not start within 120s:\n${output}`)), 120000);
+    const onData = (b: Buffer) => {
+      const text = b.toString();
+      output = (output + text).slice(-8000);
+      if (text.includes('worker started')) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+      if (process.env.WORKER_LOG_LEVEL) process.stderr.write(text);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited (${code}) before starting:\n${output}`));
+    });
+  });
+}
