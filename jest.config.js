@@ -11,4 +11,5 @@ module.exports = {
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   testTimeout: 60000,
+  reporters: ['default', '<rootDir>/test/setup/summary-reporter.js'],
 };

@@ -1,0 +1,116 @@
+import { startApi, newOrganization, addMember, expectProblem, TestApi } from './helpers/api';
+import { startFeedServer, FeedServer } from './helpers/feed-server';
+import type { TestUser } from './helpers/tokens';
+
+/**
+ * Another tenant's records are invisible (404) on every endpoint, and a viewer cannot write.
+ * New endpoints add a row to the table below.
+ */
+let api: TestApi;
+let feeds: FeedServer;
+let a: { owner: TestUser; orgId: string };
+let b: { owner: TestUser; orgId: string };
+let sourceId: string;
+let signalId: string;
+
+beforeAll(async () => {
+  api = await startApi();
+  feeds = await startFeedServer();
+  a = await newOrganization(api, 'Tenant A');
+  b = await newOrganization(api, 'Tenant B');
+  feeds.set('/a.xml', { fixture: 'permits-rss.xml' });
+  const src = await api.call('POST', '/sources', {
+    token: a.owner.token,
+    body: { organizationId: a.orgId, providerKey: 'rss', name: 'A feed', config: { url: `${feeds.url}/a.xml` } },
+  });
+  sourceId = src.body.id;
+  const started = await api.call('POST', `/sources/${sourceId}/run`, { token: a.owner.token, body: {} });
+  await api.temporal.workflow.getHandle(started.body.workflow_id, started.body.run_id).result();
+  const signals = await api.call('GET', `/signals?organizationId=${a.orgId}`, { token: a.owner.token });
+  signalId = signals.body[0].id;
+});
+afterAll(async () => {
+  await feeds.close();
+  await api.close();
+});
+
+const endpoints = (): Array<[string, string, unknown?]> => [
+  ['GET', `/organizations/${a.orgId}`],
+  ['POST', `/organizations/${a.orgId}/members`, { userId: b.owner.id, role: 'admin' }],
+  ['GET', `/sources?organizationId=${a.orgId}`],
+  ['POST', '/sources', { organizationId: a.orgId, providerKey: 'rss', name: 'x', config: { url: 'https://x.example/f' } }],
+  ['GET', `/sources/${sourceId}`],
+  ['PATCH', `/sources/${sourceId}`, { name: 'taken over' }],
+  ['POST', `/sources/${sourceId}/run`, {}],
+  ['GET', `/signals?organizationId=${a.orgId}`],
+  ['GET', `/signals/${signalId}`],
+];
+
+test('the owner of A sees A’s records', async () => {
+  for (const [method, path] of endpoints().filter(([m]) => m === 'GET')) {
+    const res = await api.call(method, path, { token: a.owner.token });
+    expect({ path, status: res.status }).toEqual({ path, status: 200 });
+  }
+});
+
+test('a user of organization B gets 404 for all of A, and changes nothing', async () => {
+  for (const [method, path, body] of endpoints()) {
+    const res = await api.call(method, path, { token: b.owner.token, body });
+    expect({ method, path, status: res.status, code: res.body?.code }).toEqual({ method, path, status: 404, code: 'NOT_FOUND' });
+  }
+  const source = await api.call('GET', `/sources/${sourceId}`, { token: a.owner.token });
+  expect(source.body.name).toBe('A feed');
+  const own = await api.call('GET', `/signals?organizationId=${b.orgId}`, { token: b.owner.token });
+  expect(own.body).toEqual([]);
+  const orgs = await api.call('GET', '/organizations', { token: b.owner.token });
+  expect(orgs.body.map((o: { id: string }) => o.id)).toEqual([b.orgId]);
+});
+
+test('a viewer of A reads but cannot write', async () => {
+  const viewer = await addMember(api, a.owner, a.orgId, 'viewer');
+  for (const [method, path, body] of endpoints()) {
+    const res = await api.call(method, path, { token: viewer.token, body });
+    if (method === 'GET') expect({ path, status: res.status }).toEqual({ path, status: 200 });
+    else {
+      expect({ method, path, status: res.status }).toEqual({ method, path, status: 403 });
+      expectProblem(res, 403, 'FORBIDDEN');
+    }
+  }
+});
+
+test('a member of A can write sources but cannot manage members', async () => {
+  const member = await addMember(api, a.owner, a.orgId, 'member');
+  const patch = await api.call('PATCH', `/sources/${sourceId}`, { token: member.token, body: { name: 'A feed' } });
+  expect(patch.status).toBe(200);
+  const res = await api.call('POST', `/organizations/${a.orgId}/members`, { token: member.token, body: { userId: b.owner.id, role: 'viewer' } });
+  expectProblem(res, 403, 'FORBIDDEN');
+});
+
+test('signals filter by status and title search, newest first, with keyset pagination', async () => {
+  const all = await api.call('GET', `/signals?organizationId=${a.orgId}`, { token: a.owner.token });
+  expect(all.body).toHaveLength(3);
+  const q = await api.call('GET', `/signals?organizationId=${a.orgId}&q=WONINGEN`, { token: a.owner.token });
+  expect(q.body.map((s: { external_id: string }) => s.external_id)).toEqual(['utrecht-2026-118233']);
+  const none = await api.call('GET', `/signals?organizationId=${a.orgId}&q=100%25`, { token: a.owner.token });
+  expect(none.body).toEqual([]);
+  const ingested = await api.call('GET', `/signals?organizationId=${a.orgId}&status=ingested`, { token: a.owner.token });
+  expect(ingested.body).toHaveLength(3);
+  expect((await api.call('GET', `/signals?organizationId=${a.orgId}&status=ready`, { token: a.owner.token })).body).toEqual([]);
+
+  const page1 = await api.call('GET', `/signals?organizationId=${a.orgId}&limit=2`, { token: a.owner.token });
+  const page2 = await api.call('GET', `/signals?organizationId=${a.orgId}&limit=2&before=${page1.body[1].id}`, { token: a.owner.token });
+  expect(page1.body).toHaveLength(2);
+  expect(page2.body).toHaveLength(1);
+  expect([...page1.body, ...page2.body].map((s: { id: string }) => s.id)).toEqual(all.body.map((s: { id: string }) => s.id));
+});
+
+test('GET /signals/{id} answers {signal} with exactly the spec’s Signal fields', async () => {
+  const res = await api.call('GET', `/signals/${signalId}`, { token: a.owner.token });
+  expect(Object.keys(res.body)).toEqual(['signal']);
+  expect(Object.keys(res.body.signal).sort()).toEqual(
+    [
+      'id', 'organization_id', 'source_id', 'raw_publication_id', 'project_id', 'external_id', 'status', 'signal_type', 'title',
+      'summary', 'published_at', 'effective_start', 'effective_end', 'source_url', 'current_score', 'dedupe_key', 'created_at', 'updated_at',
+    ].sort(),
+  );
+});
