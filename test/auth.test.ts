@@ -5,14 +5,16 @@ import { loadAuthConfig, loadConfig } from '../apps/shared/config';
 import { expectProblem, startApi, TestApi } from './helpers/api';
 import { privateJwk, testEnv, tokenFor } from './helpers/tokens';
 
+type SigningKey = Parameters<SignJWT['sign']>[0];
+
 let api: TestApi;
 beforeAll(async () => {
   api = await startApi();
 });
 afterAll(() => api.close());
 
-async function sign(claims: Record<string, unknown>, opts: { alg?: string; key?: CryptoKey | Uint8Array; kid?: string } = {}) {
-  const key = opts.key ?? ((await importJWK(privateJwk(), 'ES256')) as CryptoKey);
+async function sign(claims: Record<string, unknown>, opts: { alg?: string; key?: SigningKey; kid?: string } = {}) {
+  const key = opts.key ?? ((await importJWK(privateJwk(), 'ES256')) as SigningKey);
   return new SignJWT(claims)
     .setProtectedHeader({ alg: opts.alg ?? 'ES256', kid: opts.kid ?? privateJwk().kid })
     .sign(key);
