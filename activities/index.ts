@@ -1,6 +1,9 @@
 import type { Config } from '../apps/shared/config';
 import type { DB } from '../db/pool';
+import { RulesClassifier } from './classification/rules';
+import type { Classifier } from './classification/types';
 import { createIngestActivities } from './ingest';
+import { createSignalStageActivities } from './signal-stages';
 import { createSourceProviders } from './providers/sources';
 
 export interface ActivityDeps {
@@ -10,7 +13,10 @@ export interface ActivityDeps {
 
 /** Every activity the worker hosts, wired to its dependencies. */
 export function createActivities(deps: ActivityDeps) {
+  const rules = new RulesClassifier();
+  const classifierFor = async (_organizationId: string): Promise<Classifier> => rules;
   return {
+    ...createSignalStageActivities({ db: deps.db, classifierFor }),
     ...createIngestActivities({
       db: deps.db,
       providers: createSourceProviders(),

@@ -25,7 +25,8 @@ beforeAll(async () => {
   });
   sourceId = src.body.id;
   const started = await api.call('POST', `/sources/${sourceId}/run`, { token: a.owner.token, body: {} });
-  await api.temporal.workflow.getHandle(started.body.workflow_id, started.body.run_id).result();
+  const outcome = await api.temporal.workflow.getHandle(started.body.workflow_id, started.body.run_id).result();
+  await Promise.all(outcome.signalIds.map((id: string) => api.temporal.workflow.getHandle(`signal/${id}`).result()));
   const signals = await api.call('GET', `/signals?organizationId=${a.orgId}`, { token: a.owner.token });
   signalId = signals.body[0].id;
 });
@@ -93,9 +94,9 @@ test('signals filter by status and title search, newest first, with keyset pagin
   expect(q.body.map((s: { external_id: string }) => s.external_id)).toEqual(['utrecht-2026-118233']);
   const none = await api.call('GET', `/signals?organizationId=${a.orgId}&q=100%25`, { token: a.owner.token });
   expect(none.body).toEqual([]);
-  const ingested = await api.call('GET', `/signals?organizationId=${a.orgId}&status=ingested`, { token: a.owner.token });
-  expect(ingested.body).toHaveLength(3);
-  expect((await api.call('GET', `/signals?organizationId=${a.orgId}&status=ready`, { token: a.owner.token })).body).toEqual([]);
+  const ignored = await api.call('GET', `/signals?organizationId=${a.orgId}&status=ignored`, { token: a.owner.token });
+  expect(ignored.body.map((s: { external_id: string }) => s.external_id)).toEqual(['utrecht-2026-118101']); // the tree-felling permit
+  expect((await api.call('GET', `/signals?organizationId=${a.orgId}&status=failed`, { token: a.owner.token })).body).toEqual([]);
 
   const page1 = await api.call('GET', `/signals?organizationId=${a.orgId}&limit=2`, { token: a.owner.token });
   const page2 = await api.call('GET', `/signals?organizationId=${a.orgId}&limit=2&before=${page1.body[1].id}`, { token: a.owner.token });
@@ -104,9 +105,9 @@ test('signals filter by status and title search, newest first, with keyset pagin
   expect([...page1.body, ...page2.body].map((s: { id: string }) => s.id)).toEqual(all.body.map((s: { id: string }) => s.id));
 });
 
-test('GET /signals/{id} answers {signal} with exactly the spec’s Signal fields', async () => {
+test('GET /signals/{id} answers the spec’s shape with exactly the spec’s Signal fields', async () => {
   const res = await api.call('GET', `/signals/${signalId}`, { token: a.owner.token });
-  expect(Object.keys(res.body)).toEqual(['signal']);
+  expect(Object.keys(res.body)).toEqual(['signal', 'classification', 'score', 'components', 'breakdown']);
   expect(Object.keys(res.body.signal).sort()).toEqual(
     [
       'id', 'organization_id', 'source_id', 'raw_publication_id', 'project_id', 'external_id', 'status', 'signal_type', 'title',

@@ -1,3 +1,4 @@
 // The workflows the worker bundles. Workflow code is deterministic and does no I/O:
 // everything outside Temporal happens in activities.
 export { ingestSourceWorkflow } from './ingest-source';
+export { processSignalWorkflow } from './process-signal';

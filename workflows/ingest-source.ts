@@ -1,12 +1,19 @@
-import { ActivityFailure, ApplicationFailure, log, proxyActivities } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { ActivityFailure, ApplicationFailure, log, ParentClosePolicy, proxyActivities, startChild } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { IngestOutcome, IngestSourceInput } from '../activities/ingest';
 import { NON_RETRYABLE_INGEST_ERRORS } from './failure-types';
+import { processSignalWorkflow } from './process-signal';
+import { searchAttributes, workflowIds } from './search-attributes';
 
 export interface IngestSourceWorkflowInput extends IngestSourceInput {
   /** First retry delay of a failed fetch; tests shorten it, production keeps the default. */
   retryInitialIntervalMs?: number;
+  /** Start processSignalWorkflow for each new signal (default true). */
+  processSignals?: boolean;
 }
+
+const CHILD_START_BATCH = 100;
 
 
 /**
@@ -29,14 +36,35 @@ export async function ingestSourceWorkflow(input: IngestSourceWorkflowInput): Pr
     retry: { initialInterval: 1000, maximumAttempts: 10 },
   });
   const target = { organizationId: input.organizationId, sourceId: input.sourceId };
+  let outcome: IngestOutcome;
   try {
-    const outcome = await ingestSource(target);
+    outcome = await ingestSource(target);
     log.info('ingest finished', { status: outcome.status, created: outcome.created });
-    return outcome;
   } catch (err) {
     const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
     const message = cause instanceof Error ? cause.message : String(cause);
     await recordSourceFailure({ ...target, error: message });
     throw ApplicationFailure.nonRetryable(`ingest of source ${input.sourceId} failed: ${message}`, 'IngestFailed');
+  }
+  if (input.processSignals !== false) await startSignalProcessing(input, outcome.signalIds);
+  return outcome;
+}
+
+/** One processSignalWorkflow per new signal; they outlive this run (ABANDON). */
+async function startSignalProcessing(input: IngestSourceWorkflowInput, signalIds: string[]): Promise<void> {
+  for (let i = 0; i < signalIds.length; i += CHILD_START_BATCH) {
+    await Promise.all(
+      signalIds.slice(i, i + CHILD_START_BATCH).map((signalId) =>
+        startChild(processSignalWorkflow, {
+          workflowId: workflowIds.processSignal(signalId),
+          args: [{ organizationId: input.organizationId, signalId, retryInitialIntervalMs: input.retryInitialIntervalMs }],
+          parentClosePolicy: ParentClosePolicy.ABANDON,
+          typedSearchAttributes: searchAttributes({ OrganizationId: input.organizationId, SourceId: input.sourceId, SignalId: signalId }),
+        }).catch((err) => {
+          // A reprocess of this signal already running is fine: it covers the new signal too.
+          if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        }),
+      ),
+    );
   }
 }

@@ -3,7 +3,8 @@
  * signal into a raw value; points = min(max_points, raw_value × weight); the total decides
  * against the config's thresholds. Every component says why it scored what it scored.
  */
-export type Dimension = 'commercial_relevance' | 'distance' | 'project_size' | 'project_stage' | 'recency' | 'fit' | 'source';
+export const DIMENSIONS = ['commercial_relevance', 'distance', 'project_size', 'project_stage', 'recency', 'fit', 'source'] as const;
+export type Dimension = (typeof DIMENSIONS)[number];
 export type Decision = 'ignore' | 'qualify' | 'opportunity';
 
 export interface ScoringConfigInput {

@@ -8,7 +8,9 @@ import type { WorkflowStarter } from '../shared/temporal';
 import { authenticate, TokenVerifier } from './auth';
 import { errorHandler, sendProblem } from './errors';
 import { healthRoutes } from './routes/health';
+import { opportunityRoutes } from './routes/opportunities';
 import { organizationRoutes } from './routes/organizations';
+import { settingsRoutes } from './routes/settings';
 import { signalRoutes } from './routes/signals';
 import { sourceRoutes } from './routes/sources';
 
@@ -56,6 +58,8 @@ export function createApp(deps: ApiDeps): Express {
   app.use(organizationRoutes(deps));
   app.use(sourceRoutes(deps));
   app.use(signalRoutes(deps));
+  app.use(opportunityRoutes(deps));
+  app.use(settingsRoutes(deps));
   app.use((req, res) => sendProblem(res, 'NOT_FOUND', `No route for ${req.method} ${req.path}`));
   app.use(errorHandler(deps.logger));
   return app;

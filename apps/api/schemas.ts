@@ -1,5 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
+import { PIPELINE_STAGES } from '../../workflows/stages';
 
 /**
  * Every request schema of the API, in one place. Request fields are camelCase
@@ -89,3 +90,66 @@ export const listSignalsQuery = z
     q: z.string().trim().min(1).max(200).optional(),
   })
   .strict();
+
+// Signals and opportunities ----------------------------------------------------------------------
+export const reprocessBody = z.object({ fromStage: z.enum(PIPELINE_STAGES).optional() }).strict();
+
+export const createOpportunityBody = z
+  .object({
+    organizationId: uuid,
+    signalId: uuid.optional(),
+    summary: z.string().trim().min(1).max(2000).optional(),
+    score: z.number().min(0).max(1000).optional(),
+  })
+  .strict()
+  .refine((v) => v.signalId || v.summary, { message: 'give a signalId, or a summary for a manual opportunity', path: ['summary'] });
+
+export const outcomeBody = z
+  .object({ outcome: z.enum(['won', 'lost', 'open']), value: z.number().min(0).max(1e12).optional() })
+  .strict()
+  .refine((v) => v.value === undefined || v.outcome === 'won', { message: 'a deal value goes only with outcome won', path: ['value'] });
+
+export const listOpportunitiesQuery = z
+  .object({ ...listBase, status: z.enum(['ready', 'in_outreach', 'closed']).optional(), outcome: z.enum(['open', 'won', 'lost']).optional() })
+  .strict();
+
+// Settings ---------------------------------------------------------------------------------------
+const threshold = z.number().int().min(0).max(1000);
+export const patchScoringBody = z
+  .object({
+    organizationId: uuid,
+    ignoreBelow: threshold.optional(),
+    qualifyAt: threshold.optional(),
+    opportunityAt: threshold.optional(),
+    homeLat: z.number().min(-90).max(90).nullable().optional(),
+    homeLng: z.number().min(-180).max(180).nullable().optional(),
+  })
+  .strict();
+
+const keywords = z.array(z.string().trim().min(1).max(100)).max(100);
+export const patchIndustryProfileBody = z
+  .object({
+    organizationId: uuid,
+    key: z.string().regex(/^[a-z0-9_]{1,50}$/, 'must be lower-case letters, digits and underscores').optional(),
+    name: name.optional(),
+    description: z.string().max(2000).nullable().optional(),
+    propositionText: z.string().max(4000).nullable().optional(),
+    personas: z.array(z.object({ segment: z.string().trim().min(1).max(100), titleKeywords: keywords, priority: z.number().int().min(0).max(100) }).strict()).max(50).optional(),
+    products: z
+      .array(
+        z
+          .object({
+            key: z.string().regex(/^[a-z0-9_]{1,50}$/, 'must be lower-case letters, digits and underscores'),
+            name,
+            description: z.string().max(2000).nullable().optional(),
+            fitKeywords: keywords,
+          })
+          .strict(),
+      )
+      .max(50)
+      .refine((ps) => new Set(ps.map((p) => p.key)).size === ps.length, 'product keys must be unique')
+      .optional(),
+  })
+  .strict();
+
+export const organizationQuery = z.object({ organizationId: uuid }).strict();

@@ -1,7 +1,11 @@
-import { Client, Connection, WorkflowIdConflictPolicy } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { Config } from './config';
 import { searchAttributes, workflowIds } from '../../workflows/search-attributes';
-import type { ingestSourceWorkflow } from '../../workflows';
+import type { ingestSourceWorkflow, processSignalWorkflow } from '../../workflows';
+import type { PipelineStage } from '../../workflows/stages';
+
+/** A run for this workflow id is already in progress. */
+export class WorkflowRunningError extends Error {}
 
 export async function connectTemporal(config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'>): Promise<Client> {
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
@@ -31,5 +35,23 @@ export class WorkflowStarter {
       typedSearchAttributes: searchAttributes({ OrganizationId: organizationId, SourceId: sourceId }),
     });
     return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };
+  }
+
+  /** (Re)processes a signal from a stage; refuses while a run for the signal is in progress. */
+  async startSignalProcessing(organizationId: string, sourceId: string, signalId: string, fromStage: PipelineStage) {
+    try {
+      const handle = await this.client.workflow.start<typeof processSignalWorkflow>('processSignalWorkflow', {
+        taskQueue: this.taskQueue,
+        workflowId: workflowIds.processSignal(signalId),
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+        args: [{ organizationId, signalId, fromStage, retryInitialIntervalMs: this.ingestRetryInitialIntervalMs }],
+        typedSearchAttributes: searchAttributes({ OrganizationId: organizationId, SourceId: sourceId, SignalId: signalId }),
+      });
+      return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) throw new WorkflowRunningError(`signal ${signalId} is being processed`);
+      throw err;
+    }
   }
 }

@@ -96,6 +96,23 @@ export async function storePublicationBatch(
     fresh.push(p);
   }
   if (fresh.length === 0) return [];
+  // Signals with the same dedupe key describe the same real project, whichever source they came from.
+  const projects = await tx
+    .insertInto('projects')
+    .values(
+      [...new Map(fresh.map((p) => [p.dedupeKey, p])).values()].map((p) => ({
+        organization_id: organizationId,
+        dedupe_key: p.dedupeKey,
+        title: p.title,
+        location_text: p.locationText,
+        lat: p.lat,
+        lng: p.lng,
+      })),
+    )
+    .onConflict((oc) => oc.columns(['organization_id', 'dedupe_key']).doUpdateSet({ updated_at: sql`now()` }))
+    .returning(['id', 'dedupe_key'])
+    .execute();
+  const projectByKey = new Map(projects.map((p) => [p.dedupe_key, p.id]));
   const created = await tx
     .insertInto('signals')
     .values(
@@ -103,6 +120,7 @@ export async function storePublicationBatch(
         organization_id: organizationId,
         source_id: sourceId,
         raw_publication_id: rawIdByExternal.get(p.externalId) ?? null,
+        project_id: projectByKey.get(p.dedupeKey) ?? null,
         external_id: p.externalId,
         status: 'ingested',
         signal_type: p.signalType,

@@ -14,7 +14,7 @@ export function organizationRoutes({ db }: ApiDeps): Router {
     const body = parseBody(createOrganizationBody, req);
     const org = await asCaller(db, req, async (tx) => {
       const created = await createOrganization(tx, body.name);
-      await seedOrganizationDefaults(tx, created!.id);
+      await seedOrganizationDefaults(tx, created!.id, req.user!.userId);
       return created;
     });
     res.status(201).json({ ...org, role: 'owner' });

@@ -1,12 +1,14 @@
 import { Router } from 'express';
-import { getSignalDetail, listSignals } from '../../../db/queries/signals';
-import { asCaller, requireRole } from '../access';
-import { notFound } from '../errors';
+import { sql } from 'kysely';
+import { getSignal, getSignalDetail, listSignals, SIGNAL_COLUMNS } from '../../../db/queries/signals';
+import { WorkflowRunningError } from '../../shared/temporal';
+import { asCaller, requireRole, WRITE } from '../access';
+import { conflict, notFound } from '../errors';
 import type { ApiDeps } from '../app';
-import { listSignalsQuery } from '../schemas';
-import { parseQuery, pathId } from '../validate';
+import { emptyBody, listSignalsQuery, reprocessBody } from '../schemas';
+import { parseBody, parseQuery, pathId } from '../validate';
 
-export function signalRoutes({ db }: ApiDeps): Router {
+export function signalRoutes({ db, workflows }: ApiDeps): Router {
   const r = Router();
 
   r.get('/signals', async (req, res) => {
@@ -29,6 +31,37 @@ export function signalRoutes({ db }: ApiDeps): Router {
       ...(classification ? { classification } : {}),
       ...(score ? { score, components, breakdown: { total: score.total, decision: score.decision, components } } : {}),
     });
+  });
+
+  r.post('/signals/:signalId/ignore', async (req, res) => {
+    const id = pathId(req, 'signalId', 'signal');
+    parseBody(emptyBody, req);
+    const signal = await asCaller(db, req, async (tx) => {
+      const existing = await getSignal(tx, id);
+      if (!existing) throw notFound('signal');
+      await requireRole(tx, req, existing.organization_id, WRITE);
+      return tx.updateTable('signals').set({ status: 'ignored', updated_at: sql`now()` }).where('id', '=', id).returning(SIGNAL_COLUMNS).executeTakeFirstOrThrow();
+    });
+    res.json(signal);
+  });
+
+  r.post('/signals/:signalId/reprocess', async (req, res) => {
+    const id = pathId(req, 'signalId', 'signal');
+    const body = parseBody(reprocessBody, req);
+    const fromStage = body.fromStage ?? 'classification';
+    const signal = await asCaller(db, req, async (tx) => {
+      const existing = await getSignal(tx, id);
+      if (!existing) throw notFound('signal');
+      await requireRole(tx, req, existing.organization_id, WRITE);
+      return existing;
+    });
+    try {
+      const run = await workflows.startSignalProcessing(signal.organization_id, signal.source_id, signal.id, fromStage);
+      res.status(202).json({ workflow_id: run.workflowId, run_id: run.runId, from_stage: fromStage });
+    } catch (err) {
+      if (err instanceof WorkflowRunningError) throw conflict('A run for this signal is in progress; try again when it ends');
+      throw err;
+    }
   });
 
   return r;

@@ -1,0 +1,180 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import {
+  activeScoringConfig, currentClassification, industryProfile, insertClassification, insertScore, lockSignal, setSignalState, signalForPipeline,
+} from '../db/queries/pipeline';
+import { openOpportunity } from '../db/queries/opportunities';
+import { asOrganization } from '../db/tenancy';
+import type { DB } from '../db/pool';
+import { DEFAULT_PROFILE } from './classification/default-profile';
+import { Classifier, IndustryProfileInput, InvalidModelOutputError } from './classification/types';
+import { Dimension, scoreSignal } from './scoring/engine';
+
+export interface SignalRef {
+  organizationId: string;
+  signalId: string;
+}
+
+export interface StageOutcome {
+  /** The signal's status after the stage. */
+  status: string;
+  detail?: Record<string, unknown>;
+}
+
+export interface SignalStageDeps {
+  db: DB;
+  /** The classifier for an organization: its LLM integration when configured, else the built-in rules. */
+  classifierFor(organizationId: string): Promise<Classifier>;
+  now?: () => Date;
+}
+
+/**
+ * One idempotent activity per pipeline stage. Re-running a stage writes a new version and moves
+ * is_current; it never duplicates. The signal row is locked while a stage writes, so two runs of a
+ * stage for one signal take versions one after the other.
+ */
+export function createSignalStageActivities(deps: SignalStageDeps) {
+  const { db } = deps;
+  const now = deps.now ?? (() => new Date());
+  const notFound = (ref: SignalRef) => ApplicationFailure.nonRetryable(`signal ${ref.signalId} not found`, 'SignalNotFound');
+
+  return {
+    async readSignalStatus(ref: SignalRef): Promise<string | null> {
+      const s = await asOrganization(db, ref.organizationId, (tx) => signalForPipeline(tx, ref.signalId));
+      return s?.status ?? null;
+    },
+
+    async classifySignal(ref: SignalRef): Promise<StageOutcome> {
+      const loaded = await asOrganization(db, ref.organizationId, async (tx) => ({
+        signal: await signalForPipeline(tx, ref.signalId),
+        profile: await industryProfile(tx, ref.organizationId),
+      }));
+      if (!loaded.signal) throw notFound(ref);
+      const profile: IndustryProfileInput = loaded.profile
+        ? {
+            name: loaded.profile.profile.name,
+            propositionText: loaded.profile.profile.proposition_text,
+            products: loaded.profile.products.map((p) => ({ key: p.key, name: p.name, fitKeywords: p.fit_keywords })),
+            personas: loaded.profile.personas.map((p) => ({ segment: p.segment, titleKeywords: p.title_keywords })),
+          }
+        : DEFAULT_PROFILE;
+      const classifier = await deps.classifierFor(ref.organizationId);
+      let result;
+      try {
+        result = await classifier.classify({
+          title: loaded.signal.title,
+          summary: loaded.signal.summary,
+          signalType: loaded.signal.signal_type,
+          language: loaded.signal.language,
+          profile,
+        });
+      } catch (err) {
+        // Invalid model output is retried by the activity's policy; nothing has been written.
+        if (err instanceof InvalidModelOutputError) throw ApplicationFailure.retryable(err.message, 'InvalidModelOutput');
+        throw err;
+      }
+      return asOrganization(db, ref.organizationId, async (tx) => {
+        const locked = await lockSignal(tx, ref.signalId);
+        if (!locked) throw notFound(ref);
+        const row = await insertClassification(tx, {
+          organizationId: ref.organizationId,
+          signalId: ref.signalId,
+          model: result.model,
+          promptKey: result.promptKey,
+          promptVersion: result.promptVersion,
+          promptHash: result.promptHash,
+          output: { ...result.output, fit_matches: result.fitMatches },
+          confidence: result.confidence,
+          commercialRelevance: result.commercialRelevance,
+          relevanceReasons: result.relevanceReasons,
+          projectCategory: result.projectCategory,
+          projectStage: result.projectStage,
+          estimatedSize: result.estimatedSize,
+        });
+        const status = locked.status === 'ignored' ? 'ignored' : 'classified';
+        await setSignalState(tx, ref.signalId, { status, failure_reason: null });
+        return { status, detail: { classificationVersion: row.version, model: result.model, relevant: result.commercialRelevance } };
+      });
+    },
+
+    async scoreSignal(ref: SignalRef): Promise<StageOutcome> {
+      return asOrganization(db, ref.organizationId, async (tx) => {
+        const locked = await lockSignal(tx, ref.signalId);
+        const signal = locked && (await signalForPipeline(tx, ref.signalId));
+        if (!signal) throw notFound(ref);
+        const classification = await currentClassification(tx, ref.signalId);
+        if (!classification) throw ApplicationFailure.nonRetryable('the signal has no classification: reprocess from classification', 'StagePrecondition');
+        const active = await activeScoringConfig(tx, ref.organizationId);
+        if (!active) throw ApplicationFailure.nonRetryable('the organization has no active scoring config', 'StagePrecondition');
+        const { config, rules } = active;
+        const thresholds = {
+          ignoreBelow: config.ignore_below,
+          qualifyAt: config.qualify_at,
+          opportunityAt: config.opportunity_at,
+          homeLat: config.home_lat,
+          homeLng: config.home_lng,
+        };
+        const result = scoreSignal(
+          thresholds,
+          rules.map((r) => ({ dimension: r.dimension as Dimension, ruleKey: r.rule_key, weight: r.weight, maxPoints: r.max_points, params: (r.params ?? {}) as Record<string, unknown> })),
+          {
+            commercialRelevance: classification.commercial_relevance,
+            confidence: classification.confidence ?? 0,
+            relevanceReasons: classification.relevance_reasons,
+            projectStage: classification.project_stage,
+            estimatedSize: classification.estimated_size,
+            fitMatches: ((classification.output as { fit_matches?: string[] }).fit_matches ?? []) as string[],
+            publishedAt: signal.published_at,
+            lat: signal.lat,
+            lng: signal.lng,
+            sourceKind: signal.source_kind,
+            now: now(),
+          },
+        );
+        const score = await insertScore(tx, {
+          organizationId: ref.organizationId,
+          signalId: ref.signalId,
+          scoringConfigId: config.id,
+          total: result.total,
+          decision: result.decision,
+          components: result.components,
+        });
+        // Below ignore_below: ignored. Between ignore_below and qualify_at: scored, kept for review.
+        const status =
+          locked.status === 'ignored'
+            ? 'ignored'
+            : result.decision === 'opportunity'
+              ? 'ready'
+              : result.decision === 'qualify'
+                ? 'qualified'
+                : result.total < config.ignore_below
+                  ? 'ignored'
+                  : 'scored';
+        await setSignalState(tx, ref.signalId, { status, current_score: result.total });
+        return { status, detail: { scoreVersion: score.version, total: result.total, decision: result.decision, scoringConfigVersion: config.version } };
+      });
+    },
+
+    async openSignalOpportunity(ref: SignalRef): Promise<StageOutcome> {
+      return asOrganization(db, ref.organizationId, async (tx) => {
+        await lockSignal(tx, ref.signalId);
+        const signal = await signalForPipeline(tx, ref.signalId);
+        if (!signal) throw notFound(ref);
+        if (signal.status !== 'ready') return { status: signal.status, detail: { opened: false } };
+        const { opportunity, created } = await openOpportunity(tx, {
+          organizationId: ref.organizationId,
+          projectId: signal.project_id,
+          signalId: signal.id,
+          score: signal.current_score,
+          summary: signal.title,
+        });
+        return { status: signal.status, detail: { opportunityId: opportunity.id, created } };
+      });
+    },
+
+    async markSignalFailed(ref: SignalRef & { stage: string; reason: string }): Promise<void> {
+      await asOrganization(db, ref.organizationId, (tx) =>
+        setSignalState(tx, ref.signalId, { status: 'failed', failure_reason: `${ref.stage}: ${ref.reason}`.slice(0, 2000) }),
+      );
+    },
+  };
+}

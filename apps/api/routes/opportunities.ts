@@ -1,0 +1,70 @@
+import { Router } from 'express';
+import { getOpportunity, listOpportunities, openOpportunity, openOpportunityForProject, setOutcome } from '../../../db/queries/opportunities';
+import { getSignal } from '../../../db/queries/signals';
+import { asCaller, requireRole, userOf, WRITE } from '../access';
+import { conflict, notFound } from '../errors';
+import type { ApiDeps } from '../app';
+import { createOpportunityBody, listOpportunitiesQuery, outcomeBody } from '../schemas';
+import { parseBody, parseQuery, pathId } from '../validate';
+
+export function opportunityRoutes({ db }: ApiDeps): Router {
+  const r = Router();
+
+  /** From a signal (its project, score and title) or manual (a summary). One open opportunity per project. */
+  r.post('/opportunities', async (req, res) => {
+    const body = parseBody(createOpportunityBody, req);
+    const opportunity = await asCaller(db, req, async (tx) => {
+      await requireRole(tx, req, body.organizationId, WRITE);
+      let signal;
+      if (body.signalId) {
+        signal = await getSignal(tx, body.signalId);
+        if (!signal || signal.organization_id !== body.organizationId) throw notFound('signal');
+      }
+      const { opportunity, created } = await openOpportunity(tx, {
+        organizationId: body.organizationId,
+        projectId: signal?.project_id ?? null,
+        signalId: signal?.id ?? null,
+        score: body.score ?? signal?.current_score ?? null,
+        summary: body.summary ?? signal?.title ?? null,
+        createdBy: userOf(req),
+      });
+      if (!created) throw conflict('The project already has an open opportunity', { opportunity_id: opportunity.id });
+      return opportunity;
+    });
+    res.status(201).json(opportunity);
+  });
+
+  r.get('/opportunities', async (req, res) => {
+    const q = parseQuery(listOpportunitiesQuery, req);
+    const rows = await asCaller(db, req, async (tx) => {
+      await requireRole(tx, req, q.organizationId);
+      return listOpportunities(tx, q);
+    });
+    res.json(rows);
+  });
+
+  r.get('/opportunities/:opportunityId', async (req, res) => {
+    const id = pathId(req, 'opportunityId', 'opportunity');
+    const opportunity = await asCaller(db, req, (tx) => getOpportunity(tx, id));
+    if (!opportunity) throw notFound('opportunity');
+    res.json(opportunity);
+  });
+
+  r.post('/opportunities/:opportunityId/outcome', async (req, res) => {
+    const id = pathId(req, 'opportunityId', 'opportunity');
+    const body = parseBody(outcomeBody, req);
+    const opportunity = await asCaller(db, req, async (tx) => {
+      const existing = await getOpportunity(tx, id);
+      if (!existing) throw notFound('opportunity');
+      await requireRole(tx, req, existing.organization_id, WRITE);
+      if (body.outcome === 'open' && existing.status === 'closed' && existing.project_id) {
+        const other = await openOpportunityForProject(tx, existing.organization_id, existing.project_id);
+        if (other) throw conflict('The project has another open opportunity', { opportunity_id: other.id });
+      }
+      return setOutcome(tx, id, body.outcome, body.value ?? null);
+    });
+    res.json(opportunity);
+  });
+
+  return r;
+}

@@ -1,0 +1,70 @@
+import { Router } from 'express';
+import { changeIndustryProfile, changeScoringConfig, industryProfileSettings, scoringSettings, ThresholdOrderError } from '../../../db/queries/settings';
+import { asCaller, requireRole, userOf } from '../access';
+import { notFound, validationFailed } from '../errors';
+import type { ApiDeps } from '../app';
+import { organizationQuery, patchIndustryProfileBody, patchScoringBody } from '../schemas';
+import { parseBody, parseQuery } from '../validate';
+
+/** Scoring and industry-profile settings: read by any member, changed by owners and admins, audited. */
+export function settingsRoutes({ db }: ApiDeps): Router {
+  const r = Router();
+
+  r.get('/settings/scoring', async (req, res) => {
+    const q = parseQuery(organizationQuery, req);
+    const settings = await asCaller(db, req, async (tx) => {
+      await requireRole(tx, req, q.organizationId);
+      return scoringSettings(tx, q.organizationId);
+    });
+    if (!settings) throw notFound('scoring settings');
+    res.json(settings);
+  });
+
+  r.patch('/settings/scoring', async (req, res) => {
+    const body = parseBody(patchScoringBody, req);
+    const settings = await asCaller(db, req, async (tx) => {
+      await requireRole(tx, req, body.organizationId, 'admin');
+      try {
+        return await changeScoringConfig(tx, body.organizationId, userOf(req), {
+          ignore_below: body.ignoreBelow,
+          qualify_at: body.qualifyAt,
+          opportunity_at: body.opportunityAt,
+          home_lat: body.homeLat,
+          home_lng: body.homeLng,
+        });
+      } catch (err) {
+        if (err instanceof ThresholdOrderError) throw validationFailed([{ path: 'body', message: err.message }]);
+        throw err;
+      }
+    });
+    res.json(settings);
+  });
+
+  r.get('/settings/industry-profile', async (req, res) => {
+    const q = parseQuery(organizationQuery, req);
+    const settings = await asCaller(db, req, async (tx) => {
+      await requireRole(tx, req, q.organizationId);
+      return industryProfileSettings(tx, q.organizationId);
+    });
+    if (!settings) throw notFound('industry profile');
+    res.json(settings);
+  });
+
+  r.patch('/settings/industry-profile', async (req, res) => {
+    const body = parseBody(patchIndustryProfileBody, req);
+    const settings = await asCaller(db, req, async (tx) => {
+      await requireRole(tx, req, body.organizationId, 'admin');
+      return changeIndustryProfile(tx, body.organizationId, userOf(req), {
+        key: body.key,
+        name: body.name,
+        description: body.description,
+        proposition_text: body.propositionText,
+        personas: body.personas,
+        products: body.products,
+      });
+    });
+    res.json(settings);
+  });
+
+  return r;
+}
