@@ -26,6 +26,7 @@ const schema = z.object({
   TEMPORAL_TASK_QUEUE: z.string().default('outreach'),
   TEMPORAL_UI_URL: z.string().url().default('http://127.0.0.1:8233'),
   TEMPORAL_CLI: z.string().optional(),
+  SCHEDULE_TIMEZONE: z.string().min(1).default('UTC'),
 
   AUTH_MODE: z.enum(['jwks', 'hs256']).default('jwks'),
   AUTH_JWKS_URL: z.string().url().optional(),

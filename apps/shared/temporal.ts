@@ -1,4 +1,7 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import {
+  Client, Connection, ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, WorkflowExecutionAlreadyStartedError,
+  WorkflowIdConflictPolicy, WorkflowIdReusePolicy,
+} from '@temporalio/client';
 import type { Config } from './config';
 import { searchAttributes, workflowIds } from '../../workflows/search-attributes';
 import type { ingestSourceWorkflow, processSignalWorkflow } from '../../workflows';
@@ -16,13 +19,60 @@ export async function connectTemporal(config: Pick<Config, 'TEMPORAL_ADDRESS' | 
 export class WorkflowStarter {
   private readonly taskQueue: string;
   private readonly ingestRetryInitialIntervalMs: number;
+  private readonly scheduleTimezone: string;
 
   constructor(
     private readonly client: Client,
-    config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'INGEST_RETRY_INITIAL_INTERVAL_MS'>,
+    config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'INGEST_RETRY_INITIAL_INTERVAL_MS'> & { SCHEDULE_TIMEZONE?: string },
   ) {
     this.taskQueue = config.TEMPORAL_TASK_QUEUE;
     this.ingestRetryInitialIntervalMs = config.INGEST_RETRY_INITIAL_INTERVAL_MS;
+    this.scheduleTimezone = config.SCHEDULE_TIMEZONE ?? 'UTC';
+  }
+
+  /**
+   * Makes the source's Temporal Schedule (`source/<id>`) match the source: created or updated for a
+   * cron schedule, paused while the source is disabled, deleted when the schedule is removed.
+   * Overlap SKIP: a fire while a run is still going is dropped.
+   */
+  async syncSourceSchedule(source: { id: string; organization_id: string; name: string; schedule: string | null; enabled: boolean }): Promise<void> {
+    const scheduleId = workflowIds.sourceSchedule(source.id);
+    const handle = this.client.schedule.getHandle(scheduleId);
+    if (!source.schedule) {
+      await handle.delete().catch((err) => {
+        if (!(err instanceof ScheduleNotFoundError)) throw err;
+      });
+      return;
+    }
+    const spec = { cronExpressions: [source.schedule], timezone: this.scheduleTimezone };
+    const action = {
+      type: 'startWorkflow' as const,
+      workflowType: 'ingestSourceWorkflow',
+      taskQueue: this.taskQueue,
+      workflowId: workflowIds.ingestSource(source.id),
+      args: [{ organizationId: source.organization_id, sourceId: source.id, retryInitialIntervalMs: this.ingestRetryInitialIntervalMs }],
+      typedSearchAttributes: searchAttributes({ OrganizationId: source.organization_id, SourceId: source.id }),
+    };
+    const note = `source "${source.name}"${source.enabled ? '' : ' (disabled)'}`;
+    try {
+      await this.client.schedule.create({
+        scheduleId,
+        spec,
+        action,
+        policies: { overlap: ScheduleOverlapPolicy.SKIP },
+        state: { paused: !source.enabled, note },
+        typedSearchAttributes: searchAttributes({ OrganizationId: source.organization_id, SourceId: source.id }),
+      });
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+      await handle.update((prev) => ({
+        ...prev,
+        spec,
+        action,
+        policies: { ...prev.policies, overlap: ScheduleOverlapPolicy.SKIP },
+        state: { ...prev.state, paused: !source.enabled, note },
+      }));
+    }
   }
 
   /** Starts an ingest run; while one runs for the source, that run is returned instead of a second one. */

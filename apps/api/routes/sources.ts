@@ -13,7 +13,7 @@ export function sourceRoutes({ db, workflows }: ApiDeps): Router {
     const body = parseBody(createSourceBody, req);
     const source = await asCaller(db, req, async (tx) => {
       await requireRole(tx, req, body.organizationId, WRITE);
-      return insertSource(tx, {
+      const created = await insertSource(tx, {
         organization_id: body.organizationId,
         provider_key: body.providerKey,
         name: body.name,
@@ -23,6 +23,9 @@ export function sourceRoutes({ db, workflows }: ApiDeps): Router {
         country_code: body.countryCode,
         language: body.language,
       });
+      // Inside the transaction: when Temporal refuses the schedule, the source is not created either.
+      if (created.schedule) await workflows.syncSourceSchedule(created);
+      return created;
     });
     res.status(201).json(source);
   });
@@ -55,7 +58,11 @@ export function sourceRoutes({ db, workflows }: ApiDeps): Router {
         const parsed = schema.safeParse(body.config);
         if (!parsed.success) throw validationFailed(zodToFieldErrors(parsed.error, 'body.config'));
       }
-      return updateSource(tx, id, body);
+      const updated = (await updateSource(tx, id, body))!;
+      if (body.schedule !== undefined || body.enabled !== undefined || body.name !== undefined) {
+        if (updated.schedule || existing.schedule) await workflows.syncSourceSchedule(updated);
+      }
+      return updated;
     });
     res.json(source);
   });
