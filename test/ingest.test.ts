@@ -47,7 +47,7 @@ async function signalsOf(sourceId: string) {
 }
 
 test('an RSS 2.0 feed becomes ingested signals; a second run adds nothing', async () => {
-  feeds.set('/permits.xml', { fixture: 'permits-rss.xml' });
+  feeds.set('/permits.xml', { fixture: 'feeds/permits-rss.xml' });
   const source = await createSource('Utrecht permits', `${feeds.url}/permits.xml`);
 
   const first = await run(source.id);
@@ -79,7 +79,7 @@ test('an RSS 2.0 feed becomes ingested signals; a second run adds nothing', asyn
 });
 
 test('an Atom feed is ingested; a changed feed adds only its new entries, deduplicated by id and title', async () => {
-  feeds.set('/tenders.atom', { fixture: 'tenders-atom.xml', contentType: 'application/atom+xml' });
+  feeds.set('/tenders.atom', { fixture: 'feeds/tenders-atom.xml', contentType: 'application/atom+xml' });
   const source = await createSource('EU tenders', `${feeds.url}/tenders.atom`);
   expect(await run(source.id)).toMatchObject({ ok: true, outcome: { created: 2 } });
   const signals = await signalsOf(source.id);
@@ -106,7 +106,7 @@ test('an Atom feed is ingested; a changed feed adds only its new entries, dedupl
 });
 
 test('a malformed feed fails the run, records the error on the source and writes nothing', async () => {
-  feeds.set('/broken.xml', { fixture: 'malformed.xml' });
+  feeds.set('/broken.xml', { fixture: 'feeds/malformed.xml' });
   const source = await createSource('Broken feed', `${feeds.url}/broken.xml`);
   const result = await run(source.id);
   expect(result.ok).toBe(false);
@@ -140,7 +140,7 @@ test('an HTTP 404 from the feed fails the run without retries', async () => {
 });
 
 test('a run is found in Temporal by a visibility query on OrganizationId and SourceId', async () => {
-  feeds.set('/visible.xml', { fixture: 'permits-rss.xml' });
+  feeds.set('/visible.xml', { fixture: 'feeds/permits-rss.xml' });
   const source = await createSource('Visible', `${feeds.url}/visible.xml`);
   await run(source.id);
   const query = `OrganizationId = '${orgId}' AND SourceId = '${source.id}'`;

@@ -13,7 +13,7 @@ beforeAll(async () => {
   api = await startApi();
   feeds = await startFeedServer();
   ({ owner, orgId } = await newOrganization(api));
-  feeds.set('/sched.xml', { fixture: 'tenders-atom.xml', contentType: 'application/atom+xml' });
+  feeds.set('/sched.xml', { fixture: 'feeds/tenders-atom.xml', contentType: 'application/atom+xml' });
 });
 afterAll(async () => {
   await feeds.close();

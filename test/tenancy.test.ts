@@ -18,7 +18,7 @@ beforeAll(async () => {
   feeds = await startFeedServer();
   a = await newOrganization(api, 'Tenant A');
   b = await newOrganization(api, 'Tenant B');
-  feeds.set('/a.xml', { fixture: 'permits-rss.xml' });
+  feeds.set('/a.xml', { fixture: 'feeds/permits-rss.xml' });
   const src = await api.call('POST', '/sources', {
     token: a.owner.token,
     body: { organizationId: a.orgId, providerKey: 'rss', name: 'A feed', config: { url: `${feeds.url}/a.xml` } },

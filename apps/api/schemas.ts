@@ -1,5 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
+import { jsonApiConfigSchema } from '../../activities/providers/sources/json-api';
 import { PIPELINE_STAGES } from '../../workflows/stages';
 
 /**
@@ -42,8 +43,10 @@ const httpUrl = z
 /** Per-provider config; the provider module owns what it means. */
 export const sourceConfigByProvider = {
   rss: z.object({ url: httpUrl, signalType: z.string().min(1).max(50).optional() }).passthrough(),
-  json_api: z.object({ url: httpUrl }).passthrough(),
-  bekendmakingen: z.object({ url: httpUrl.optional(), query: z.string().min(1).optional() }).passthrough(),
+  json_api: jsonApiConfigSchema.extend({ url: httpUrl }),
+  bekendmakingen: z
+    .object({ url: httpUrl.optional(), query: z.string().min(1).max(2000).optional(), maximumRecords: z.number().int().min(1).max(1000).optional() })
+    .strict(),
 } as const;
 
 export const createSourceBody = z

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 
-const FIXTURES = path.resolve(__dirname, '../fixtures/feeds');
+const FIXTURES = path.resolve(__dirname, '../fixtures');
 
 export interface FeedServer {
   url: string;
@@ -13,7 +13,7 @@ export interface FeedServer {
   close(): Promise<void>;
 }
 
-/** An HTTP server on 127.0.0.1 serving recorded feed documents, with ETag / If-None-Match like a real one. */
+/** An HTTP server on 127.0.0.1 serving recorded documents (feeds, SRU, JSON), with ETag / If-None-Match like a real one. */
 export async function startFeedServer(): Promise<FeedServer> {
   const docs = new Map<string, { body: string; contentType: string; status: number }>();
   const counts = new Map<string, { total: number; notModified: number }>();
