@@ -1,5 +1,6 @@
 import type { Config } from '../apps/shared/config';
 import type { DB } from '../db/pool';
+import { OpenAiCompatibleClassifier } from './classification/openai-compatible';
 import { RulesClassifier } from './classification/rules';
 import type { Classifier } from './classification/types';
 import { createIngestActivities } from './ingest';
@@ -8,13 +9,17 @@ import { createSourceProviders } from './providers/sources';
 
 export interface ActivityDeps {
   db: DB;
-  config: Pick<Config, 'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_MAX_BYTES' | 'SIGNAL_BATCH_SIZE'>;
+  config: Pick<Config, 'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_MAX_BYTES' | 'SIGNAL_BATCH_SIZE' | 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY'>;
 }
 
 /** Every activity the worker hosts, wired to its dependencies. */
 export function createActivities(deps: ActivityDeps) {
-  const rules = new RulesClassifier();
-  const classifierFor = async (_organizationId: string): Promise<Classifier> => rules;
+  // An LLM configured for the deployment classifies for every organization; else the built-in rules.
+  const fallback: Classifier =
+    deps.config.LLM_BASE_URL && deps.config.LLM_MODEL
+      ? new OpenAiCompatibleClassifier({ baseUrl: deps.config.LLM_BASE_URL, model: deps.config.LLM_MODEL, apiKey: deps.config.LLM_API_KEY })
+      : new RulesClassifier();
+  const classifierFor = async (_organizationId: string): Promise<Classifier> => fallback;
   return {
     ...createSignalStageActivities({ db: deps.db, classifierFor }),
     ...createIngestActivities({

@@ -6,6 +6,7 @@ import { openOpportunity } from '../db/queries/opportunities';
 import { asOrganization } from '../db/tenancy';
 import type { DB } from '../db/pool';
 import { DEFAULT_PROFILE } from './classification/default-profile';
+import { ProviderError } from './classification/openai-compatible';
 import { Classifier, IndustryProfileInput, InvalidModelOutputError } from './classification/types';
 import { Dimension, scoreSignal } from './scoring/engine';
 
@@ -70,6 +71,9 @@ export function createSignalStageActivities(deps: SignalStageDeps) {
       } catch (err) {
         // Invalid model output is retried by the activity's policy; nothing has been written.
         if (err instanceof InvalidModelOutputError) throw ApplicationFailure.retryable(err.message, 'InvalidModelOutput');
+        if (err instanceof ProviderError) {
+          throw err.retryable ? ApplicationFailure.retryable(err.message, 'ClassifierUnavailable') : ApplicationFailure.nonRetryable(err.message, 'ClassifierRejected');
+        }
         throw err;
       }
       return asOrganization(db, ref.organizationId, async (tx) => {

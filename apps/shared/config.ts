@@ -39,6 +39,10 @@ const schema = z.object({
   SOURCE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).default(15000),
   SOURCE_FETCH_MAX_BYTES: z.coerce.number().int().min(1024).default(5 * 1024 * 1024),
   SIGNAL_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
+  // An OpenAI-compatible chat-completions endpoint for classification; unset = the built-in rules.
+  LLM_BASE_URL: z.string().url().optional(),
+  LLM_MODEL: z.string().min(1).optional(),
+  LLM_API_KEY: z.string().min(1).optional(),
   INGEST_RETRY_INITIAL_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),
 });
 
