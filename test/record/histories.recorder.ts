@@ -1,0 +1,52 @@
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { startApi, newOrganization } from '../helpers/api';
+import { startFeedServer } from '../helpers/feed-server';
+import { rssFeed } from '../helpers/rss';
+import { testEnv } from '../helpers/tokens';
+import { resolveTemporalCli } from '../../scripts/lib/temporal-server';
+
+/**
+ * Records test/histories/*.json through the real worker: `npm run record-histories`. Not part of
+ * `npm test` (its file name does not end in .test.ts); the replay test replays what it writes.
+ */
+const HISTORIES = path.join(__dirname, '..', 'histories');
+
+/** The history as `temporal workflow show --output json` exports it: what operators download from the UI too. */
+function exportHistory(workflowId: string, runId: string | undefined, file: string): void {
+  const args = ['workflow', 'show', '--workflow-id', workflowId, '--address', testEnv('TEMPORAL_ADDRESS'), '--output', 'json'];
+  if (runId) args.push('--run-id', runId);
+  writeFileSync(path.join(HISTORIES, file), execFileSync(resolveTemporalCli(), args, { encoding: 'utf8' }));
+}
+
+test('record histories through the real worker', async () => {
+  const api = await startApi();
+  const feeds = await startFeedServer();
+  try {
+    const { owner, orgId } = await newOrganization(api);
+    const now = new Date('2026-11-20T08:00:00Z');
+    feeds.set('/feed.xml', {
+      body: rssFeed('Recorded', [
+        { guid: 'rec-1', title: 'Aanvraag omgevingsvergunning: nieuwbouw 48 woningen met warmtepompen', description: 'Bouwsom EUR 14,5 mln.', pubDate: now },
+        { guid: 'rec-2', title: 'Kapvergunning: 2 bomen', pubDate: now },
+      ]),
+    });
+    const src = await api.call('POST', '/sources', { token: owner.token, body: { organizationId: orgId, providerKey: 'rss', name: 'Recorded', config: { url: `${feeds.url}/feed.xml` } } });
+    const run = await api.call('POST', `/sources/${src.body.id}/run`, { token: owner.token, body: {} });
+    const ingest = api.temporal.workflow.getHandle(run.body.workflow_id, run.body.run_id);
+    const outcome = await ingest.result();
+    const signals = await Promise.all(
+      outcome.signalIds.map(async (id: string) => ({ id, result: await api.temporal.workflow.getHandle(`signal/${id}`).result() })),
+    );
+    exportHistory(run.body.workflow_id, run.body.run_id, 'ingest-source.json');
+    const ready = signals.find((s) => s.result.stages.length === 3)!;
+    const ignored = signals.find((s) => s.result.stages.length < 3)!;
+    exportHistory(`signal/${ready.id}`, undefined, 'process-signal-opportunity.json');
+    exportHistory(`signal/${ignored.id}`, undefined, 'process-signal-ignored.json');
+  } finally {
+    await feeds.close();
+    await api.close();
+  }
+});
+

@@ -1,0 +1,45 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temporalio/worker';
+
+/**
+ * Recorded workflow histories (test/histories/*.json) must replay against today's workflow code.
+ * A change that would break running workflows fails here: guard it with patched()/deprecatePatch()
+ * (README, "Changing workflow code safely"). `npm run record-histories` records them anew
+ * (test/record/histories.recorder.ts).
+ */
+const HISTORIES = path.join(__dirname, 'histories');
+const WORKFLOWS = require.resolve('../workflows');
+
+// The SDK's native runtime: installed once in this test process, quiet.
+beforeAll(() => {
+  Runtime.install({
+    logger: new DefaultLogger('ERROR'),
+    shutdownSignals: [],
+    // The non-determinism case below makes the core log a warning by design.
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR', other: 'ERROR' }), forward: {} } },
+  });
+});
+
+const recorded = () =>
+  readdirSync(HISTORIES)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => ({ workflowId: f.replace(/\.json$/, ''), history: historyFromJSON(JSON.parse(readFileSync(path.join(HISTORIES, f), 'utf8'))) }));
+
+test('every recorded history replays against the current workflow code', async () => {
+  const histories = recorded();
+  expect(histories.map((h) => h.workflowId).sort()).toEqual(['ingest-source', 'process-signal-ignored', 'process-signal-opportunity']);
+  const failures: string[] = [];
+  for await (const result of Worker.runReplayHistories({ workflowsPath: WORKFLOWS, replayName: 'recorded-histories' }, histories)) {
+    if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
+  }
+  expect(failures).toEqual([]);
+});
+
+test('a non-deterministic change of the workflow fails the replay', async () => {
+  const history = recorded().find((h) => h.workflowId === 'process-signal-opportunity')!.history;
+  await expect(
+    Worker.runReplayHistory({ workflowsPath: require.resolve('./fixtures/workflows/reordered-process-signal'), replayName: 'reordered' }, history),
+  ).rejects.toThrow(/[Nn]ondeterminism|DeterminismViolation/);
+});
