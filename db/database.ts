@@ -166,6 +166,7 @@ export interface Integrations {
   id: Generated<string>;
   kind: string;
   last_error: string | null;
+  last_tested_at: Timestamp | null;
   mapping: Generated<Json>;
   organization_id: string;
   provider_key: string;
@@ -286,6 +287,7 @@ export interface Messages {
 }
 
 export interface Opportunities {
+  company_id: string | null;
   created_at: Generated<Timestamp>;
   created_by: string | null;
   created_from_signal_id: string | null;
@@ -444,6 +446,7 @@ export interface SequenceSteps {
 }
 
 export interface Signals {
+  company_id: string | null;
   created_at: Generated<Timestamp>;
   current_score: Numeric | null;
   dedupe_key: string;
