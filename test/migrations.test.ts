@@ -13,12 +13,18 @@ test('migrations apply, roll back to an empty schema, and re-apply', async () =>
     (await pool.query(`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public' AND tablename NOT LIKE 'kysely_%'`)).rows[0].n;
   try {
     const up = await migrate(scratch);
-    expect(up.results?.map((r) => [r.migrationName, r.direction, r.status])).toEqual([['0001_foundation', 'Up', 'Success']]);
+    expect(up.results?.map((r) => [r.migrationName, r.direction, r.status])).toEqual([
+      ['0001_foundation', 'Up', 'Success'],
+      ['0002_companies_compliance', 'Up', 'Success'],
+    ]);
     expect(await tables()).toBeGreaterThanOrEqual(30);
     expect((await migrate(scratch)).results).toEqual([]); // idempotent
 
-    const down = await migrate(scratch, { direction: 'down' });
-    expect(down.results?.map((r) => r.direction)).toEqual(['Down']);
+    // One step down at a time, newest first.
+    const second = await migrate(scratch, { direction: 'down' });
+    expect(second.results?.map((r) => [r.migrationName, r.direction])).toEqual([['0002_companies_compliance', 'Down']]);
+    const first = await migrate(scratch, { direction: 'down' });
+    expect(first.results?.map((r) => [r.migrationName, r.direction])).toEqual([['0001_foundation', 'Down']]);
     expect(await tables()).toBe(0);
 
     await migrate(scratch);
