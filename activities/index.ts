@@ -1,31 +1,48 @@
 import type { Config } from '../apps/shared/config';
+import { secretContext, SecretBox } from '../apps/shared/secrets';
+import { usableIntegration } from '../db/queries/integrations';
+import { asOrganization } from '../db/tenancy';
 import type { DB } from '../db/pool';
 import { OpenAiCompatibleClassifier } from './classification/openai-compatible';
 import { RulesClassifier } from './classification/rules';
 import type { Classifier } from './classification/types';
+import { createEnrichmentActivities } from './enrichment';
 import { createIngestActivities } from './ingest';
+import { llmClassifierFrom } from './providers/registry';
+import { createRetentionActivities } from './retention';
 import { createSignalStageActivities } from './signal-stages';
 import { createSourceProviders } from './providers/sources';
 
 export interface ActivityDeps {
   db: DB;
-  config: Pick<Config, 'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_MAX_BYTES' | 'SIGNAL_BATCH_SIZE' | 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY'>;
+  config: Pick<
+    Config,
+    'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_MAX_BYTES' | 'SIGNAL_BATCH_SIZE' | 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY' | 'INTEGRATION_SECRET_KEY'
+  >;
 }
 
 /** Every activity the worker hosts, wired to its dependencies. */
 export function createActivities(deps: ActivityDeps) {
-  // An LLM configured for the deployment classifies for every organization; else the built-in rules.
+  const limits = { timeoutMs: deps.config.SOURCE_FETCH_TIMEOUT_MS, maxBytes: deps.config.SOURCE_FETCH_MAX_BYTES };
+  const secrets = deps.config.INTEGRATION_SECRET_KEY ? new SecretBox(deps.config.INTEGRATION_SECRET_KEY) : null;
+  // The organization's own `llm` integration first; else an LLM configured for the deployment; else the rules.
   const fallback: Classifier =
     deps.config.LLM_BASE_URL && deps.config.LLM_MODEL
       ? new OpenAiCompatibleClassifier({ baseUrl: deps.config.LLM_BASE_URL, model: deps.config.LLM_MODEL, apiKey: deps.config.LLM_API_KEY })
       : new RulesClassifier();
-  const classifierFor = async (_organizationId: string): Promise<Classifier> => fallback;
+  const classifierFor = async (organizationId: string): Promise<Classifier> => {
+    const llm = await asOrganization(deps.db, organizationId, (tx) => usableIntegration(tx, organizationId, 'llm'));
+    if (!llm?.secret_ciphertext || !secrets) return fallback;
+    return llmClassifierFrom(llm.config as Record<string, unknown>, secrets.open(llm.secret_ciphertext, secretContext(llm.organization_id, llm.id)));
+  };
   return {
+    ...createEnrichmentActivities({ db: deps.db, limits, secrets }),
+    ...createRetentionActivities({ db: deps.db }),
     ...createSignalStageActivities({ db: deps.db, classifierFor }),
     ...createIngestActivities({
       db: deps.db,
       providers: createSourceProviders(),
-      limits: { timeoutMs: deps.config.SOURCE_FETCH_TIMEOUT_MS, maxBytes: deps.config.SOURCE_FETCH_MAX_BYTES },
+      limits,
       batchSize: deps.config.SIGNAL_BATCH_SIZE,
     }),
   };

@@ -2,9 +2,11 @@ import { ApplicationFailure } from '@temporalio/activity';
 import {
   activeScoringConfig, currentClassification, industryProfile, insertClassification, insertScore, lockSignal, setSignalState, signalForPipeline,
 } from '../db/queries/pipeline';
+import { matchOrCreateCompany, setEnrichmentStatus } from '../db/queries/companies';
 import { openOpportunity } from '../db/queries/opportunities';
 import { asOrganization } from '../db/tenancy';
 import type { DB } from '../db/pool';
+import type { CompanyHint } from './companies/extract';
 import { DEFAULT_PROFILE } from './classification/default-profile';
 import { ProviderError } from './classification/openai-compatible';
 import { Classifier, IndustryProfileInput, InvalidModelOutputError } from './classification/types';
@@ -172,6 +174,41 @@ export function createSignalStageActivities(deps: SignalStageDeps) {
           summary: signal.title,
         });
         return { status: signal.status, detail: { opportunityId: opportunity.id, created } };
+      });
+    },
+
+    /**
+     * The enrichment stage: the company a ready signal names (by KvK, domain, then name; created when
+     * new) is linked to the signal and its open opportunity. Whether to enrich it is returned; the
+     * workflow starts that enrichment.
+     */
+    async enrichSignalCompany(ref: SignalRef): Promise<StageOutcome> {
+      return asOrganization(db, ref.organizationId, async (tx) => {
+        await lockSignal(tx, ref.signalId);
+        const signal = await tx.selectFrom('signals').select(['id', 'status', 'company_hint', 'project_id']).where('id', '=', ref.signalId).executeTakeFirst();
+        if (!signal) throw notFound(ref);
+        const hint = signal.company_hint as CompanyHint | null;
+        if (signal.status !== 'ready' || !hint?.name) return { status: signal.status, detail: { companyId: null } };
+        const { company, created, matchedBy } = await matchOrCreateCompany(tx, ref.organizationId, {
+          name: hint.name,
+          kvkNumber: hint.kvkNumber ?? null,
+          website: hint.website ?? null,
+          countryCode: 'NL',
+        });
+        await tx.updateTable('signals').set({ company_id: company.id }).where('id', '=', ref.signalId).execute();
+        if (signal.project_id) {
+          await tx
+            .updateTable('opportunities')
+            .set({ company_id: company.id })
+            .where('organization_id', '=', ref.organizationId)
+            .where('project_id', '=', signal.project_id)
+            .where('status', '<>', 'closed')
+            .where('company_id', 'is', null)
+            .execute();
+        }
+        const enrich = company.enrichment_status === 'idle';
+        if (enrich) await setEnrichmentStatus(tx, company.id, 'running');
+        return { status: signal.status, detail: { companyId: company.id, created, matchedBy, enrich } };
       });
     },
 

@@ -446,6 +446,7 @@ export interface SequenceSteps {
 }
 
 export interface Signals {
+  company_hint: Json | null;
   company_id: string | null;
   created_at: Generated<Timestamp>;
   current_score: Numeric | null;

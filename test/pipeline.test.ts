@@ -116,7 +116,7 @@ test('changing thresholds and reprocessing from scoring changes the decision and
   expect(settings.body.rules).toHaveLength(7);
 
   const result = await reprocess(office.id, 'scoring');
-  expect(result.stages.map((s: { stage: string }) => s.stage)).toEqual(['scoring', 'opportunity']);
+  expect(result.stages.map((s: { stage: string }) => s.stage)).toEqual(['scoring', 'opportunity', 'enrichment']);
   const after = (await get(`/signals/${office.id}`)).body;
   expect(after.signal.status).toBe('ready');
   expect(after.breakdown.decision).toBe('opportunity');

@@ -29,7 +29,13 @@ const recorded = () =>
 
 test('every recorded history replays against the current workflow code', async () => {
   const histories = recorded();
-  expect(histories.map((h) => h.workflowId).sort()).toEqual(['ingest-source', 'process-signal-ignored', 'process-signal-opportunity']);
+  // `-before-<change>` histories were recorded before a guarded change: they prove old runs still replay.
+  expect(histories.map((h) => h.workflowId).sort()).toEqual([
+    'ingest-source',
+    'process-signal-ignored',
+    'process-signal-opportunity',
+    'process-signal-opportunity-before-enrichment',
+  ]);
   const failures: string[] = [];
   for await (const result of Worker.runReplayHistories({ workflowsPath: WORKFLOWS, replayName: 'recorded-histories' }, histories)) {
     if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);

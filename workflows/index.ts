@@ -2,3 +2,5 @@
 // everything outside Temporal happens in activities.
 export { ingestSourceWorkflow } from './ingest-source';
 export { processSignalWorkflow } from './process-signal';
+export { enrichCompanyWorkflow } from './enrich-company';
+export { retentionSweepWorkflow } from './retention';

@@ -1,7 +1,13 @@
-import { ActivityFailure, ApplicationFailure, log, proxyActivities } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { ActivityFailure, ApplicationFailure, log, ParentClosePolicy, patched, proxyActivities, startChild } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { StageOutcome } from '../activities/signal-stages';
+import { enrichCompanyWorkflow } from './enrich-company';
+import { searchAttributes, workflowIds } from './search-attributes';
 import { PIPELINE_STAGES, PipelineStage, STAGE_ACTIVITY } from './stages';
+
+/** Runs recorded before the enrichment stage existed must replay without it. */
+const ENRICHMENT_STAGE_PATCH = 'enrichment-stage';
 
 export interface ProcessSignalInput {
   organizationId: string;
@@ -37,6 +43,7 @@ export async function processSignalWorkflow(input: ProcessSignalInput): Promise<
   for (const stage of PIPELINE_STAGES.slice(first)) {
     const activity = STAGE_ACTIVITY[stage];
     if (!activity) continue;
+    if (stage === 'enrichment' && !patched(ENRICHMENT_STAGE_PATCH)) continue;
     const status = await activities.readSignalStatus(ref);
     result.finalStatus = status;
     if (status === null || status === 'ignored') {
@@ -48,6 +55,7 @@ export async function processSignalWorkflow(input: ProcessSignalInput): Promise<
       const outcome = await stageActivities[activity]!(ref);
       result.stages.push({ stage, ...outcome });
       result.finalStatus = outcome.status;
+      if (stage === 'enrichment' && outcome.detail?.enrich) await startEnrichment(input, outcome.detail.companyId as string);
     } catch (err) {
       const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
       const reason = cause instanceof Error ? cause.message : String(cause);
@@ -56,4 +64,16 @@ export async function processSignalWorkflow(input: ProcessSignalInput): Promise<
     }
   }
   return result;
+}
+
+/** The company's enrichment runs on its own (ABANDON): a signal's run does not wait for it. */
+async function startEnrichment(input: ProcessSignalInput, companyId: string): Promise<void> {
+  await startChild(enrichCompanyWorkflow, {
+    workflowId: workflowIds.enrichCompany(companyId),
+    args: [{ organizationId: input.organizationId, companyId, retryInitialIntervalMs: input.retryInitialIntervalMs }],
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+    typedSearchAttributes: searchAttributes({ OrganizationId: input.organizationId, CompanyId: companyId, SignalId: input.signalId }),
+  }).catch((err) => {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  });
 }

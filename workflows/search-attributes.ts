@@ -27,4 +27,6 @@ export const workflowIds = {
   ingestSource: (sourceId: string) => `ingest/${sourceId}`,
   processSignal: (signalId: string) => `signal/${signalId}`,
   sourceSchedule: (sourceId: string) => `source/${sourceId}`,
+  enrichCompany: (companyId: string) => `company/${companyId}/enrich`,
+  retention: (organizationId: string) => `retention/${organizationId}`,
 };

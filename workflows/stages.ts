@@ -10,7 +10,7 @@ export const STAGE_ACTIVITY: Record<PipelineStage, string | null> = {
   classification: 'classifySignal',
   scoring: 'scoreSignal',
   opportunity: 'openSignalOpportunity',
-  enrichment: null,
+  enrichment: 'enrichSignalCompany',
   drafting: null,
   strategist: null,
 };

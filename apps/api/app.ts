@@ -4,10 +4,15 @@ import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import type { DB } from '../../db/pool';
+import type { SecretBox } from '../shared/secrets';
 import type { WorkflowStarter } from '../shared/temporal';
 import { authenticate, TokenVerifier } from './auth';
 import { errorHandler, sendProblem } from './errors';
 import { healthRoutes } from './routes/health';
+import { companyRoutes } from './routes/companies';
+import { complianceRoutes } from './routes/compliance';
+import { contactRoutes } from './routes/contacts';
+import { integrationRoutes } from './routes/integrations';
 import { opportunityRoutes } from './routes/opportunities';
 import { organizationRoutes } from './routes/organizations';
 import { settingsRoutes } from './routes/settings';
@@ -22,6 +27,8 @@ export interface ApiDeps {
   verifyToken: TokenVerifier;
   issuer: string;
   bodyLimit: string;
+  /** Encrypts integration secrets; null when INTEGRATION_SECRET_KEY is not configured. */
+  secrets: SecretBox | null;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -60,6 +67,10 @@ export function createApp(deps: ApiDeps): Express {
   app.use(signalRoutes(deps));
   app.use(opportunityRoutes(deps));
   app.use(settingsRoutes(deps));
+  app.use(companyRoutes(deps));
+  app.use(contactRoutes(deps));
+  app.use(complianceRoutes(deps));
+  app.use(integrationRoutes(deps));
   app.use((req, res) => sendProblem(res, 'NOT_FOUND', `No route for ${req.method} ${req.path}`));
   app.use(errorHandler(deps.logger));
   return app;

@@ -1,5 +1,6 @@
 import { appDatabaseUrl, loadAuthConfig, loadConfig } from '../shared/config';
 import { createLogger } from '../shared/logger';
+import { SecretBox } from '../shared/secrets';
 import { connectTemporal, WorkflowStarter } from '../shared/temporal';
 import { createDb } from '../../db/pool';
 import { createApp } from './app';
@@ -20,6 +21,7 @@ async function main() {
     verifyToken: createTokenVerifier(auth),
     issuer: auth.issuer,
     bodyLimit: config.BODY_LIMIT,
+    secrets: config.INTEGRATION_SECRET_KEY ? new SecretBox(config.INTEGRATION_SECRET_KEY) : null,
   });
   const http = await listen(app, config.PORT, config.HOST);
   logger.info({ url: http.url }, 'api listening');

@@ -1,5 +1,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
+import { checkEmail, registrableDomain } from '../../activities/companies/identity';
+import { INTEGRATION_PROVIDERS, IntegrationProviderKey } from '../../activities/providers/registry';
 import { jsonApiConfigSchema } from '../../activities/providers/sources/json-api';
 import { PIPELINE_STAGES } from '../../workflows/stages';
 
@@ -156,3 +158,126 @@ export const patchIndustryProfileBody = z
   .strict();
 
 export const organizationQuery = z.object({ organizationId: uuid }).strict();
+
+// Companies and contacts -------------------------------------------------------------------------
+export const legalForms = ['bv', 'nv', 'stichting', 'vereniging', 'cooperatie', 'eenmanszaak', 'vof', 'maatschap'] as const;
+const kvk = z.string().regex(/^\d{8}$/, 'must be a KvK number of 8 digits');
+const optionalText = (max: number) => z.string().trim().min(1).max(max).optional();
+export const email = z.string().trim().max(254).superRefine((v, ctx) => {
+  const r = checkEmail(v);
+  if (!r.ok) ctx.addIssue({ code: 'custom', message: r.reason });
+});
+
+export const createCompanyBody = z
+  .object({
+    organizationId: uuid,
+    name,
+    domain: z.string().trim().max(253).refine((v) => registrableDomain(v) !== null, 'is not a registrable domain').optional(),
+    kvkNumber: kvk.optional(),
+    address: optionalText(500),
+    website: httpUrl.optional(),
+    genericEmail: email.optional(),
+    phone: z.string().trim().max(40).optional(),
+    countryCode: countryCode.optional(),
+    locale: z.string().refine(isBcp47, 'must be a BCP 47 language tag such as nl-NL').optional(),
+    legalForm: z.enum(legalForms).optional(),
+    sbiCodes: z.array(z.string().regex(/^\d{2,5}$/, 'must be an SBI code of 2 to 5 digits')).max(20).optional(),
+  })
+  .strict();
+
+export const listCompaniesQuery = z.object({ ...listBase, q: z.string().trim().min(1).max(200).optional(), kvkNumber: kvk.optional(), domain: z.string().max(253).optional() }).strict();
+
+export const createContactBody = z
+  .object({
+    organizationId: uuid,
+    companyId: uuid,
+    fullName: name,
+    title: optionalText(200),
+    email: email.optional(),
+    phone: z.string().trim().max(40).optional(),
+    linkedinUrl: httpUrl.refine((v) => /^https:\/\/([a-z]{2,3}\.)?linkedin\.com\/in\//i.test(v), 'must be a linkedin.com/in/ profile URL').optional(),
+    sourceDescription: optionalText(1000),
+  })
+  .strict();
+
+export const listContactsQuery = z.object({ ...listBase, companyId: uuid.optional() }).strict();
+
+// Compliance ---------------------------------------------------------------------------------------
+export const suppressionScopes = ['email', 'domain', 'kvk_number'] as const;
+export const suppressionReasons = ['unsubscribe', 'bounce', 'complaint', 'objection', 'manual'] as const;
+export const createSuppressionBody = z
+  .object({ organizationId: uuid, scope: z.enum(suppressionScopes), value: z.string().trim().min(1).max(320), reason: z.enum(suppressionReasons).optional(), note: optionalText(1000) })
+  .strict();
+export const listSuppressionsQuery = z.object({ ...listBase, scope: z.enum([...suppressionScopes, 'email_hash']).optional() }).strict();
+
+export const lawfulBasisBody = z
+  .object({
+    organizationId: uuid,
+    basis: z.enum(['legitimate_interest', 'consent']),
+    recipient_kind: z.enum(['legal_person', 'natural_person']),
+    country: z.string().refine(isIsoCountry, 'must be an ISO 3166-1 alpha-2 country code such as NL'),
+    source_description: optionalText(2000),
+    assessment: optionalText(4000),
+    consent_evidence: optionalText(4000),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    if (v.basis === 'consent' && !v.consent_evidence) ctx.addIssue({ code: 'custom', path: ['consent_evidence'], message: 'consent needs consent_evidence' });
+    if (v.basis === 'legitimate_interest' && !v.assessment) ctx.addIssue({ code: 'custom', path: ['assessment'], message: 'legitimate_interest needs an assessment (the balancing test)' });
+  });
+
+export const patchComplianceSettingsBody = z
+  .object({
+    organizationId: uuid,
+    defaultCountry: z.string().refine(isIsoCountry, 'must be an ISO 3166-1 alpha-2 country code such as NL').optional(),
+    defaultLocale: z.string().refine(isBcp47, 'must be a BCP 47 language tag such as nl-NL').optional(),
+    defaultFormality: z.enum(['formal', 'informal']).optional(),
+    retentionMonths: z.number().int().min(1).max(120).optional(),
+    aiDisclosure: z.enum(['footer', 'none']).optional(),
+    senderLegalName: z.string().trim().min(1).max(200).nullable().optional(),
+    senderAddress: z.string().trim().min(1).max(500).nullable().optional(),
+    privacyUrl: z.string().url().refine((v) => v.startsWith('https://'), 'must be an https URL').nullable().optional(),
+    unsubscribeMailto: z
+      .string()
+      .refine((v) => /^mailto:/i.test(v) && checkEmail(decodeURIComponent(v.slice(7).split('?')[0] ?? '')).ok, 'must be a mailto: URI with a valid address')
+      .nullable()
+      .optional(),
+  })
+  .strict();
+
+export const auditQuery = z.object({ ...listBase, entity: z.string().max(50).optional() }).strict();
+export const channelPolicyQuery = z
+  .object({ country: z.string().refine(isIsoCountry, 'must be an ISO 3166-1 alpha-2 country code').optional(), recipientKind: z.enum(['legal_person', 'natural_person']).optional() })
+  .strict();
+
+// Integrations -------------------------------------------------------------------------------------
+export const createIntegrationBody = z
+  .object({
+    organizationId: uuid,
+    providerKey: z.enum(Object.keys(INTEGRATION_PROVIDERS) as [IntegrationProviderKey, ...IntegrationProviderKey[]]),
+    kind: z.enum(['crm', 'calendar', 'enrichment', 'llm']),
+    config: jsonObject.optional(),
+    mapping: jsonObject.optional(),
+    secret: z.string().min(1).max(4096),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    const provider = INTEGRATION_PROVIDERS[v.providerKey];
+    if (provider.kind !== v.kind) ctx.addIssue({ code: 'custom', path: ['kind'], message: `provider ${v.providerKey} is a ${provider.kind} integration` });
+    const parsed = provider.config.safeParse(v.config ?? {});
+    if (!parsed.success) for (const i of parsed.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: ['config', ...i.path] });
+  });
+export const listIntegrationsQuery = z.object({ ...listBase, kind: z.enum(['crm', 'calendar', 'enrichment', 'llm']).optional() }).strict();
+
+function isBcp47(v: string): boolean {
+  try {
+    return /^[a-z]{2,3}(-[A-Z][a-z]{3})?-[A-Z]{2}$/.test(v) && Intl.getCanonicalLocales(v)[0] === v;
+  } catch {
+    return false;
+  }
+}
+
+const REGIONS = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+function isIsoCountry(v: string): boolean {
+  return /^[A-Z]{2}$/.test(v) && REGIONS.of(v) !== undefined;
+}

@@ -43,6 +43,8 @@ const schema = z.object({
   LLM_BASE_URL: z.string().url().optional(),
   LLM_MODEL: z.string().min(1).optional(),
   LLM_API_KEY: z.string().min(1).optional(),
+  // 32 bytes (64 hex characters or base64): encrypts integration secrets at rest. Required to add integrations.
+  INTEGRATION_SECRET_KEY: z.string().min(32).optional(),
   INGEST_RETRY_INITIAL_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),
 });
 

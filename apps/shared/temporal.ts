@@ -4,7 +4,7 @@ import {
 } from '@temporalio/client';
 import type { Config } from './config';
 import { searchAttributes, workflowIds } from '../../workflows/search-attributes';
-import type { ingestSourceWorkflow, processSignalWorkflow } from '../../workflows';
+import type { enrichCompanyWorkflow, ingestSourceWorkflow, processSignalWorkflow } from '../../workflows';
 import type { PipelineStage } from '../../workflows/stages';
 
 /** A run for this workflow id is already in progress. */
@@ -85,6 +85,42 @@ export class WorkflowStarter {
       typedSearchAttributes: searchAttributes({ OrganizationId: organizationId, SourceId: sourceId }),
     });
     return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };
+  }
+
+  /** Enriches a company; while a run for it is in progress, that run is returned. */
+  async startEnrichment(organizationId: string, companyId: string) {
+    const handle = await this.client.workflow.start<typeof enrichCompanyWorkflow>('enrichCompanyWorkflow', {
+      taskQueue: this.taskQueue,
+      workflowId: workflowIds.enrichCompany(companyId),
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      args: [{ organizationId, companyId, retryInitialIntervalMs: this.ingestRetryInitialIntervalMs }],
+      typedSearchAttributes: searchAttributes({ OrganizationId: organizationId, CompanyId: companyId }),
+    });
+    return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };
+  }
+
+  /** The organization's daily retention sweep (`retention/<organizationId>`, 03:00 in SCHEDULE_TIMEZONE). */
+  async ensureRetentionSchedule(organizationId: string): Promise<void> {
+    try {
+      await this.client.schedule.create({
+        scheduleId: workflowIds.retention(organizationId),
+        spec: { cronExpressions: ['0 3 * * *'], timezone: this.scheduleTimezone },
+        action: {
+          type: 'startWorkflow',
+          workflowType: 'retentionSweepWorkflow',
+          taskQueue: this.taskQueue,
+          workflowId: workflowIds.retention(organizationId),
+          args: [{ organizationId }],
+          typedSearchAttributes: searchAttributes({ OrganizationId: organizationId }),
+        },
+        policies: { overlap: ScheduleOverlapPolicy.SKIP },
+        state: { note: 'GDPR retention: erase contacts not engaged within retention_months' },
+        typedSearchAttributes: searchAttributes({ OrganizationId: organizationId }),
+      });
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    }
   }
 
   /** (Re)processes a signal from a stage; refuses while a run for the signal is in progress. */

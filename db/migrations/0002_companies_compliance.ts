@@ -7,6 +7,8 @@ import { Kysely, sql } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     ALTER TABLE signals ADD COLUMN company_id uuid;
+    -- The company a publication names (from a source's field mapping or the text), for the enrichment stage.
+    ALTER TABLE signals ADD COLUMN company_hint jsonb;
     ALTER TABLE signals ADD CONSTRAINT signals_company_fk FOREIGN KEY (organization_id, company_id) REFERENCES companies (organization_id, id);
     CREATE INDEX signals_org_company_idx ON signals (organization_id, company_id) WHERE company_id IS NOT NULL;
 
@@ -28,6 +30,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     DROP INDEX IF EXISTS contacts_org_company_name_idx;
     ALTER TABLE integrations DROP COLUMN IF EXISTS last_tested_at;
     ALTER TABLE opportunities DROP COLUMN IF EXISTS company_id;
+    ALTER TABLE signals DROP COLUMN IF EXISTS company_hint;
     ALTER TABLE signals DROP COLUMN IF EXISTS company_id;
   `.execute(db);
 }

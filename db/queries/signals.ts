@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { CompanyHint, extractCompanyHint } from '../../activities/companies/extract';
 import type { Tx } from '../tenancy';
 import { newestFirst } from './pagination';
 
@@ -41,6 +42,8 @@ export interface NormalizedPublication {
   lng: number | null;
   contentHash: string;
   payload: Record<string, unknown>;
+  /** The company the publication names, when the source maps it. */
+  company?: Partial<CompanyHint> | null;
 }
 
 /**
@@ -135,6 +138,7 @@ export async function storePublicationBatch(
         municipality: p.municipality,
         lat: p.lat,
         lng: p.lng,
+        company_hint: jsonOrNull(extractCompanyHint(`${p.title}\n${p.summary ?? ''}`, p.company)),
       })),
     )
     .onConflict((oc) => oc.columns(['source_id', 'external_id']).doNothing())
@@ -173,3 +177,5 @@ export async function getSignalDetail(tx: Tx, id: string) {
     : undefined;
   return { signal, classification, score, components };
 }
+
+const jsonOrNull = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));

@@ -3,6 +3,7 @@ import pino from 'pino';
 import { createApp, ApiDeps } from '../../apps/api/app';
 import { createTokenVerifier } from '../../apps/api/auth';
 import { listen } from '../../apps/api/server';
+import { SecretBox } from '../../apps/shared/secrets';
 import { WorkflowStarter } from '../../apps/shared/temporal';
 import { createDb, DB } from '../../db/pool';
 import { newUser, testEnv, TestUser } from './tokens';
@@ -45,6 +46,7 @@ export async function startApi(overrides: Partial<ApiDeps> = {}): Promise<TestAp
     }),
     issuer,
     bodyLimit: '64kb',
+    secrets: new SecretBox(testEnv('INTEGRATION_SECRET_KEY')),
     ...overrides,
   });
   const server = await listen(app, 0, '127.0.0.1');

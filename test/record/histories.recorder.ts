@@ -28,7 +28,12 @@ test('record histories through the real worker', async () => {
     const now = new Date('2026-11-20T08:00:00Z');
     feeds.set('/feed.xml', {
       body: rssFeed('Recorded', [
-        { guid: 'rec-1', title: 'Aanvraag omgevingsvergunning: nieuwbouw 48 woningen met warmtepompen', description: 'Bouwsom EUR 14,5 mln.', pubDate: now },
+        {
+          guid: 'rec-1',
+          title: 'Aanvraag omgevingsvergunning: nieuwbouw 48 woningen met warmtepompen',
+          description: 'Aanvrager Bouwbedrijf Jansen B.V. (KvK 12345678), bouwsom EUR 14,5 mln.',
+          pubDate: now,
+        },
         { guid: 'rec-2', title: 'Kapvergunning: 2 bomen', pubDate: now },
       ]),
     });
@@ -40,8 +45,8 @@ test('record histories through the real worker', async () => {
       outcome.signalIds.map(async (id: string) => ({ id, result: await api.temporal.workflow.getHandle(`signal/${id}`).result() })),
     );
     exportHistory(run.body.workflow_id, run.body.run_id, 'ingest-source.json');
-    const ready = signals.find((s) => s.result.stages.length === 3)!;
-    const ignored = signals.find((s) => s.result.stages.length < 3)!;
+    const ready = signals.find((s) => s.result.finalStatus === 'ready')!;
+    const ignored = signals.find((s) => s.result.finalStatus === 'ignored')!;
     exportHistory(`signal/${ready.id}`, undefined, 'process-signal-opportunity.json');
     exportHistory(`signal/${ignored.id}`, undefined, 'process-signal-ignored.json');
   } finally {

@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -77,6 +78,7 @@ export default async function globalSetup(): Promise<void> {
     TEST_JWKS_URL: `${issuer}/.well-known/jwks.json`,
     TEST_PRIVATE_JWK: JSON.stringify(privateJwk),
     INGEST_RETRY_INITIAL_INTERVAL_MS: '200',
+    INTEGRATION_SECRET_KEY: randomBytes(32).toString('hex'),
   });
 
   const worker = await startWorker({

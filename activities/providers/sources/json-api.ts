@@ -32,6 +32,9 @@ export const jsonApiConfigSchema = z
         lng: path.optional(),
         point: path.optional(), // "x y" RD or "lat lng" text
         dedupeKey: path.optional(),
+        companyName: path.optional(),
+        kvkNumber: path.optional(),
+        website: path.optional(),
       })
       .strict(),
   })
@@ -81,6 +84,9 @@ export function mapJsonItems(body: unknown, config: z.infer<typeof jsonApiConfig
       lng,
       contentHash: sha256(JSON.stringify(payload)),
       payload,
+      company: f.companyName
+        ? { name: str(getPath(item, f.companyName)) ?? undefined, kvkNumber: f.kvkNumber ? str(getPath(item, f.kvkNumber)) : null, website: f.website ? str(getPath(item, f.website)) : null }
+        : null,
     });
   }
   return out;

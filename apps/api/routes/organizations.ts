@@ -7,7 +7,7 @@ import type { ApiDeps } from '../app';
 import { addMemberBody, createOrganizationBody, Role } from '../schemas';
 import { parseBody, pathId } from '../validate';
 
-export function organizationRoutes({ db }: ApiDeps): Router {
+export function organizationRoutes({ db, workflows }: ApiDeps): Router {
   const r = Router();
 
   r.post('/organizations', async (req, res) => {
@@ -15,6 +15,7 @@ export function organizationRoutes({ db }: ApiDeps): Router {
     const org = await asCaller(db, req, async (tx) => {
       const created = await createOrganization(tx, body.name);
       await seedOrganizationDefaults(tx, created!.id, req.user!.userId);
+      await workflows.ensureRetentionSchedule(created!.id);
       return created;
     });
     res.status(201).json({ ...org, role: 'owner' });

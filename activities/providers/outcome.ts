@@ -1,0 +1,43 @@
+/** What a provider's credential check answers: connected, or the provider's own message. */
+export type VerifyOutcome = { ok: true; detail: string } | { ok: false; message: string };
+
+export class ProviderRequestError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | null,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = 'ProviderRequestError';
+  }
+}
+
+/** JSON request with a time limit; non-2xx becomes a ProviderRequestError carrying the provider's message. */
+export async function requestJson<T>(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown; timeoutMs?: number; errorMessage: (body: any, status: number) => string | undefined }, // eslint-disable-line @typescript-eslint/no-explicit-any
+): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: init.method ?? 'GET',
+      headers: { accept: 'application/json', ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
+      body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+      signal: AbortSignal.timeout(init.timeoutMs ?? 15000),
+    });
+  } catch (err) {
+    throw new ProviderRequestError(`request failed: ${(err as Error).name === 'TimeoutError' ? 'timed out' : (err as Error).message}`, null, true);
+  }
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  if (!res.ok) {
+    const message = init.errorMessage(body, res.status) ?? (text.slice(0, 200) || `HTTP ${res.status}`);
+    throw new ProviderRequestError(message, res.status, res.status === 429 || res.status >= 500 || res.status === 403);
+  }
+  return body as T;
+}

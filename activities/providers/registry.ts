@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { OpenAiCompatibleClassifier } from '../classification/openai-compatible';
+import { HubSpotClient } from './crm/hubspot';
+import { HunterClient } from './enrichment/hunter';
+import { requestJson, ProviderRequestError, VerifyOutcome } from './outcome';
+
+/**
+ * The integrations the service can use, by provider_key: which kind each is, what its config
+ * holds, and how its credential is checked. A new provider is a row here plus its client module.
+ */
+const baseUrl = z.string().url().refine((v) => /^https?:\/\//.test(v), 'must be an http(s) URL');
+
+export const INTEGRATION_PROVIDERS = {
+  hubspot: { kind: 'crm', config: z.object({ baseUrl: baseUrl.optional() }).strict() },
+  hunter: { kind: 'enrichment', config: z.object({ baseUrl: baseUrl.optional(), minConfidence: z.number().int().min(0).max(100).optional() }).strict() },
+  openai_compatible: { kind: 'llm', config: z.object({ baseUrl, model: z.string().min(1).max(200) }).strict() },
+} as const;
+export type IntegrationProviderKey = keyof typeof INTEGRATION_PROVIDERS;
+
+export async function verifyIntegration(providerKey: string, config: Record<string, unknown>, secret: string): Promise<VerifyOutcome> {
+  switch (providerKey as IntegrationProviderKey) {
+    case 'hubspot':
+      return new HubSpotClient(secret, config.baseUrl as string | undefined).verify();
+    case 'hunter':
+      return new HunterClient(secret, config.baseUrl as string | undefined).verify();
+    case 'openai_compatible':
+      // OpenAI-compatible servers list their models to any valid key.
+      try {
+        await requestJson(`${String(config.baseUrl).replace(/\/$/, '')}/models`, {
+          headers: { authorization: `Bearer ${secret}` },
+          errorMessage: (body, status) => (body?.error?.message ? `LLM ${status}: ${body.error.message}` : undefined),
+        });
+        return { ok: true, detail: `models listed at ${config.baseUrl}` };
+      } catch (err) {
+        if (err instanceof ProviderRequestError) return { ok: false, message: err.message };
+        throw err;
+      }
+    default:
+      return { ok: false, message: `no verifier for provider "${providerKey}"` };
+  }
+}
+
+export function hunterFrom(config: Record<string, unknown>, secret: string): HunterClient {
+  return new HunterClient(secret, config.baseUrl as string | undefined, (config.minConfidence as number | undefined) ?? 50);
+}
+
+export function llmClassifierFrom(config: Record<string, unknown>, secret: string): OpenAiCompatibleClassifier {
+  return new OpenAiCompatibleClassifier({ baseUrl: String(config.baseUrl), model: String(config.model), apiKey: secret });
+}

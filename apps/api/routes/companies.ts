@@ -1,0 +1,61 @@
+import { Router } from 'express';
+import { getCompany, insertCompany, listCompanies, setEnrichmentStatus } from '../../../db/queries/companies';
+import { toE164 } from '../../../activities/companies/identity';
+import { asCaller, requireRole, WRITE } from '../access';
+import { conflict, notFound, validationFailed } from '../errors';
+import type { ApiDeps } from '../app';
+import { createCompanyBody, emptyBody, listCompaniesQuery } from '../schemas';
+import { parseBody, parseQuery, pathId } from '../validate';
+
+export function companyRoutes({ db, workflows }: ApiDeps): Router {
+  const r = Router();
+
+  r.post('/companies', async (req, res) => {
+    const body = parseBody(createCompanyBody, req);
+    const phone = body.phone ? toE164(body.phone, body.countryCode ?? 'NL') : null;
+    if (body.phone && !phone) throw validationFailed([{ path: 'body.phone', message: 'is not a valid phone number' }]);
+    const company = await asCaller(db, req, async (tx) => {
+      await requireRole(tx, req, body.organizationId, WRITE);
+      if (body.kvkNumber) {
+        const same = await tx.selectFrom('companies').select('id').where('organization_id', '=', body.organizationId).where('kvk_number', '=', body.kvkNumber).executeTakeFirst();
+        if (same) throw conflict('A company with this KvK number exists', { company_id: same.id });
+      }
+      return insertCompany(tx, body.organizationId, { ...body, phone, genericEmail: body.genericEmail?.toLowerCase() });
+    });
+    res.status(201).json(company);
+  });
+
+  r.get('/companies', async (req, res) => {
+    const q = parseQuery(listCompaniesQuery, req);
+    const rows = await asCaller(db, req, async (tx) => {
+      await requireRole(tx, req, q.organizationId);
+      return listCompanies(tx, q);
+    });
+    res.json(rows);
+  });
+
+  r.get('/companies/:companyId', async (req, res) => {
+    const id = pathId(req, 'companyId', 'company');
+    const company = await asCaller(db, req, (tx) => getCompany(tx, id));
+    if (!company) throw notFound('company');
+    res.json(company);
+  });
+
+  /** Answers the Company with enrichment_status running; the enrichment workflow does the rest. */
+  r.post('/companies/:companyId/enrich', async (req, res) => {
+    const id = pathId(req, 'companyId', 'company');
+    parseBody(emptyBody, req);
+    const company = await asCaller(db, req, async (tx) => {
+      const existing = await getCompany(tx, id);
+      if (!existing) throw notFound('company');
+      await requireRole(tx, req, existing.organization_id, WRITE);
+      const running = await setEnrichmentStatus(tx, id, 'running');
+      // Inside the transaction: if Temporal refuses, the status does not claim a run.
+      await workflows.startEnrichment(existing.organization_id, id);
+      return running;
+    });
+    res.status(202).json(company);
+  });
+
+  return r;
+}

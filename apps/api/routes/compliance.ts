@@ -1,0 +1,113 @@
+import { Router } from 'express';
+import { normalizeKvk, registrableDomain, checkEmail } from '../../../activities/companies/identity';
+import { CHANNEL_POLICY, CHANNEL_POLICY_VERSION, policyCountry } from '../../../activities/compliance/channel-policy';
+import {
+  addSuppression, changeComplianceSettings, complianceSettings, getSuppression, listAudit, listSuppressions, removeSuppression,
+} from '../../../db/queries/compliance';
+import { asCaller, requireRole, userOf, WRITE } from '../access';
+import { notFound, validationFailed } from '../errors';
+import type { ApiDeps } from '../app';
+import { auditQuery, channelPolicyQuery, createSuppressionBody, listSuppressionsQuery, organizationQuery, patchComplianceSettingsBody } from '../schemas';
+import { parseBody, parseQuery, pathId } from '../validate';
+
+/** Suppression values are stored normalized, so one address, domain or KvK number is one record. */
+function normalizeSuppressionValue(scope: string, value: string): string {
+  const fail = (message: string) => validationFailed([{ path: 'body.value', message }]);
+  if (scope === 'email') {
+    const r = checkEmail(value);
+    if (!r.ok) throw fail(r.reason);
+    return r.email;
+  }
+  if (scope === 'domain') {
+    const d = registrableDomain(value);
+    if (!d) throw fail('is not a registrable domain');
+    return d;
+  }
+  const kvk = normalizeKvk(value);
+  if (!kvk) throw fail('must be a KvK number of 8 digits');
+  return kvk;
+}
+
+export function complianceRoutes({ db }: ApiDeps): Router {
+  const r = Router();
+
+  r.post('/compliance/suppressions', async (req, res) => {
+    const body = parseBody(createSuppressionBody, req);
+    const value = normalizeSuppressionValue(body.scope, body.value);
+    const { suppression, created } = await asCaller(db, req, async (tx) => {
+      await requireRole(tx, req, body.organizationId, WRITE);
+      return addSuppression(tx, { organizationId: body.organizationId, scope: body.scope, value, reason: body.reason ?? 'manual', note: body.note, createdBy: userOf(req) });
+    });
+    res.status(created ? 201 : 200).json(suppression);
+  });
+
+  r.get('/compliance/suppressions', async (req, res) => {
+    const q = parseQuery(listSuppressionsQuery, req);
+    const rows = await asCaller(db, req, async (tx) => {
+      await requireRole(tx, req, q.organizationId);
+      return listSuppressions(tx, q);
+    });
+    res.json(rows);
+  });
+
+  r.delete('/compliance/suppressions/:suppressionId', async (req, res) => {
+    const id = pathId(req, 'suppressionId', 'suppression');
+    const removed = await asCaller(db, req, async (tx) => {
+      const s = await getSuppression(tx, id);
+      if (!s) throw notFound('suppression');
+      await requireRole(tx, req, s.organization_id, 'admin');
+      if (s.scope === 'email_hash') throw validationFailed([{ path: 'suppressionId', message: 'an erasure suppression cannot be removed' }]);
+      return removeSuppression(tx, id, userOf(req));
+    });
+    res.json(removed);
+  });
+
+  r.get('/compliance/settings', async (req, res) => {
+    const q = parseQuery(organizationQuery, req);
+    const settings = await asCaller(db, req, async (tx) => {
+      await requireRole(tx, req, q.organizationId);
+      return complianceSettings(tx, q.organizationId);
+    });
+    if (!settings) throw notFound('compliance settings');
+    res.json(settings);
+  });
+
+  r.patch('/compliance/settings', async (req, res) => {
+    const body = parseBody(patchComplianceSettingsBody, req);
+    const settings = await asCaller(db, req, async (tx) => {
+      await requireRole(tx, req, body.organizationId, 'admin');
+      return changeComplianceSettings(tx, body.organizationId, userOf(req), {
+        default_country: body.defaultCountry,
+        default_locale: body.defaultLocale,
+        default_formality: body.defaultFormality,
+        retention_months: body.retentionMonths,
+        ai_disclosure: body.aiDisclosure,
+        sender_legal_name: body.senderLegalName,
+        sender_address: body.senderAddress,
+        privacy_url: body.privacyUrl,
+        unsubscribe_mailto: body.unsubscribeMailto,
+      });
+    });
+    if (!settings) throw notFound('compliance settings');
+    res.json(settings);
+  });
+
+  r.get('/compliance/audit', async (req, res) => {
+    const q = parseQuery(auditQuery, req);
+    const rows = await asCaller(db, req, async (tx) => {
+      await requireRole(tx, req, q.organizationId);
+      return listAudit(tx, q);
+    });
+    res.json(rows);
+  });
+
+  /** The channel policy table itself (public rules, no tenant data), optionally for one country and recipient kind. */
+  r.get('/compliance/channel-policy', (req, res) => {
+    const q = parseQuery(channelPolicyQuery, req);
+    const country = q.country ? policyCountry(q.country) : undefined;
+    const rules = CHANNEL_POLICY.filter((p) => (!country || p.country === country) && (!q.recipientKind || p.recipientKind === q.recipientKind || p.recipientKind === 'any'));
+    res.json({ version: CHANNEL_POLICY_VERSION, rules });
+  });
+
+  return r;
+}

@@ -1,0 +1,105 @@
+import { Router } from 'express';
+import { toE164 } from '../../../activities/companies/identity';
+import { getCompany } from '../../../db/queries/companies';
+import { complianceGate, currentLawfulBasis, eraseContact, recordLawfulBasis } from '../../../db/queries/compliance';
+import { getContact, insertContact, listContacts } from '../../../db/queries/contacts';
+import { asCaller, requireRole, userOf, WRITE } from '../access';
+import { conflict, notFound, validationFailed } from '../errors';
+import type { ApiDeps } from '../app';
+import { createContactBody, lawfulBasisBody, listContactsQuery } from '../schemas';
+import { parseBody, parseQuery, pathId } from '../validate';
+
+export function contactRoutes({ db }: ApiDeps): Router {
+  const r = Router();
+
+  r.post('/contacts', async (req, res) => {
+    const body = parseBody(createContactBody, req);
+    const contact = await asCaller(db, req, async (tx) => {
+      await requireRole(tx, req, body.organizationId, WRITE);
+      const company = await getCompany(tx, body.companyId);
+      if (!company || company.organization_id !== body.organizationId) throw notFound('company');
+      const phone = body.phone ? toE164(body.phone, company.country_code ?? 'NL') : null;
+      if (body.phone && !phone) throw validationFailed([{ path: 'body.phone', message: 'is not a valid phone number' }]);
+      if (body.email) {
+        const same = await tx.selectFrom('contacts').select('id').where('organization_id', '=', body.organizationId).where('email', 'ilike', body.email).executeTakeFirst();
+        if (same) throw conflict('A contact with this e-mail address exists', { contact_id: same.id });
+      }
+      return insertContact(tx, body.organizationId, {
+        companyId: body.companyId,
+        fullName: body.fullName,
+        title: body.title,
+        email: body.email?.toLowerCase(),
+        phone,
+        linkedinUrl: body.linkedinUrl,
+        sourceDescription: body.sourceDescription,
+        dataSource: 'manual',
+      });
+    });
+    res.status(201).json(contact);
+  });
+
+  r.get('/contacts', async (req, res) => {
+    const q = parseQuery(listContactsQuery, req);
+    const rows = await asCaller(db, req, async (tx) => {
+      await requireRole(tx, req, q.organizationId);
+      return listContacts(tx, q);
+    });
+    res.json(rows);
+  });
+
+  r.get('/contacts/:contactId', async (req, res) => {
+    const id = pathId(req, 'contactId', 'contact');
+    const contact = await asCaller(db, req, async (tx) => {
+      const c = await getContact(tx, id);
+      return c && { ...c, lawful_basis: (await currentLawfulBasis(tx, id)) ?? null };
+    });
+    if (!contact) throw notFound('contact');
+    res.json(contact);
+  });
+
+  /** Which channels may reach this contact, and by which rule (the compliance gate). */
+  r.get('/contacts/:contactId/channels', async (req, res) => {
+    const id = pathId(req, 'contactId', 'contact');
+    const gate = await asCaller(db, req, (tx) => complianceGate(tx, id));
+    if (!gate) throw notFound('contact');
+    res.json(gate);
+  });
+
+  r.put('/contacts/:contactId/lawful-basis', async (req, res) => {
+    const id = pathId(req, 'contactId', 'contact');
+    const body = parseBody(lawfulBasisBody, req);
+    const record = await asCaller(db, req, async (tx) => {
+      await requireRole(tx, req, body.organizationId, WRITE);
+      const contact = await getContact(tx, id);
+      if (!contact || contact.organization_id !== body.organizationId) throw notFound('contact');
+      if (contact.erased_at) throw conflict('The contact was erased');
+      return recordLawfulBasis(tx, {
+        organizationId: body.organizationId,
+        contactId: id,
+        basis: body.basis,
+        recipientKind: body.recipient_kind,
+        country: body.country,
+        sourceDescription: body.source_description,
+        assessment: body.assessment,
+        consentEvidence: body.consent_evidence,
+        recordedBy: userOf(req),
+      });
+    });
+    res.json(record);
+  });
+
+  /** GDPR Art. 17: erasure on request. The contact stays as an anonymous row and a hashed suppression. */
+  r.delete('/contacts/:contactId', async (req, res) => {
+    const id = pathId(req, 'contactId', 'contact');
+    const erased = await asCaller(db, req, async (tx) => {
+      const contact = await getContact(tx, id);
+      if (!contact) throw notFound('contact');
+      await requireRole(tx, req, contact.organization_id, WRITE);
+      await eraseContact(tx, id, userOf(req), 'request');
+      return getContact(tx, id);
+    });
+    res.json(erased);
+  });
+
+  return r;
+}

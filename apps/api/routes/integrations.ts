@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { Router } from 'express';
+import { verifyIntegration } from '../../../activities/providers/registry';
+import { getIntegration, insertIntegration, integrationSecret, listIntegrations, recordIntegrationTest } from '../../../db/queries/integrations';
+import { secretContext } from '../../shared/secrets';
+import { asCaller, requireRole } from '../access';
+import { notFound, ProblemError } from '../errors';
+import type { ApiDeps } from '../app';
+import { createIntegrationBody, emptyBody, listIntegrationsQuery } from '../schemas';
+import { parseBody, parseQuery, pathId } from '../validate';
+
+/** Integrations hold credentials: owners and admins manage them; the secret is write-only. */
+export function integrationRoutes({ db, secrets }: ApiDeps): Router {
+  const r = Router();
+  const box = () => {
+    if (!secrets) throw new ProblemError('SERVICE_UNAVAILABLE', 'Integrations are not available: INTEGRATION_SECRET_KEY is not configured');
+    return secrets;
+  };
+
+  r.post('/integrations', async (req, res) => {
+    const body = parseBody(createIntegrationBody, req);
+    const sealer = box();
+    const integration = await asCaller(db, req, async (tx) => {
+      await requireRole(tx, req, body.organizationId, 'admin');
+      const id = randomUUID();
+      return insertIntegration(tx, {
+        id,
+        organizationId: body.organizationId,
+        providerKey: body.providerKey,
+        kind: body.kind,
+        config: body.config ?? {},
+        mapping: body.mapping ?? {},
+        secret: sealer.seal(body.secret, secretContext(body.organizationId, id)),
+      });
+    });
+    res.status(201).json(integration);
+  });
+
+  r.get('/integrations', async (req, res) => {
+    const q = parseQuery(listIntegrationsQuery, req);
+    const rows = await asCaller(db, req, async (tx) => {
+      await requireRole(tx, req, q.organizationId);
+      return listIntegrations(tx, q);
+    });
+    res.json(rows);
+  });
+
+  r.get('/integrations/:integrationId', async (req, res) => {
+    const id = pathId(req, 'integrationId', 'integration');
+    const integration = await asCaller(db, req, (tx) => getIntegration(tx, id));
+    if (!integration) throw notFound('integration');
+    res.json(integration);
+  });
+
+  /** Checks the stored secret against the provider; status becomes connected, or error with the provider's message. */
+  r.post('/integrations/:integrationId/test', async (req, res) => {
+    const id = pathId(req, 'integrationId', 'integration');
+    parseBody(emptyBody, req);
+    const sealer = box();
+    const { integration, secret } = await asCaller(db, req, async (tx) => {
+      const found = await getIntegration(tx, id);
+      if (!found) throw notFound('integration');
+      await requireRole(tx, req, found.organization_id, 'admin');
+      const row = await integrationSecret(tx, id);
+      return { integration: found, secret: sealer.open(row!.secret_ciphertext!, secretContext(found.organization_id, id)) };
+    });
+    const outcome = await verifyIntegration(integration.provider_key, integration.config as Record<string, unknown>, secret);
+    const updated = await asCaller(db, req, (tx) => recordIntegrationTest(tx, id, outcome.ok ? { ok: true } : { ok: false, message: outcome.message }));
+    res.json(updated);
+  });
+
+  return r;
+}

@@ -1,0 +1,106 @@
+import { sql } from 'kysely';
+import { normalizeCompanyName, recipientKindFor, registrableDomain } from '../../activities/companies/identity';
+import type { Tx } from '../tenancy';
+import { newestFirst } from './pagination';
+
+export const COMPANY_COLUMNS = [
+  'id', 'organization_id', 'name', 'normalized_name', 'domain', 'kvk_number', 'address', 'website', 'generic_email', 'phone',
+  'enrichment_status', 'enrichment_error', 'country_code', 'locale', 'recipient_kind', 'legal_form', 'sbi_codes', 'created_at', 'updated_at',
+] as const;
+
+export interface CompanyInput {
+  name: string;
+  domain?: string | null;
+  kvkNumber?: string | null;
+  address?: string | null;
+  website?: string | null;
+  genericEmail?: string | null;
+  phone?: string | null;
+  countryCode?: string | null;
+  locale?: string | null;
+  legalForm?: string | null;
+  sbiCodes?: string[];
+}
+
+/** Derived fields in one place: normalized name, registrable domain, recipient kind. */
+function companyValues(organizationId: string, c: CompanyInput) {
+  return {
+    organization_id: organizationId,
+    name: c.name,
+    normalized_name: normalizeCompanyName(c.name),
+    domain: c.domain ? registrableDomain(c.domain) : c.website ? registrableDomain(c.website) : c.genericEmail ? registrableDomain(c.genericEmail) : null,
+    kvk_number: c.kvkNumber ?? null,
+    address: c.address ?? null,
+    website: c.website ?? null,
+    generic_email: c.genericEmail ?? null,
+    phone: c.phone ?? null,
+    country_code: c.countryCode ?? null,
+    locale: c.locale ?? null,
+    legal_form: c.legalForm ?? null,
+    recipient_kind: recipientKindFor(c.legalForm),
+    sbi_codes: c.sbiCodes ?? [],
+  };
+}
+
+export function insertCompany(tx: Tx, organizationId: string, c: CompanyInput) {
+  return tx.insertInto('companies').values(companyValues(organizationId, c)).returning(COMPANY_COLUMNS).executeTakeFirstOrThrow();
+}
+
+export function getCompany(tx: Tx, id: string) {
+  return tx.selectFrom('companies').select(COMPANY_COLUMNS).where('id', '=', id).executeTakeFirst();
+}
+
+export function listCompanies(tx: Tx, f: { organizationId: string; q?: string; kvkNumber?: string; domain?: string; limit: number; before?: string }) {
+  let q = tx.selectFrom('companies').select(COMPANY_COLUMNS).where('organization_id', '=', f.organizationId);
+  if (f.kvkNumber) q = q.where('kvk_number', '=', f.kvkNumber);
+  if (f.domain) q = q.where('domain', '=', f.domain);
+  if (f.q) q = q.where('normalized_name', 'like', `%${normalizeCompanyName(f.q).replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  return newestFirst(q, 'companies', f).execute();
+}
+
+/**
+ * The company a signal (or an enrichment result) names: by KvK number, then registrable domain,
+ * then normalized name; a new one is created when none matches. Returns whether it was created.
+ */
+export async function matchOrCreateCompany(tx: Tx, organizationId: string, c: CompanyInput): Promise<{ company: NonNullable<Awaited<ReturnType<typeof getCompany>>>; created: boolean; matchedBy: string | null }> {
+  const values = companyValues(organizationId, c);
+  const base = tx.selectFrom('companies').select(COMPANY_COLUMNS).where('organization_id', '=', organizationId);
+  const byKvk = values.kvk_number ? await base.where('kvk_number', '=', values.kvk_number).executeTakeFirst() : undefined;
+  if (byKvk) return { company: byKvk, created: false, matchedBy: 'kvk_number' };
+  const byDomain = values.domain ? await base.where('domain', '=', values.domain).orderBy('created_at').executeTakeFirst() : undefined;
+  if (byDomain) return { company: byDomain, created: false, matchedBy: 'domain' };
+  const byName = values.normalized_name ? await base.where('normalized_name', '=', values.normalized_name).orderBy('created_at').executeTakeFirst() : undefined;
+  if (byName) return { company: byName, created: false, matchedBy: 'normalized_name' };
+  const created = await tx
+    .insertInto('companies')
+    .values(values)
+    .onConflict((oc) => oc.columns(['organization_id', 'kvk_number']).where('kvk_number', 'is not', null).doNothing())
+    .returning(COMPANY_COLUMNS)
+    .executeTakeFirst();
+  if (created) return { company: created, created: true, matchedBy: null };
+  // Lost a race on the KvK number: the other writer's row is the match.
+  return { company: (await base.where('kvk_number', '=', values.kvk_number!).executeTakeFirst())!, created: false, matchedBy: 'kvk_number' };
+}
+
+export function setEnrichmentStatus(tx: Tx, id: string, status: 'idle' | 'running' | 'done' | 'failed', error: string | null = null) {
+  return tx
+    .updateTable('companies')
+    .set({ enrichment_status: status, enrichment_error: error, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .returning(COMPANY_COLUMNS)
+    .executeTakeFirst();
+}
+
+/** Company facts found by enrichment fill gaps; they never overwrite what a person entered. */
+export function fillCompanyGaps(tx: Tx, id: string, facts: { genericEmail?: string | null; phone?: string | null; address?: string | null }) {
+  return tx
+    .updateTable('companies')
+    .set((eb) => ({
+      generic_email: eb.fn.coalesce('generic_email', sql.val(facts.genericEmail ?? null)),
+      phone: eb.fn.coalesce('phone', sql.val(facts.phone ?? null)),
+      address: eb.fn.coalesce('address', sql.val(facts.address ?? null)),
+      updated_at: sql`now()`,
+    }))
+    .where('id', '=', id)
+    .execute();
+}

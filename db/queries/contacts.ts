@@ -1,0 +1,84 @@
+import { sql } from 'kysely';
+import type { Tx } from '../tenancy';
+import { newestFirst } from './pagination';
+
+export const CONTACT_COLUMNS = [
+  'id', 'organization_id', 'company_id', 'full_name', 'title', 'email', 'phone', 'linkedin_url', 'source_description', 'data_source',
+  'last_engaged_at', 'erased_at', 'created_at', 'updated_at',
+] as const;
+
+export interface ContactInput {
+  companyId: string;
+  fullName: string;
+  title?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  linkedinUrl?: string | null;
+  sourceDescription?: string | null;
+  dataSource?: string;
+}
+
+export function getContact(tx: Tx, id: string) {
+  return tx.selectFrom('contacts').select(CONTACT_COLUMNS).where('id', '=', id).executeTakeFirst();
+}
+
+export function listContacts(tx: Tx, f: { organizationId: string; companyId?: string; limit: number; before?: string }) {
+  let q = tx.selectFrom('contacts').select(CONTACT_COLUMNS).where('organization_id', '=', f.organizationId);
+  if (f.companyId) q = q.where('company_id', '=', f.companyId);
+  return newestFirst(q, 'contacts', f).execute();
+}
+
+export function insertContact(tx: Tx, organizationId: string, c: ContactInput) {
+  return tx
+    .insertInto('contacts')
+    .values({
+      organization_id: organizationId,
+      company_id: c.companyId,
+      full_name: c.fullName,
+      title: c.title ?? null,
+      email: c.email ?? null,
+      phone: c.phone ?? null,
+      linkedin_url: c.linkedinUrl ?? null,
+      source_description: c.sourceDescription ?? null,
+      data_source: c.dataSource ?? 'manual',
+    })
+    .returning(CONTACT_COLUMNS)
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Enrichment's upsert: the same person is found by e-mail, else by name within the company; a
+ * found contact only gains the fields it lacked. Run under the company's row lock, so concurrent
+ * enrichments of one company cannot both insert. Erased contacts are never revived.
+ */
+export async function upsertContact(tx: Tx, organizationId: string, c: ContactInput): Promise<{ id: string; created: boolean } | null> {
+  const byEmail = c.email
+    ? await tx.selectFrom('contacts').select(['id', 'erased_at']).where('organization_id', '=', organizationId).where(sql`lower(email)`, '=', c.email.toLowerCase()).executeTakeFirst()
+    : undefined;
+  const existing =
+    byEmail ??
+    (await tx
+      .selectFrom('contacts')
+      .select(['id', 'erased_at'])
+      .where('organization_id', '=', organizationId)
+      .where('company_id', '=', c.companyId)
+      .where(sql`lower(full_name)`, '=', c.fullName.toLowerCase())
+      .executeTakeFirst());
+  if (existing?.erased_at) return null;
+  if (existing) {
+    await tx
+      .updateTable('contacts')
+      .set((eb) => ({
+        title: eb.fn.coalesce('title', sql.val(c.title ?? null)),
+        email: eb.fn.coalesce('email', sql.val(c.email ?? null)),
+        phone: eb.fn.coalesce('phone', sql.val(c.phone ?? null)),
+        linkedin_url: eb.fn.coalesce('linkedin_url', sql.val(c.linkedinUrl ?? null)),
+        updated_at: sql`now()`,
+      }))
+      .where('id', '=', existing.id)
+      .execute();
+    return { id: existing.id, created: false };
+  }
+  const created = await insertContact(tx, organizationId, c);
+  return { id: created.id, created: true };
+}

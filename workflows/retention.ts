@@ -1,0 +1,11 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+
+/**
+ * The daily retention sweep of one organization (Temporal Schedule `retention/<organizationId>`):
+ * contacts not engaged within retention_months are erased, leaving only a hashed suppression.
+ */
+export async function retentionSweepWorkflow(input: { organizationId: string; asOf?: string }): Promise<{ erased: number }> {
+  const { eraseStaleContacts } = proxyActivities<Activities>({ startToCloseTimeout: '30 minutes', retry: { maximumAttempts: 5 } });
+  return eraseStaleContacts(input);
+}
