@@ -9,7 +9,11 @@ import { createReadStream, existsSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { sql } from 'kysely';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Client, Connection } from '@temporalio/client';
 import { withAppRole } from '../apps/shared/config';
+import { WorkflowStarter } from '../apps/shared/temporal';
 import { createDb } from '../db/pool';
 import { ensureDatabase, migrate } from '../db/migrator';
 import { createOrganization } from '../db/queries/organizations';
@@ -52,6 +56,9 @@ async function main() {
     const issuer = devIssuer(DEV_IDP_PORT);
 
     const demoOrgId = await seedDemoOrganization(appUrl);
+    const temporalClient = new Client({ connection: await Connection.connect({ address: temporal.address }), namespace: temporal.namespace });
+    await new WorkflowStarter(temporalClient, { TEMPORAL_TASK_QUEUE: process.env.TEMPORAL_TASK_QUEUE ?? 'outreach', INGEST_RETRY_INITIAL_INTERVAL_MS: 5000 }).ensureRetentionSchedule(demoOrgId);
+    await temporalClient.connection.close();
 
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -66,6 +73,7 @@ async function main() {
       AUTH_ISSUER: issuer,
       AUTH_AUDIENCE: DEV_AUDIENCE,
       PORT: String(API_PORT),
+      INTEGRATION_SECRET_KEY: process.env.INTEGRATION_SECRET_KEY ?? devSecretKey(),
     };
     const worker = startChild('worker', 'apps/worker/main.ts', env);
     const api = startChild('api', 'apps/api/main.ts', env);
@@ -98,6 +106,13 @@ async function main() {
     for (const c of cleanups) await c().catch((e) => log(`cleanup: ${String(e)}`));
     log('stopped');
   }
+}
+
+/** Development only: the integration secret key, generated once and kept with the dev data. */
+function devSecretKey(): string {
+  const file = path.join(DEV_IDENTITY_DIR, 'integration-secret.key');
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
 }
 
 function serveDevIdp(port: number, publicJwk: object): Promise<http.Server> {

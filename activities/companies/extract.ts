@@ -10,7 +10,9 @@ export interface CompanyHint {
 const KVK = /\b(?:KvK|K\.v\.K\.|Kamer van Koophandel)(?:[- ]?nummer|[- ]?nr\.?)?\s*:?\s*(\d[\d .]{6,10}\d)/i;
 const LEGAL_NAME = /((?:[A-Z0-9][\w&'’.-]*\s+){0,5}[A-Z0-9][\w&'’.-]*)\s+(B\.V\.|BV|N\.V\.|NV|V\.O\.F\.|VOF)(?![\w.])/;
 const WEBSITE = /\b((?:https?:\/\/)?www\.[a-z0-9-]+(?:\.[a-z0-9-]+)+)(?:\/[^\s]*)?/i;
-const LEADING_NOISE = /^(?:door|van|namens|aanvrager|applicant|by|from|aan|voor|de|het)\s+/i;
+// Words a capitalized run may start with that are not part of the name ("Aanvrager: X B.V.").
+// Name particles (van, de, der) are kept: "Van Dijk Installaties BV".
+const LEADING_NOISE = /^(?:door|namens|aanvrager:?|aanvraag|applicant:?|by|from|aan|voor)\s+/i;
 
 export function extractCompanyHint(text: string, mapped?: Partial<CompanyHint> | null): CompanyHint | null {
   if (mapped?.name) return { name: mapped.name, kvkNumber: mapped.kvkNumber ? normalizeKvk(mapped.kvkNumber) : null, website: mapped.website ?? null };

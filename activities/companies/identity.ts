@@ -88,7 +88,8 @@ export function checkEmail(value: string): { ok: true; email: string; domain: st
 /** E.164 ("+31301234567"), reading national numbers in the company's country. */
 export function toE164(value: string, defaultCountry = 'NL'): string | null {
   const p = parsePhoneNumberFromString(value, defaultCountry as CountryCode);
-  return p && p.isValid() ? p.number : null;
+  // Short codes pass isValid() in some countries; a reachable subscriber number has 8+ digits.
+  return p && p.isValid() && p.nationalNumber.length >= 8 ? p.number : null;
 }
 
 /** Role addresses are the company's, not a person's. */

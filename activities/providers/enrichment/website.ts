@@ -26,7 +26,7 @@ export class WebsiteEnrichmentProvider implements EnrichmentProvider {
   async findPeople(company: CompanyForEnrichment): Promise<EnrichmentResult> {
     const home = company.website ?? (company.domain ? `https://${company.domain}/` : null);
     if (!home) return { people: [], company: {}, notes: ['website: the company has no website'] };
-    const domain = registrableDomain(home);
+    const site = siteOf(new URL(home).hostname);
     const robots = await this.robotsFor(home);
     const queue = [new URL(home).toString()];
     const seen = new Set<string>();
@@ -48,7 +48,7 @@ export class WebsiteEnrichmentProvider implements EnrichmentProvider {
         if (res.status !== 'ok') continue;
         html = res.body;
       } catch (err) {
-        if (seen.size === 1) throw new EnrichmentUnavailableError(`website: ${(err as Error).message}`, err instanceof FetchError && err.retryable);
+        if (seen.size === 1) throw new EnrichmentUnavailableError((err as Error).message, err instanceof FetchError && err.retryable);
         notes.push(`website: ${(err as Error).message}`);
         continue;
       }
@@ -63,7 +63,7 @@ export class WebsiteEnrichmentProvider implements EnrichmentProvider {
           try {
             const next = new URL(href, url);
             next.hash = '';
-            if (/^https?:$/.test(next.protocol) && registrableDomain(next.hostname) === domain && !queue.includes(next.toString())) queue.push(next.toString());
+            if (/^https?:$/.test(next.protocol) && siteOf(next.hostname) === site && !queue.includes(next.toString())) queue.push(next.toString());
           } catch {
             // not a URL
           }
@@ -74,15 +74,20 @@ export class WebsiteEnrichmentProvider implements EnrichmentProvider {
     return { people: [...people.values()], company: found, notes };
   }
 
-  /** RFC 9309: no robots.txt (4xx) allows everything; an unreachable one (5xx, network) allows nothing. */
+  /**
+   * RFC 9309: no robots.txt (4xx) allows everything; a server error (5xx) allows nothing. A site
+   * that cannot be reached at all fails this provider, so the waterfall moves on.
+   */
   private async robotsFor(home: string) {
     const url = new URL('/robots.txt', home).toString();
     try {
       const res = await fetchDocument(url, this.limits, {}, 'text/plain');
       return robotsParser(url, res.status === 'ok' ? res.body : '');
     } catch (err) {
-      if (err instanceof FetchError && !err.retryable) return robotsParser(url, '');
-      return robotsParser(url, 'User-agent: *\nDisallow: /');
+      if (!(err instanceof FetchError)) throw err;
+      if (/HTTP 4\d\d/.test(err.message)) return robotsParser(url, '');
+      if (/HTTP 5\d\d/.test(err.message)) return robotsParser(url, 'User-agent: *\nDisallow: /');
+      throw new EnrichmentUnavailableError(err.message, err.retryable);
     }
   }
 
@@ -127,15 +132,19 @@ export class WebsiteEnrichmentProvider implements EnrichmentProvider {
     const emailRaw = typeof p.email === 'string' ? p.email.replace(/^mailto:/, '') : null;
     const email = emailRaw && checkEmail(emailRaw).ok && !isGenericMailbox(emailRaw.toLowerCase()) ? emailRaw.toLowerCase() : null;
     const sameAs = ([] as unknown[]).concat(p.sameAs ?? []).map(String);
-    const key = email ?? name.toLowerCase();
-    const prev = people.get(key);
+    // The same person on two pages (once with an address, once without) is one candidate.
+    const prevKey = [...people.entries()].find(([k, v]) => (email && k === email) || v.fullName.toLowerCase() === name.toLowerCase())?.[0];
+    const prev = prevKey ? people.get(prevKey) : undefined;
+    if (prevKey) people.delete(prevKey);
+    const key = email ?? prev?.email ?? name.toLowerCase();
+    // What was found first (the home page) wins; later pages fill gaps.
     people.set(key, {
-      fullName: name,
-      title: (typeof p.jobTitle === 'string' ? p.jobTitle : null) ?? prev?.title ?? null,
-      email: email ?? prev?.email ?? null,
-      phone: (typeof p.telephone === 'string' ? p.telephone : null) ?? prev?.phone ?? null,
-      linkedinUrl: sameAs.find((s) => /linkedin\.com\/in\//i.test(s)) ?? prev?.linkedinUrl ?? null,
-      source: `company website (${page})`,
+      fullName: prev?.fullName ?? name,
+      title: prev?.title ?? (typeof p.jobTitle === 'string' ? p.jobTitle : null),
+      email: prev?.email ?? email,
+      phone: prev?.phone ?? (typeof p.telephone === 'string' ? p.telephone : null),
+      linkedinUrl: prev?.linkedinUrl ?? sameAs.find((s) => /linkedin\.com\/in\//i.test(s)) ?? null,
+      source: prev?.source ?? `company website (${page})`,
     });
   }
 
@@ -158,4 +167,9 @@ export class WebsiteEnrichmentProvider implements EnrichmentProvider {
       company.phone ??= $(a).attr('href')!.slice(4).trim();
     });
   }
+}
+
+/** The site a host belongs to: its registrable domain, or the host itself (an IP address, localhost). */
+function siteOf(hostname: string): string {
+  return registrableDomain(hostname) ?? hostname;
 }

@@ -1,0 +1,144 @@
+import { Pool } from 'pg';
+import { startApi, newOrganization, addMember, expectProblem, TestApi } from './helpers/api';
+import { startProviderServer, ProviderServer } from './helpers/provider-server';
+import { testEnv, type TestUser } from './helpers/tokens';
+
+/** Enrichment through the real worker, against a recorded company website and recorded Hunter responses. */
+let api: TestApi;
+let site: ProviderServer;
+let hunter: ProviderServer;
+let owner: TestUser;
+let orgId: string;
+let owners: Pool;
+
+beforeAll(async () => {
+  api = await startApi();
+  owners = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
+  site = await startProviderServer();
+  site.route('GET', '/robots.txt', { fixture: 'website/robots.txt' });
+  site.route('GET', '/', { fixture: 'website/index.html' });
+  site.route('GET', '/over-ons/team', { fixture: 'website/team.html' });
+  site.route('GET', '/contact', { fixture: 'website/contact.html' });
+  site.route('GET', '/intern/medewerkers', { fixture: 'website/intern.html' });
+  hunter = await startProviderServer();
+  hunter.route('GET', '/v2/domain-search', (req) =>
+    req.headers['x-api-key'] === 'hunter-key-123'
+      ? { fixture: 'hunter/domain-search.json' }
+      : { status: 401, body: { errors: [{ id: 'authentication_failed', code: 401, details: 'No user found for the API key supplied' }] } },
+  );
+  hunter.route('GET', '/v2/account', (req) =>
+    req.headers['x-api-key'] === 'hunter-key-123'
+      ? { fixture: 'hunter/account.json' }
+      : { status: 401, body: { errors: [{ id: 'authentication_failed', code: 401, details: 'No user found for the API key supplied' }] } },
+  );
+  ({ owner, orgId } = await newOrganization(api));
+});
+afterAll(async () => {
+  await owners.end();
+  await site.close();
+  await hunter.close();
+  await api.close();
+});
+
+async function company(body: Record<string, unknown>) {
+  const res = await api.call('POST', '/companies', { token: owner.token, body: { organizationId: orgId, ...body } });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+async function enrich(companyId: string, token = owner.token) {
+  const res = await api.call('POST', `/companies/${companyId}/enrich`, { token, body: {} });
+  expect(res.status).toBe(202);
+  expect(res.body).toMatchObject({ id: companyId, enrichment_status: 'running' });
+  return api.temporal.workflow.getHandle(`company/${companyId}/enrich`).result();
+}
+
+const contactsOf = async (companyId: string) =>
+  (await api.call('GET', `/contacts?organizationId=${orgId}&companyId=${companyId}`, { token: owner.token })).body as Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+test('a company enriched from its website gets contacts, and a re-run adds no duplicates', async () => {
+  const c = await company({ name: 'Bouwbedrijf Jansen B.V.', website: `${site.url}/`, domain: 'bouwjansen.nl', kvkNumber: '12345678', legalForm: 'bv', countryCode: 'NL' });
+  expect(c).toMatchObject({ normalized_name: 'bouwbedrijf jansen', domain: 'bouwjansen.nl', recipient_kind: 'legal_person', enrichment_status: 'idle' });
+
+  const result = await enrich(c.id);
+  expect(result).toMatchObject({ status: 'done', errors: [] });
+  expect(result.providers.map((p: { provider: string }) => p.provider)).toEqual(['website']);
+
+  const contacts = await contactsOf(c.id);
+  expect(contacts.map((x) => x.full_name).sort()).toEqual(['Kees de Boer', 'Petra Jansen', 'Sanne Visser']);
+  const petra = contacts.find((x) => x.full_name === 'Petra Jansen')!;
+  expect(petra).toMatchObject({ title: 'Directeur', email: 'petra.jansen@bouwjansen.nl', linkedin_url: 'https://www.linkedin.com/in/petra-jansen-bouw', data_source: 'website' });
+  expect(petra.source_description).toMatch(/^company website \(http:\/\/127\.0\.0\.1:\d+\/\)$/);
+  expect(contacts.find((x) => x.full_name === 'Kees de Boer')).toMatchObject({ email: 'k.deboer@bouwjansen.nl', phone: '+31612345678', title: 'Projectleider' });
+  // robots.txt disallows /intern/: never fetched, its person never stored.
+  expect(site.requests.some((r) => r.url.startsWith('/intern'))).toBe(false);
+  expect(contacts.some((x) => x.email === 'geheim@bouwjansen.nl')).toBe(false);
+
+  const after = (await api.call('GET', `/companies/${c.id}`, { token: owner.token })).body;
+  expect(after).toMatchObject({ enrichment_status: 'done', generic_email: 'info@bouwjansen.nl', phone: '+31301234567', address: 'Industrieweg 12, 3542 AD, Utrecht' });
+
+  const again = await enrich(c.id);
+  expect(again.providers[0]).toMatchObject({ created: 0, updated: 3 });
+  expect(await contactsOf(c.id)).toHaveLength(3);
+});
+
+test('the waterfall goes on to the people-search integration until enough contacts are found', async () => {
+  // Its own organization: the first test's contacts (same domain) would otherwise be found by e-mail.
+  const { owner, orgId } = await newOrganization(api, 'Waterfall B.V.');
+  const company = async (body: Record<string, unknown>) =>
+    (await api.call('POST', '/companies', { token: owner.token, body: { organizationId: orgId, ...body } })).body;
+  const contactsOf = async (companyId: string) =>
+    (await api.call('GET', `/contacts?organizationId=${orgId}&companyId=${companyId}`, { token: owner.token })).body as Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const bad = await api.call('POST', '/integrations', {
+    token: owner.token,
+    body: { organizationId: orgId, providerKey: 'hunter', kind: 'enrichment', config: { baseUrl: hunter.url }, secret: 'wrong-key' },
+  });
+  expect(bad.status).toBe(201);
+  const tested = await api.call('POST', `/integrations/${bad.body.id}/test`, { token: owner.token, body: {} });
+  expect(tested.body).toMatchObject({ status: 'error', last_error: 'Hunter 401 authentication_failed: No user found for the API key supplied' });
+
+  const good = await api.call('POST', '/integrations', {
+    token: owner.token,
+    body: { organizationId: orgId, providerKey: 'hunter', kind: 'enrichment', config: { baseUrl: hunter.url }, secret: 'hunter-key-123' },
+  });
+  const ok = await api.call('POST', `/integrations/${good.body.id}/test`, { token: owner.token, body: {} });
+  expect(ok.body).toMatchObject({ status: 'connected', last_error: null, last_tested_at: expect.any(String) });
+
+  // A company whose website is gone: the website step fails, Hunter still finds people.
+  const c = await company({ name: 'Jansen Bouw Noord B.V.', website: 'http://127.0.0.1:9/', domain: 'bouwjansen.nl' });
+  const result = await enrich(c.id, owner.token);
+  expect(result.status).toBe('done');
+  expect(result.errors[0]).toMatch(/^website: /);
+  expect(result.providers).toEqual([expect.objectContaining({ provider: 'hunter', created: 2 })]);
+  const contacts = await contactsOf(c.id);
+  expect(contacts.map((x) => x.email).sort()).toEqual(['mark.bakker@bouwjansen.nl', 'petra.jansen@bouwjansen.nl']); // confidence 32 left out
+  expect(contacts.find((x) => x.email === 'mark.bakker@bouwjansen.nl')).toMatchObject({ full_name: 'Mark Bakker', title: 'Calculator', phone: '+31698765432', data_source: 'hunter' });
+  expect(hunter.requests.filter((r) => r.url.startsWith('/v2/domain-search')).at(-1)!.url).toContain('domain=bouwjansen.nl');
+});
+
+test('a company no provider can reach ends failed with the reason', async () => {
+  const c = await company({ name: 'Nergens B.V.', website: 'http://127.0.0.1:9/' });
+  const result = await enrich(c.id);
+  expect(result.status).toBe('failed');
+  const after = (await api.call('GET', `/companies/${c.id}`, { token: owner.token })).body;
+  expect(after.enrichment_status).toBe('failed');
+  expect(after.enrichment_error).toMatch(/^website: GET http:\/\/127\.0\.0\.1:9\/robots\.txt failed/);
+});
+
+test('an erased person is not brought back by enrichment', async () => {
+  const c = (await api.call('GET', `/companies?organizationId=${orgId}&kvkNumber=12345678`, { token: owner.token })).body[0];
+  const kees = (await contactsOf(c.id)).find((x) => x.full_name === 'Kees de Boer')!;
+  expect((await api.call('DELETE', `/contacts/${kees.id}`, { token: owner.token })).status).toBe(200);
+  const result = await enrich(c.id);
+  expect(result.providers[0]).toMatchObject({ created: 0, skipped: 1 });
+  const names = (await contactsOf(c.id)).map((x) => x.full_name).sort();
+  expect(names).toEqual(['Petra Jansen', 'Sanne Visser', 'erased']);
+});
+
+test('enrich needs a write role; another tenant gets 404', async () => {
+  const c = (await api.call('GET', `/companies?organizationId=${orgId}&kvkNumber=12345678`, { token: owner.token })).body[0];
+  const viewer = await addMember(api, owner, orgId, 'viewer');
+  expectProblem(await api.call('POST', `/companies/${c.id}/enrich`, { token: viewer.token, body: {} }), 403, 'FORBIDDEN');
+  const other = await newOrganization(api, 'Other');
+  expectProblem(await api.call('POST', `/companies/${c.id}/enrich`, { token: other.owner.token, body: {} }), 404, 'NOT_FOUND');
+});
