@@ -283,7 +283,13 @@ export async function eraseContact(tx: Tx, contactId: string, actorId: string | 
     .execute();
   await tx
     .updateTable('lawful_basis_records')
-    .set({ source_description: null, assessment: null, consent_evidence: null, updated_at: sql`now()` })
+    // Redacted, not emptied: the basis stays provable (its CHECKs require the texts to exist).
+    .set({
+      source_description: null,
+      assessment: sql`CASE WHEN assessment IS NULL THEN NULL ELSE '[redacted]' END`,
+      consent_evidence: sql`CASE WHEN consent_evidence IS NULL THEN NULL ELSE '[redacted]' END`,
+      updated_at: sql`now()`,
+    })
     .where('contact_id', '=', contactId)
     .execute();
   await writeAudit(tx, { organizationId: contact.organization_id, actorId, entity: 'contact', entityId: contactId, action: `erase_${reason}`, changes: [] });
