@@ -1,6 +1,8 @@
 import { Pool } from 'pg';
 import { startApi, newOrganization, addMember, expectProblem, TestApi } from './helpers/api';
+import { startFeedServer } from './helpers/feed-server';
 import { startProviderServer, ProviderServer } from './helpers/provider-server';
+import { rssFeed } from './helpers/rss';
 import { testEnv, type TestUser } from './helpers/tokens';
 
 /** Enrichment through the real worker, against a recorded company website and recorded Hunter responses. */
@@ -141,4 +143,39 @@ test('enrich needs a write role; another tenant gets 404', async () => {
   expectProblem(await api.call('POST', `/companies/${c.id}/enrich`, { token: viewer.token, body: {} }), 403, 'FORBIDDEN');
   const other = await newOrganization(api, 'Other');
   expectProblem(await api.call('POST', `/companies/${c.id}/enrich`, { token: other.owner.token, body: {} }), 404, 'NOT_FOUND');
+});
+
+test('the enrichment stage matches the company a ready signal names (KvK, then domain, then name), links it, and enriches a new one', async () => {
+  const feeds = await startFeedServer();
+  try {
+    const existing = (await api.call('GET', `/companies?organizationId=${orgId}&kvkNumber=12345678`, { token: owner.token })).body[0];
+    const now = new Date();
+    feeds.set('/named.xml', {
+      body: rssFeed('Named', [
+        { guid: 'n-1', title: 'Aanvraag omgevingsvergunning: 60 woningen met warmtepompen, Leidsche Rijn', description: 'Aanvrager Bouwbedrijf Jansen B.V. (KvK 12345678), bouwsom EUR 18 mln.', pubDate: now },
+        { guid: 'n-2', title: 'Aanvraag omgevingsvergunning: nieuwbouw school met warmtepompen, Vleuten', description: 'Aanvraag door Scholenbouw Midden BV, bouwsom EUR 9 mln.', pubDate: now },
+      ]),
+    });
+    const src = await api.call('POST', '/sources', { token: owner.token, body: { organizationId: orgId, providerKey: 'rss', name: 'Named', config: { url: `${feeds.url}/named.xml` } } });
+    const run = await api.call('POST', `/sources/${src.body.id}/run`, { token: owner.token, body: {} });
+    const outcome = await api.temporal.workflow.getHandle(run.body.workflow_id, run.body.run_id).result();
+    const results = await Promise.all(outcome.signalIds.map((id: string) => api.temporal.workflow.getHandle(`signal/${id}`).result()));
+    const stages = results.map((r) => r.stages.find((s: { stage: string }) => s.stage === 'enrichment')?.detail);
+    expect(stages).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ companyId: existing.id, created: false, matchedBy: 'kvk_number' }),
+        expect.objectContaining({ created: true, enrich: true }),
+      ]),
+    );
+    const school = stages.find((d) => d.created)!;
+    const company = (await api.call('GET', `/companies/${school.companyId}`, { token: owner.token })).body;
+    expect(company).toMatchObject({ name: 'Scholenbouw Midden BV', normalized_name: 'scholenbouw midden' });
+    // Its enrichment ran as its own workflow (it has no website: it ends failed, saying why).
+    const enrichment = await api.temporal.workflow.getHandle(`company/${school.companyId}/enrich`).result();
+    expect(enrichment.status).toBe('failed');
+    const opportunities = (await api.call('GET', `/opportunities?organizationId=${orgId}`, { token: owner.token })).body;
+    expect(opportunities.map((o: { company_id: string }) => o.company_id).sort()).toEqual([existing.id, school.companyId].sort());
+  } finally {
+    await feeds.close();
+  }
 });

@@ -2,8 +2,9 @@ import { sql } from 'kysely';
 import type { Tx } from '../tenancy';
 import { newestFirst } from './pagination';
 
+/** The spec's Opportunity fields plus company_id (the company the enrichment stage linked; documented in docs/api.md). */
 export const OPPORTUNITY_COLUMNS = [
-  'id', 'organization_id', 'project_id', 'created_from_signal_id', 'status', 'score', 'summary', 'outcome', 'outcome_at',
+  'id', 'organization_id', 'project_id', 'created_from_signal_id', 'company_id', 'status', 'score', 'summary', 'outcome', 'outcome_at',
   'outcome_value', 'created_at', 'updated_at',
 ] as const;
 
