@@ -21,7 +21,6 @@ import { seedOrganizationDefaults } from '../db/queries/organization-defaults';
 import { asUser } from '../db/tenancy';
 import { DEV_AUDIENCE, devIssuer, loadOrCreateDevKey, signDevToken } from './lib/dev-identity';
 import { DATA_DIR, DEMO_ORG_NAME, DEMO_USER_ID, DEV_IDENTITY_DIR, DEV_IDP_PORT, REPO_ROOT } from './lib/dev-env';
-import { startDatabase } from './lib/postgres';
 import { loadTemporalDevConfig, resolveTemporalCli, startTemporalDevServer } from './lib/temporal-server';
 
 const log = (line: string) => console.log(`[dev] ${line}`);
@@ -35,14 +34,9 @@ async function main() {
   const cleanups: Array<() => Promise<void>> = [() => temporal.stop()];
 
   try {
-    const db = await startDatabase({
-      databaseUrl: process.env.DATABASE_URL,
-      dataDir: DATA_DIR,
-      port: Number(process.env.EMBEDDED_PG_PORT ?? 54329),
-      databaseName: 'outreach',
-      log,
-    });
-    cleanups.unshift(() => db.stop());
+    const db = process.env.DATABASE_URL
+      ? { ownerUrl: process.env.DATABASE_URL, appPassword: undefined as string | undefined, embedded: false }
+      : await startEmbeddedPostgres(Number(process.env.EMBEDDED_PG_PORT ?? 54329), cleanups);
     log(db.embedded ? 'embedded PostgreSQL started' : 'using DATABASE_URL');
     await ensureDatabase(db.ownerUrl);
     const appPassword = process.env.APP_DB_PASSWORD ?? db.appPassword;
@@ -158,6 +152,26 @@ async function seedDemoOrganization(appUrl: string): Promise<string> {
   }
 }
 
+/** The embedded PostgreSQL in its own process (scripts/embedded-postgres.ts), stopped after everything else. */
+async function startEmbeddedPostgres(port: number, cleanups: Array<() => Promise<void>>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'scripts/embedded-postgres.ts'), DATA_DIR, String(port), 'outreach'], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    detached: true,
+  });
+  cleanups.unshift(() => stopChild(child));
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (b: Buffer) => {
+      out += b.toString();
+      if (out.includes('\n')) resolve(out.split('\n')[0]!);
+    });
+    child.once('exit', (code) => reject(new Error(`embedded PostgreSQL exited (${code})`)));
+  });
+  const { ownerUrl, appPassword } = JSON.parse(line) as { ownerUrl: string; appPassword: string };
+  return { ownerUrl, appPassword, embedded: true };
+}
+
 function startChild(name: string, entry: string, env: NodeJS.ProcessEnv): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, entry)], {
     cwd: REPO_ROOT,
@@ -182,11 +196,15 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
+/**
+ * Ctrl-C reaches the launcher more than once (the terminal signals the whole process group and tsx
+ * relays it too): the handlers stay installed so a repeat cannot kill the launcher mid-cleanup.
+ */
 function waitForShutdown(children: ChildProcess[]): Promise<void> {
   return new Promise((resolve) => {
     const done = () => resolve();
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
+    process.on('SIGINT', done);
+    process.on('SIGTERM', done);
     for (const c of children) c.once('exit', done); // one child dying takes the stack down
   });
 }

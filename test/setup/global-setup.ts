@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type http from 'node:http';
 import { withAppRole } from '../../apps/shared/config';
-import { ensureDatabase, migrate } from '../../db/migrator';
+import { dropDatabase, ensureDatabase, migrate } from '../../db/migrator';
 import { DEV_AUDIENCE, devIssuer, loadOrCreateDevKey, serveJwks } from '../../scripts/lib/dev-identity';
 import { startDatabase, DatabaseHandle } from '../../scripts/lib/postgres';
 import { loadTemporalDevConfig, resolveTemporalCli, startTemporalDevServer, TemporalServerHandle } from '../../scripts/lib/temporal-server';
@@ -28,6 +28,17 @@ const log = (line: string) => process.stderr.write(`[test-setup] ${line}\n`);
 const ROOT = path.resolve(__dirname, '../..');
 
 export default async function globalSetup(): Promise<void> {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  try {
+    await startStack(cleanups);
+  } catch (err) {
+    // Jest runs no teardown after a failed set-up: stop what was started, newest first.
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+    throw err;
+  }
+}
+
+async function startStack(cleanups: Array<() => Promise<unknown>>): Promise<void> {
   const started = Date.now();
   const runId = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
@@ -38,10 +49,12 @@ export default async function globalSetup(): Promise<void> {
     databaseName: 'postgres',
     log,
   });
+  cleanups.push(() => db.stop());
   const testDbUrl = new URL(db.ownerUrl);
   testDbUrl.pathname = `/outreach_test_${runId}`;
   const ownerUrl = testDbUrl.toString();
   await ensureDatabase(ownerUrl);
+  cleanups.push(() => dropDatabase(ownerUrl));
   const appPassword = db.appPassword ?? process.env.APP_DB_PASSWORD;
   await migrate(ownerUrl, { appPassword });
   const appUrl = withAppRole(ownerUrl, appPassword);
@@ -57,12 +70,14 @@ export default async function globalSetup(): Promise<void> {
       log,
     });
     temporalAddress = temporal.address;
+    cleanups.push(() => temporal!.stop());
   }
 
   const keyDir = mkdtempSync(path.join(os.tmpdir(), 'outreach-test-idp-'));
   const { publicJwk, privateJwk } = await loadOrCreateDevKey(keyDir);
   const jwksPort = await freePort();
   const jwks = await serveJwks(jwksPort, [publicJwk]);
+  cleanups.push(() => new Promise((r) => jwks.close(r)));
   const issuer = devIssuer(jwksPort);
 
   const taskQueue = `test-${runId}`;
@@ -104,7 +119,10 @@ function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    const timer = setTimeout(() => reject(new Error(`worker did not start within 120s:\n${output}`)), 120000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`worker did not start within 120s:\n${output}`));
+    }, 120000);
     const onData = (b: Buffer) => {
       const text = b.toString();
       output = (output + text).slice(-8000);
