@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { guardedFetch } from '../providers/destination';
 import { estimateEuros, extractMeasures } from './amounts';
 import { Classifier, ClassifierInput, ClassificationResult, InvalidModelOutputError, PROJECT_CATEGORIES, PROJECT_STAGES } from './types';
 
@@ -65,7 +66,7 @@ export class OpenAiCompatibleClassifier implements Classifier {
     const promptHash = createHash('sha256').update(`${prompt.system}\n---\n${prompt.user}`).digest('hex');
     let res: Response;
     try {
-      res = await fetch(`${this.config.baseUrl.replace(/\/$/, '')}/chat/completions`, {
+      res = await guardedFetch(`${this.config.baseUrl.replace(/\/$/, '')}/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(this.config.apiKey ? { authorization: `Bearer ${this.config.apiKey}` } : {}) },
         body: JSON.stringify({

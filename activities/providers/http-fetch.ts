@@ -1,3 +1,5 @@
+import { BlockedDestinationError, guardedFetch } from './destination';
+
 /**
  * The one HTTP client for fetching outside documents: time limit, size limit (counted while
  * streaming, so a lying Content-Length does not help), conditional GET, and errors that say
@@ -37,8 +39,9 @@ export async function fetchDocument(url: string, limits: FetchLimits, cond: Cond
   if (cond.lastModified) headers['if-modified-since'] = cond.lastModified;
   let res: Response;
   try {
-    res = await fetch(url, { headers, redirect: 'follow', signal: AbortSignal.timeout(limits.timeoutMs) });
+    res = await guardedFetch(url, { headers, signal: AbortSignal.timeout(limits.timeoutMs) });
   } catch (err) {
+    if (err instanceof BlockedDestinationError) throw new FetchError(err.message, false);
     const e = err as Error & { cause?: { code?: string } };
     const reason = e.name === 'TimeoutError' ? `timed out after ${limits.timeoutMs} ms` : (e.cause?.code ?? e.message);
     throw new FetchError(`GET ${url} failed: ${reason}`, true);

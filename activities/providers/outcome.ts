@@ -1,3 +1,5 @@
+import { BlockedDestinationError, guardedFetch } from './destination';
+
 /** What a provider's credential check answers: connected, or the provider's own message. */
 export type VerifyOutcome = { ok: true; detail: string } | { ok: false; message: string };
 
@@ -19,13 +21,14 @@ export async function requestJson<T>(
 ): Promise<T> {
   let res: Response;
   try {
-    res = await fetch(url, {
+    res = await guardedFetch(url, {
       method: init.method ?? 'GET',
       headers: { accept: 'application/json', ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
       body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
       signal: AbortSignal.timeout(init.timeoutMs ?? 15000),
     });
   } catch (err) {
+    if (err instanceof BlockedDestinationError) throw new ProviderRequestError(err.message, null, false);
     throw new ProviderRequestError(`request failed: ${(err as Error).name === 'TimeoutError' ? 'timed out' : (err as Error).message}`, null, true);
   }
   const text = await res.text();

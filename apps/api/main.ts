@@ -1,4 +1,5 @@
-import { appDatabaseUrl, loadAuthConfig, loadConfig } from '../shared/config';
+import { allowPrivateDestinations } from '../../activities/providers/destination';
+import { allowsPrivateNetworks, appDatabaseUrl, loadAuthConfig, loadConfig } from '../shared/config';
 import { createLogger } from '../shared/logger';
 import { SecretBox } from '../shared/secrets';
 import { connectTemporal, WorkflowStarter } from '../shared/temporal';
@@ -10,6 +11,7 @@ import { listen } from './server';
 async function main() {
   const config = loadConfig();
   const auth = loadAuthConfig(config);
+  allowPrivateDestinations(allowsPrivateNetworks(config)); // integration checks call providers
   const logger = createLogger(config.LOG_LEVEL, 'api');
   const db = createDb(appDatabaseUrl(config), config.DB_POOL_SIZE);
   const temporalClient = await connectTemporal(config);

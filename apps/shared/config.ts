@@ -45,6 +45,8 @@ const schema = z.object({
   LLM_API_KEY: z.string().min(1).optional(),
   // 32 bytes (64 hex characters or base64): encrypts integration secrets at rest. Required to add integrations.
   INTEGRATION_SECRET_KEY: z.string().min(32).optional(),
+  // Outbound fetches to loopback/private/link-local addresses: refused in production unless allowed here.
+  OUTBOUND_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).optional(),
   INGEST_RETRY_INITIAL_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),
 });
 
@@ -69,6 +71,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   return parsed.data;
+}
+
+/** Private destinations: allowed in development and tests (local feeds), refused in production by default. */
+export function allowsPrivateNetworks(c: Config): boolean {
+  return c.OUTBOUND_ALLOW_PRIVATE_NETWORKS ? c.OUTBOUND_ALLOW_PRIVATE_NETWORKS === 'true' : c.NODE_ENV !== 'production';
 }
 
 /** The API's token verification settings; only the API needs (and checks) them. */

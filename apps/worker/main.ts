@@ -1,11 +1,13 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { appDatabaseUrl, loadConfig } from '../shared/config';
+import { allowPrivateDestinations } from '../../activities/providers/destination';
+import { allowsPrivateNetworks, appDatabaseUrl, loadConfig } from '../shared/config';
 import { createLogger } from '../shared/logger';
 import { createDb } from '../../db/pool';
 import { createWorker } from './worker';
 
 async function main() {
   const config = loadConfig();
+  allowPrivateDestinations(allowsPrivateNetworks(config));
   const logger = createLogger(config.LOG_LEVEL, 'worker');
   Runtime.install({ logger: new DefaultLogger(config.LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN') });
   const db = createDb(appDatabaseUrl(config), config.DB_POOL_SIZE);
