@@ -32,6 +32,14 @@ export function asCaller<T>(db: DB, req: Request, fn: (tx: Tx) => Promise<T>): P
   return asUser(db, userOf(req), fn);
 }
 
+/** The common route shape: check the caller's role in an organization, then run fn in the same transaction. */
+export function withRole<T>(db: DB, req: Request, organizationId: string, minRole: Role, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return asCaller(db, req, async (tx) => {
+    await requireRole(tx, req, organizationId, minRole);
+    return fn(tx);
+  });
+}
+
 export function outranks(a: Role, b: Role): boolean {
   return RANK[a] >= RANK[b];
 }

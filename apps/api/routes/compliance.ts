@@ -4,7 +4,7 @@ import { CHANNEL_POLICY, CHANNEL_POLICY_VERSION, policyCountry } from '../../../
 import {
   addSuppression, changeComplianceSettings, complianceSettings, getSuppression, listAudit, listSuppressions, removeSuppression,
 } from '../../../db/queries/compliance';
-import { asCaller, requireRole, userOf, WRITE } from '../access';
+import { asCaller, requireRole, userOf, withRole, WRITE } from '../access';
 import { notFound, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';
 import { auditQuery, channelPolicyQuery, createSuppressionBody, listSuppressionsQuery, organizationQuery, patchComplianceSettingsBody } from '../schemas';
@@ -34,19 +34,15 @@ export function complianceRoutes({ db }: ApiDeps): Router {
   r.post('/compliance/suppressions', async (req, res) => {
     const body = parseBody(createSuppressionBody, req);
     const value = normalizeSuppressionValue(body.scope, body.value);
-    const { suppression, created } = await asCaller(db, req, async (tx) => {
-      await requireRole(tx, req, body.organizationId, WRITE);
-      return addSuppression(tx, { organizationId: body.organizationId, scope: body.scope, value, reason: body.reason ?? 'manual', note: body.note, createdBy: userOf(req) });
-    });
+    const { suppression, created } = await withRole(db, req, body.organizationId, WRITE, (tx) =>
+      addSuppression(tx, { organizationId: body.organizationId, scope: body.scope, value, reason: body.reason ?? 'manual', note: body.note, createdBy: userOf(req) }),
+    );
     res.status(created ? 201 : 200).json(suppression);
   });
 
   r.get('/compliance/suppressions', async (req, res) => {
     const q = parseQuery(listSuppressionsQuery, req);
-    const rows = await asCaller(db, req, async (tx) => {
-      await requireRole(tx, req, q.organizationId);
-      return listSuppressions(tx, q);
-    });
+    const rows = await withRole(db, req, q.organizationId, 'viewer', (tx) => listSuppressions(tx, q));
     res.json(rows);
   });
 
@@ -64,19 +60,14 @@ export function complianceRoutes({ db }: ApiDeps): Router {
 
   r.get('/compliance/settings', async (req, res) => {
     const q = parseQuery(organizationQuery, req);
-    const settings = await asCaller(db, req, async (tx) => {
-      await requireRole(tx, req, q.organizationId);
-      return complianceSettings(tx, q.organizationId);
-    });
+    const settings = await withRole(db, req, q.organizationId, 'viewer', (tx) => complianceSettings(tx, q.organizationId));
     if (!settings) throw notFound('compliance settings');
     res.json(settings);
   });
 
   r.patch('/compliance/settings', async (req, res) => {
     const body = parseBody(patchComplianceSettingsBody, req);
-    const settings = await asCaller(db, req, async (tx) => {
-      await requireRole(tx, req, body.organizationId, 'admin');
-      return changeComplianceSettings(tx, body.organizationId, userOf(req), {
+    const settings = await withRole(db, req, body.organizationId, 'admin', (tx) => changeComplianceSettings(tx, body.organizationId, userOf(req), {
         default_country: body.defaultCountry,
         default_locale: body.defaultLocale,
         default_formality: body.defaultFormality,
@@ -86,18 +77,14 @@ export function complianceRoutes({ db }: ApiDeps): Router {
         sender_address: body.senderAddress,
         privacy_url: body.privacyUrl,
         unsubscribe_mailto: body.unsubscribeMailto,
-      });
-    });
+      }));
     if (!settings) throw notFound('compliance settings');
     res.json(settings);
   });
 
   r.get('/compliance/audit', async (req, res) => {
     const q = parseQuery(auditQuery, req);
-    const rows = await asCaller(db, req, async (tx) => {
-      await requireRole(tx, req, q.organizationId);
-      return listAudit(tx, q);
-    });
+    const rows = await withRole(db, req, q.organizationId, 'viewer', (tx) => listAudit(tx, q));
     res.json(rows);
   });
 

@@ -3,7 +3,7 @@ import { toE164 } from '../../../activities/companies/identity';
 import { getCompany } from '../../../db/queries/companies';
 import { complianceGate, currentLawfulBasis, eraseContact, recordLawfulBasis } from '../../../db/queries/compliance';
 import { getContact, insertContact, listContacts } from '../../../db/queries/contacts';
-import { asCaller, requireRole, userOf, WRITE } from '../access';
+import { asCaller, requireRole, userOf, withRole, WRITE } from '../access';
 import { conflict, notFound, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';
 import { createContactBody, lawfulBasisBody, listContactsQuery } from '../schemas';
@@ -40,10 +40,7 @@ export function contactRoutes({ db }: ApiDeps): Router {
 
   r.get('/contacts', async (req, res) => {
     const q = parseQuery(listContactsQuery, req);
-    const rows = await asCaller(db, req, async (tx) => {
-      await requireRole(tx, req, q.organizationId);
-      return listContacts(tx, q);
-    });
+    const rows = await withRole(db, req, q.organizationId, 'viewer', (tx) => listContacts(tx, q));
     res.json(rows);
   });
 

@@ -3,7 +3,7 @@ import { Router } from 'express';
 import { verifyIntegration } from '../../../activities/providers/registry';
 import { getIntegration, insertIntegration, integrationSecret, listIntegrations, recordIntegrationTest } from '../../../db/queries/integrations';
 import { secretContext } from '../../shared/secrets';
-import { asCaller, requireRole } from '../access';
+import { asCaller, requireRole, withRole } from '../access';
 import { notFound, ProblemError } from '../errors';
 import type { ApiDeps } from '../app';
 import { createIntegrationBody, emptyBody, listIntegrationsQuery } from '../schemas';
@@ -38,10 +38,7 @@ export function integrationRoutes({ db, secrets }: ApiDeps): Router {
 
   r.get('/integrations', async (req, res) => {
     const q = parseQuery(listIntegrationsQuery, req);
-    const rows = await asCaller(db, req, async (tx) => {
-      await requireRole(tx, req, q.organizationId);
-      return listIntegrations(tx, q);
-    });
+    const rows = await withRole(db, req, q.organizationId, 'viewer', (tx) => listIntegrations(tx, q));
     res.json(rows);
   });
 

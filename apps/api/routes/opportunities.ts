@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { getOpportunity, listOpportunities, openOpportunity, openOpportunityForProject, setOutcome } from '../../../db/queries/opportunities';
 import { getSignal } from '../../../db/queries/signals';
-import { asCaller, requireRole, userOf, WRITE } from '../access';
+import { asCaller, requireRole, userOf, withRole, WRITE } from '../access';
 import { conflict, notFound } from '../errors';
 import type { ApiDeps } from '../app';
 import { createOpportunityBody, listOpportunitiesQuery, outcomeBody } from '../schemas';
@@ -36,10 +36,7 @@ export function opportunityRoutes({ db }: ApiDeps): Router {
 
   r.get('/opportunities', async (req, res) => {
     const q = parseQuery(listOpportunitiesQuery, req);
-    const rows = await asCaller(db, req, async (tx) => {
-      await requireRole(tx, req, q.organizationId);
-      return listOpportunities(tx, q);
-    });
+    const rows = await withRole(db, req, q.organizationId, 'viewer', (tx) => listOpportunities(tx, q));
     res.json(rows);
   });
 

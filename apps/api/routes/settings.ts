@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { changeIndustryProfile, changeScoringConfig, industryProfileSettings, scoringSettings, ThresholdOrderError } from '../../../db/queries/settings';
-import { asCaller, requireRole, userOf } from '../access';
+import { asCaller, requireRole, userOf, withRole } from '../access';
 import { notFound, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';
 import { organizationQuery, patchIndustryProfileBody, patchScoringBody } from '../schemas';
@@ -12,10 +12,7 @@ export function settingsRoutes({ db }: ApiDeps): Router {
 
   r.get('/settings/scoring', async (req, res) => {
     const q = parseQuery(organizationQuery, req);
-    const settings = await asCaller(db, req, async (tx) => {
-      await requireRole(tx, req, q.organizationId);
-      return scoringSettings(tx, q.organizationId);
-    });
+    const settings = await withRole(db, req, q.organizationId, 'viewer', (tx) => scoringSettings(tx, q.organizationId));
     if (!settings) throw notFound('scoring settings');
     res.json(settings);
   });
@@ -42,27 +39,21 @@ export function settingsRoutes({ db }: ApiDeps): Router {
 
   r.get('/settings/industry-profile', async (req, res) => {
     const q = parseQuery(organizationQuery, req);
-    const settings = await asCaller(db, req, async (tx) => {
-      await requireRole(tx, req, q.organizationId);
-      return industryProfileSettings(tx, q.organizationId);
-    });
+    const settings = await withRole(db, req, q.organizationId, 'viewer', (tx) => industryProfileSettings(tx, q.organizationId));
     if (!settings) throw notFound('industry profile');
     res.json(settings);
   });
 
   r.patch('/settings/industry-profile', async (req, res) => {
     const body = parseBody(patchIndustryProfileBody, req);
-    const settings = await asCaller(db, req, async (tx) => {
-      await requireRole(tx, req, body.organizationId, 'admin');
-      return changeIndustryProfile(tx, body.organizationId, userOf(req), {
+    const settings = await withRole(db, req, body.organizationId, 'admin', (tx) => changeIndustryProfile(tx, body.organizationId, userOf(req), {
         key: body.key,
         name: body.name,
         description: body.description,
         proposition_text: body.propositionText,
         personas: body.personas,
         products: body.products,
-      });
-    });
+      }));
     res.json(settings);
   });
 

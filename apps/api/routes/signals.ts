@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { sql } from 'kysely';
 import { getSignal, getSignalDetail, listSignals, SIGNAL_COLUMNS } from '../../../db/queries/signals';
 import { WorkflowRunningError } from '../../shared/temporal';
-import { asCaller, requireRole, WRITE } from '../access';
+import { asCaller, requireRole, withRole, WRITE } from '../access';
 import { conflict, notFound } from '../errors';
 import type { ApiDeps } from '../app';
 import { emptyBody, listSignalsQuery, reprocessBody } from '../schemas';
@@ -13,10 +13,7 @@ export function signalRoutes({ db, workflows }: ApiDeps): Router {
 
   r.get('/signals', async (req, res) => {
     const q = parseQuery(listSignalsQuery, req);
-    const rows = await asCaller(db, req, async (tx) => {
-      await requireRole(tx, req, q.organizationId);
-      return listSignals(tx, q);
-    });
+    const rows = await withRole(db, req, q.organizationId, 'viewer', (tx) => listSignals(tx, q));
     res.json(rows);
   });
 

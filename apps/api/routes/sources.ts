@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { getSource, insertSource, listSources, updateSource } from '../../../db/queries/sources';
-import { asCaller, requireRole, WRITE } from '../access';
+import { asCaller, requireRole, withRole, WRITE } from '../access';
 import { conflict, notFound, validationFailed, zodToFieldErrors } from '../errors';
 import type { ApiDeps } from '../app';
 import { createSourceBody, emptyBody, listSourcesQuery, patchSourceBody, sourceConfigByProvider } from '../schemas';
@@ -32,10 +32,7 @@ export function sourceRoutes({ db, workflows }: ApiDeps): Router {
 
   r.get('/sources', async (req, res) => {
     const q = parseQuery(listSourcesQuery, req);
-    const rows = await asCaller(db, req, async (tx) => {
-      await requireRole(tx, req, q.organizationId);
-      return listSources(tx, q.organizationId, q);
-    });
+    const rows = await withRole(db, req, q.organizationId, 'viewer', (tx) => listSources(tx, q.organizationId, q));
     res.json(rows);
   });
 
