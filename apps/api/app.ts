@@ -8,6 +8,7 @@ import type { SecretBox } from '../shared/secrets';
 import type { WorkflowStarter } from '../shared/temporal';
 import { authenticate, TokenVerifier } from './auth';
 import { errorHandler, sendProblem } from './errors';
+import { openApiDocument } from './openapi';
 import { healthRoutes } from './routes/health';
 import { companyRoutes } from './routes/companies';
 import { complianceRoutes } from './routes/compliance';
@@ -59,6 +60,9 @@ export function createApp(deps: ApiDeps): Express {
     }),
   );
   app.use(healthRoutes(deps));
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openApiDocument());
+  });
   app.use(authenticate(deps.verifyToken, deps.issuer));
   app.use(requireJsonBody);
   app.use(express.json({ limit: deps.bodyLimit, strict: true, type: 'application/json' }));

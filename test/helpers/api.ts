@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import type { Express } from 'express';
 import pino from 'pino';
 import { createApp, ApiDeps } from '../../apps/api/app';
 import { createTokenVerifier } from '../../apps/api/auth';
@@ -16,6 +17,7 @@ export interface Reply {
 
 export interface TestApi {
   url: string;
+  app: Express;
   db: DB;
   temporal: Client;
   call(method: string, path: string, opts?: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<Reply>;
@@ -52,6 +54,7 @@ export async function startApi(overrides: Partial<ApiDeps> = {}): Promise<TestAp
   const server = await listen(app, 0, '127.0.0.1');
   return {
     url: server.url,
+    app,
     db,
     temporal,
     async call(method, path, opts = {}) {

@@ -20,7 +20,7 @@ export interface TestStack {
   db: DatabaseHandle;
   temporal?: TemporalServerHandle;
   jwks: http.Server;
-  worker: ChildProcess;
+  workers: ChildProcess[];
   ownerUrl: string;
 }
 
@@ -96,16 +96,19 @@ async function startStack(cleanups: Array<() => Promise<unknown>>): Promise<void
     INTEGRATION_SECRET_KEY: randomBytes(32).toString('hex'),
   });
 
-  const worker = await startWorker({
+  // Two worker processes on one task queue, so every test also shows that several workers are safe.
+  const workerEnv = {
     ...process.env,
     APP_DATABASE_URL: appUrl,
     DATABASE_URL: ownerUrl,
     TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_TASK_QUEUE: taskQueue,
     LOG_LEVEL: process.env.WORKER_LOG_LEVEL ?? 'info',
-  });
+  };
+  const workers = await Promise.all(Array.from({ length: Number(process.env.TEST_WORKERS ?? 2) }, () => startWorker(workerEnv)));
+  cleanups.push(...workers.map((w) => async () => w.kill('SIGKILL')));
 
-  const stack: TestStack = { db, temporal, jwks, worker, ownerUrl };
+  const stack: TestStack = { db, temporal, jwks, workers, ownerUrl };
   (globalThis as { __STACK__?: TestStack }).__STACK__ = stack;
   log(`stack ready in ${((Date.now() - started) / 1000).toFixed(1)}s (db ${testDbUrl.pathname.slice(1)}, temporal ${temporalAddress})`);
 }

@@ -7,13 +7,17 @@ export default async function globalTeardown(): Promise<void> {
   const stack = (globalThis as { __STACK__?: TestStack }).__STACK__;
   if (!stack) return;
   const started = Date.now();
-  if (stack.worker.exitCode === null) {
-    const exited = new Promise((r) => stack.worker.once('exit', r));
-    const kill = setTimeout(() => stack.worker.kill('SIGKILL'), 15000);
-    stack.worker.kill('SIGTERM');
-    await exited;
-    clearTimeout(kill);
-  }
+  await Promise.all(
+    stack.workers
+      .filter((w) => w.exitCode === null)
+      .map(async (worker) => {
+        const exited = new Promise((r) => worker.once('exit', r));
+        const kill = setTimeout(() => worker.kill('SIGKILL'), 15000);
+        worker.kill('SIGTERM');
+        await exited;
+        clearTimeout(kill);
+      }),
+  );
   await stack.temporal?.stop();
   stack.jwks.closeAllConnections();
   await new Promise((r) => stack.jwks.close(r));
