@@ -44,13 +44,16 @@ test('contacts: e-mail syntax and domain checked, phone in E.164, one contact pe
   expect(res.status).toBe(201);
   expect(res.body).toMatchObject({ email: 'els.peeters@contacten.be', phone: '+3225551212', data_source: 'manual', company_id: company.id });
   expectProblem(await post('/contacts', { organizationId: orgId, companyId: company.id, fullName: 'Els P.', email: 'els.peeters@contacten.be' }), 409, 'CONFLICT');
+  // An underscore is a character, not a wildcard.
+  const similar = await post('/contacts', { organizationId: orgId, companyId: company.id, fullName: 'Els Q.', email: 'els_peeters@contacten.be' });
+  expect(similar.status).toBe(201);
   const bad = await post('/contacts', { organizationId: orgId, companyId: company.id, fullName: 'X', email: 'x@example.invalidtld', phone: '12', linkedinUrl: 'https://example.com/x' });
   expectProblem(bad, 400, 'VALIDATION_FAILED');
   expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['body.email', 'body.linkedinUrl']);
   const badPhone = await post('/contacts', { organizationId: orgId, companyId: company.id, fullName: 'X', phone: '12' });
   expect(badPhone.body.errors).toEqual([{ path: 'body.phone', message: 'is not a valid phone number' }]);
   const list = await api.call('GET', `/contacts?organizationId=${orgId}&companyId=${company.id}`, { token: owner.token });
-  expect(list.body.map((c: { full_name: string }) => c.full_name)).toEqual(['Els Peeters']);
+  expect(list.body.map((c: { full_name: string }) => c.full_name).sort()).toEqual(['Els Peeters', 'Els Q.']);
   const one = await api.call('GET', `/contacts/${res.body.id}`, { token: owner.token });
   expect(one.body).toMatchObject({ id: res.body.id, lawful_basis: null });
 });

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { sql } from 'kysely';
 import { toE164 } from '../../../activities/companies/identity';
 import { getCompany } from '../../../db/queries/companies';
 import { complianceGate, currentLawfulBasis, eraseContact, recordLawfulBasis } from '../../../db/queries/compliance';
@@ -21,7 +22,13 @@ export function contactRoutes({ db }: ApiDeps): Router {
       const phone = body.phone ? toE164(body.phone, company.country_code ?? 'NL') : null;
       if (body.phone && !phone) throw validationFailed([{ path: 'body.phone', message: 'is not a valid phone number' }]);
       if (body.email) {
-        const same = await tx.selectFrom('contacts').select('id').where('organization_id', '=', body.organizationId).where('email', 'ilike', body.email).executeTakeFirst();
+        // lower(email) = lower(?), as the unique index has it (ILIKE would treat _ and % as wildcards).
+        const same = await tx
+          .selectFrom('contacts')
+          .select('id')
+          .where('organization_id', '=', body.organizationId)
+          .where(sql`lower(email)`, '=', body.email.toLowerCase())
+          .executeTakeFirst();
         if (same) throw conflict('A contact with this e-mail address exists', { contact_id: same.id });
       }
       return insertContact(tx, body.organizationId, {
