@@ -15,8 +15,11 @@ export function listen(app: Express, port: number, host: string): Promise<{ serv
         close: (graceMs = 10000) =>
           new Promise<void>((done) => {
             const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+            // Keep-alive sockets turn idle as their last response finishes: close them as they do.
+            const idle = setInterval(() => server.closeIdleConnections(), 50);
             server.close(() => {
               clearTimeout(timer);
+              clearInterval(idle);
               done();
             });
             server.closeIdleConnections();
