@@ -21,6 +21,9 @@ export interface ActivityDeps {
   >;
 }
 
+/** How long a worker reuses an organization's classifier before looking at its integrations again. */
+const CLASSIFIER_CACHE_MS = 30_000;
+
 /** Every activity the worker hosts, wired to its dependencies. */
 export function createActivities(deps: ActivityDeps) {
   const limits = { timeoutMs: deps.config.SOURCE_FETCH_TIMEOUT_MS, maxBytes: deps.config.SOURCE_FETCH_MAX_BYTES };
@@ -30,10 +33,19 @@ export function createActivities(deps: ActivityDeps) {
     deps.config.LLM_BASE_URL && deps.config.LLM_MODEL
       ? new OpenAiCompatibleClassifier({ baseUrl: deps.config.LLM_BASE_URL, model: deps.config.LLM_MODEL, apiKey: deps.config.LLM_API_KEY })
       : new RulesClassifier();
+  // Classification runs once per signal: the organization's classifier is looked up (and its secret
+  // decrypted) at most once per CLASSIFIER_CACHE_MS, not on every signal.
+  const classifiers = new Map<string, { classifier: Classifier; until: number }>();
   const classifierFor = async (organizationId: string): Promise<Classifier> => {
+    const hit = classifiers.get(organizationId);
+    if (hit && hit.until > Date.now()) return hit.classifier;
     const llm = await asOrganization(deps.db, organizationId, (tx) => usableIntegration(tx, organizationId, 'llm'));
-    if (!llm?.secret_ciphertext || !secrets) return fallback;
-    return llmClassifierFrom(llm.config as Record<string, unknown>, secrets.open(llm.secret_ciphertext, secretContext(llm.organization_id, llm.id)));
+    const classifier =
+      llm?.secret_ciphertext && secrets
+        ? llmClassifierFrom(llm.config as Record<string, unknown>, secrets.open(llm.secret_ciphertext, secretContext(llm.organization_id, llm.id)))
+        : fallback;
+    classifiers.set(organizationId, { classifier, until: Date.now() + CLASSIFIER_CACHE_MS });
+    return classifier;
   };
   return {
     ...createEnrichmentActivities({ db: deps.db, limits, secrets }),

@@ -1,6 +1,6 @@
 /**
  * bench/pipeline: N generated publications (default 2,000) served by a local feed, ingested and
- * processed end to end (classification, scoring, opportunity) by one worker; then the same worker
+ * processed end to end (every pipeline stage that has an activity) by one worker; then the same worker
  * runs an empty pipeline of the same shape. Prints signals per second for both and their ratio.
  *
  *   npx tsx bench/pipeline.ts [--n 2000]
@@ -23,10 +23,12 @@ import { createOrganization } from '../db/queries/organizations';
 import { seedOrganizationDefaults } from '../db/queries/organization-defaults';
 import { insertSource } from '../db/queries/sources';
 import { asUser } from '../db/tenancy';
+import { PIPELINE_STAGES, STAGE_ACTIVITY } from '../workflows/stages';
 import { startDatabase } from '../scripts/lib/postgres';
 import { loadTemporalDevConfig, resolveTemporalCli, startTemporalDevServer } from '../scripts/lib/temporal-server';
 
-const ACTIVITIES_PER_SIGNAL = 6; // readSignalStatus + stage, for classification, scoring and opportunity
+// Per stage that has an activity: readSignalStatus, then the stage itself (workflows/process-signal.ts).
+const ACTIVITIES_PER_SIGNAL = PIPELINE_STAGES.filter((s) => STAGE_ACTIVITY[s]).length * 2;
 
 const { values } = parseArgs({ options: { n: { type: 'string', default: '2000' } } });
 const N = Number(values.n);

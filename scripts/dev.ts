@@ -12,7 +12,7 @@ import { sql } from 'kysely';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
-import { withAppRole } from '../apps/shared/config';
+import { loadConfig, withAppRole } from '../apps/shared/config';
 import { WorkflowStarter } from '../apps/shared/temporal';
 import { createDb } from '../db/pool';
 import { ensureDatabase, migrate } from '../db/migrator';
@@ -50,9 +50,6 @@ async function main() {
     const issuer = devIssuer(DEV_IDP_PORT);
 
     const demoOrgId = await seedDemoOrganization(appUrl);
-    const temporalClient = new Client({ connection: await Connection.connect({ address: temporal.address }), namespace: temporal.namespace });
-    await new WorkflowStarter(temporalClient, { TEMPORAL_TASK_QUEUE: process.env.TEMPORAL_TASK_QUEUE ?? 'outreach', INGEST_RETRY_INITIAL_INTERVAL_MS: 5000 }).ensureRetentionSchedule(demoOrgId);
-    await temporalClient.connection.close();
 
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -69,6 +66,11 @@ async function main() {
       PORT: String(API_PORT),
       INTEGRATION_SECRET_KEY: process.env.INTEGRATION_SECRET_KEY ?? devSecretKey(),
     };
+    // The demo organization was seeded directly, not through POST /organizations: give it its retention schedule.
+    const temporalClient = new Client({ connection: await Connection.connect({ address: temporal.address }), namespace: temporal.namespace });
+    await new WorkflowStarter(temporalClient, loadConfig(env)).ensureRetentionSchedule(demoOrgId);
+    await temporalClient.connection.close();
+
     const worker = startChild('worker', 'apps/worker/main.ts', env);
     const api = startChild('api', 'apps/api/main.ts', env);
     cleanups.unshift(() => stopChild(worker), () => stopChild(api));

@@ -18,7 +18,8 @@ export async function connectTemporal(config: Pick<Config, 'TEMPORAL_ADDRESS' | 
 /** The single place that starts workflows, so ids, task queue and search attributes never drift. */
 export class WorkflowStarter {
   private readonly taskQueue: string;
-  private readonly ingestRetryInitialIntervalMs: number;
+  /** First retry delay of the workflows it starts (INGEST_RETRY_INITIAL_INTERVAL_MS; tests shorten it). */
+  private readonly retryInitialIntervalMs: number;
   private readonly scheduleTimezone: string;
 
   constructor(
@@ -26,7 +27,7 @@ export class WorkflowStarter {
     config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'INGEST_RETRY_INITIAL_INTERVAL_MS'> & { SCHEDULE_TIMEZONE?: string },
   ) {
     this.taskQueue = config.TEMPORAL_TASK_QUEUE;
-    this.ingestRetryInitialIntervalMs = config.INGEST_RETRY_INITIAL_INTERVAL_MS;
+    this.retryInitialIntervalMs = config.INGEST_RETRY_INITIAL_INTERVAL_MS;
     this.scheduleTimezone = config.SCHEDULE_TIMEZONE ?? 'UTC';
   }
 
@@ -50,7 +51,7 @@ export class WorkflowStarter {
       workflowType: 'ingestSourceWorkflow',
       taskQueue: this.taskQueue,
       workflowId: workflowIds.ingestSource(source.id),
-      args: [{ organizationId: source.organization_id, sourceId: source.id, retryInitialIntervalMs: this.ingestRetryInitialIntervalMs }],
+      args: [{ organizationId: source.organization_id, sourceId: source.id, retryInitialIntervalMs: this.retryInitialIntervalMs }],
       typedSearchAttributes: searchAttributes({ OrganizationId: source.organization_id, SourceId: source.id }),
     };
     const note = `source "${source.name}"${source.enabled ? '' : ' (disabled)'}`;
@@ -81,7 +82,7 @@ export class WorkflowStarter {
       taskQueue: this.taskQueue,
       workflowId: workflowIds.ingestSource(sourceId),
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      args: [{ organizationId, sourceId, retryInitialIntervalMs: this.ingestRetryInitialIntervalMs }],
+      args: [{ organizationId, sourceId, retryInitialIntervalMs: this.retryInitialIntervalMs }],
       typedSearchAttributes: searchAttributes({ OrganizationId: organizationId, SourceId: sourceId }),
     });
     return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };
@@ -94,7 +95,7 @@ export class WorkflowStarter {
       workflowId: workflowIds.enrichCompany(companyId),
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-      args: [{ organizationId, companyId, retryInitialIntervalMs: this.ingestRetryInitialIntervalMs }],
+      args: [{ organizationId, companyId, retryInitialIntervalMs: this.retryInitialIntervalMs }],
       typedSearchAttributes: searchAttributes({ OrganizationId: organizationId, CompanyId: companyId }),
     });
     return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };
@@ -131,7 +132,7 @@ export class WorkflowStarter {
         workflowId: workflowIds.processSignal(signalId),
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
         workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-        args: [{ organizationId, signalId, fromStage, retryInitialIntervalMs: this.ingestRetryInitialIntervalMs }],
+        args: [{ organizationId, signalId, fromStage, retryInitialIntervalMs: this.retryInitialIntervalMs }],
         typedSearchAttributes: searchAttributes({ OrganizationId: organizationId, SourceId: sourceId, SignalId: signalId }),
       });
       return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };
