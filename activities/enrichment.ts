@@ -8,7 +8,7 @@ import { findSuppression } from '../db/queries/compliance';
 import { usableIntegration } from '../db/queries/integrations';
 import { asOrganization } from '../db/tenancy';
 import type { DB } from '../db/pool';
-import { checkEmail, emailHash, toE164 } from './companies/identity';
+import { checkEmail, emailHash, toE164 } from '../domain/companies/identity';
 import type { FetchLimits } from './providers/http-fetch';
 import { EnrichmentProvider, EnrichmentUnavailableError } from './providers/enrichment/types';
 import { WebsiteEnrichmentProvider } from './providers/enrichment/website';

@@ -6,11 +6,11 @@ import { matchOrCreateCompany, setEnrichmentStatus } from '../db/queries/compani
 import { openOpportunity } from '../db/queries/opportunities';
 import { asOrganization } from '../db/tenancy';
 import type { DB } from '../db/pool';
-import type { CompanyHint } from './companies/extract';
-import { DEFAULT_PROFILE } from './classification/default-profile';
+import type { CompanyHint } from '../domain/companies/extract';
+import { DEFAULT_PROFILE } from '../domain/classification/default-profile';
 import { ProviderError } from './classification/openai-compatible';
-import { Classifier, IndustryProfileInput, InvalidModelOutputError } from './classification/types';
-import { Dimension, scoreSignal } from './scoring/engine';
+import { Classifier, IndustryProfileInput, InvalidModelOutputError } from '../domain/classification/types';
+import { Dimension, scoreSignal } from '../domain/scoring/engine';
 
 export interface SignalRef {
   organizationId: string;

@@ -1,4 +1,4 @@
-import { CHANNEL_POLICY, channelsFor, policyCountry } from '../activities/compliance/channel-policy';
+import { CHANNEL_POLICY, channelsFor, policyCountry } from '../domain/compliance/channel-policy';
 
 /** The rows of shared/compliance-rules.md section 1, as the policy answers them. */
 const rule = (country: string, recipientKind: 'legal_person' | 'natural_person', opts: { published?: boolean } = {}) =>

@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import { DEFAULT_PROFILE } from '../activities/classification/default-profile';
+import { DEFAULT_PROFILE } from '../domain/classification/default-profile';
 import { OpenAiCompatibleClassifier, ProviderError, renderPrompt } from '../activities/classification/openai-compatible';
-import { InvalidModelOutputError } from '../activities/classification/types';
+import { InvalidModelOutputError } from '../domain/classification/types';
 import { createSignalStageActivities } from '../activities/signal-stages';
 import { createDb, DB } from '../db/pool';
 import { startChatServer, ChatServer } from './helpers/chat-server';

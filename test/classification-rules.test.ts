@@ -1,6 +1,6 @@
-import { estimateEuros, extractMeasures, parseLocaleNumber } from '../activities/classification/amounts';
-import { RulesClassifier, RULES_MODEL } from '../activities/classification/rules';
-import { DEFAULT_PROFILE } from '../activities/classification/default-profile';
+import { estimateEuros, extractMeasures, parseLocaleNumber } from '../domain/classification/amounts';
+import { RulesClassifier, RULES_MODEL } from '../domain/classification/rules';
+import { DEFAULT_PROFILE } from '../domain/classification/default-profile';
 
 describe('amounts and units in Dutch and English notices', () => {
   test.each([

@@ -1,5 +1,5 @@
-import { checkEmail, emailHash, isGenericMailbox, normalizeCompanyName, normalizeKvk, recipientKindFor, registrableDomain, toE164 } from '../activities/companies/identity';
-import { extractCompanyHint } from '../activities/companies/extract';
+import { checkEmail, emailHash, isGenericMailbox, normalizeCompanyName, normalizeKvk, recipientKindFor, registrableDomain, toE164 } from '../domain/companies/identity';
+import { extractCompanyHint } from '../domain/companies/extract';
 
 test.each([
   ['Bouwbedrijf De Vries B.V.', 'bouwbedrijf de vries'],

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import { emailHash } from '../activities/companies/identity';
+import { emailHash } from '../domain/companies/identity';
 import { startApi, newOrganization, addMember, expectProblem, TestApi } from './helpers/api';
 import { testEnv, type TestUser } from './helpers/tokens';
 

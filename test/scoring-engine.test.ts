@@ -1,5 +1,5 @@
-import { decide, distanceKm, scoreSignal, ScoringSubject } from '../activities/scoring/engine';
-import { DEFAULT_RULES, DEFAULT_THRESHOLDS } from '../activities/scoring/defaults';
+import { decide, distanceKm, scoreSignal, ScoringSubject } from '../domain/scoring/engine';
+import { DEFAULT_RULES, DEFAULT_THRESHOLDS } from '../domain/scoring/defaults';
 
 const now = new Date('2026-11-21T12:00:00Z');
 const config = { ...DEFAULT_THRESHOLDS, homeLat: 52.0907, homeLng: 5.1214 }; // Utrecht

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { guardedFetch } from '../providers/destination';
-import { estimateEuros, extractMeasures } from './amounts';
-import { Classifier, ClassifierInput, ClassificationResult, InvalidModelOutputError, PROJECT_CATEGORIES, PROJECT_STAGES } from './types';
+import { estimateEuros, extractMeasures } from '../../domain/classification/amounts';
+import { Classifier, ClassifierInput, ClassificationResult, InvalidModelOutputError, PROJECT_CATEGORIES, PROJECT_STAGES } from '../../domain/classification/types';
 
 /**
  * Any OpenAI-compatible chat-completions endpoint (OpenAI, Azure OpenAI, vLLM, Ollama, LiteLLM...).

@@ -1,6 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
-import { checkEmail, registrableDomain } from '../../activities/companies/identity';
+import { checkEmail, registrableDomain } from '../../domain/companies/identity';
 import { INTEGRATION_PROVIDERS, IntegrationProviderKey } from '../../activities/providers/registry';
 import { jsonApiConfigSchema } from '../../activities/providers/sources/json-api';
 import { PIPELINE_STAGES } from '../../workflows/stages';

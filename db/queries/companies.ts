@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { normalizeCompanyName, recipientKindFor, registrableDomain } from '../../activities/companies/identity';
+import { normalizeCompanyName, recipientKindFor, registrableDomain } from '../../domain/companies/identity';
 import type { Tx } from '../tenancy';
 import { newestFirst } from './pagination';
 

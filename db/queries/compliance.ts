@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { emailHash, registrableDomain } from '../../activities/companies/identity';
-import { channelsFor, ChannelDecision, CHANNEL_POLICY_VERSION } from '../../activities/compliance/channel-policy';
+import { emailHash, registrableDomain } from '../../domain/companies/identity';
+import { channelsFor, ChannelDecision, CHANNEL_POLICY_VERSION } from '../../domain/compliance/channel-policy';
 import type { Tx } from '../tenancy';
 import { diff, writeAudit } from './audit';
 import { newestFirst } from './pagination';

@@ -1,5 +1,5 @@
-import { DEFAULT_PROFILE } from '../../activities/classification/default-profile';
-import { DEFAULT_RULES, DEFAULT_THRESHOLDS } from '../../activities/scoring/defaults';
+import { DEFAULT_PROFILE } from '../../domain/classification/default-profile';
+import { DEFAULT_RULES, DEFAULT_THRESHOLDS } from '../../domain/scoring/defaults';
 import type { Tx } from '../tenancy';
 
 /**

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { DIMENSIONS } from '../../activities/scoring/engine';
+import { DIMENSIONS } from '../../domain/scoring/engine';
 import type { Tx } from '../tenancy';
 
 /** Rules in the canonical dimension order, so breakdowns always list components the same way. */

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { CompanyHint, extractCompanyHint } from '../../activities/companies/extract';
+import { CompanyHint, extractCompanyHint } from '../../domain/companies/extract';
 import type { Tx } from '../tenancy';
 import { newestFirst } from './pagination';
 

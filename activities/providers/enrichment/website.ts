@@ -1,6 +1,6 @@
 import * as cheerio from 'cheerio';
 import robotsParser from 'robots-parser';
-import { isGenericMailbox, checkEmail, registrableDomain } from '../../companies/identity';
+import { isGenericMailbox, checkEmail, registrableDomain } from '../../../domain/companies/identity';
 import { DEFAULT_USER_AGENT, fetchDocument, FetchError, FetchLimits } from '../http-fetch';
 import { CompanyForEnrichment, EnrichmentProvider, EnrichmentResult, EnrichmentUnavailableError, PersonCandidate } from './types';
 

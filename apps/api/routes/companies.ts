@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { getCompany, insertCompany, listCompanies, setEnrichmentStatus } from '../../../db/queries/companies';
-import { toE164 } from '../../../activities/companies/identity';
+import { toE164 } from '../../../domain/companies/identity';
 import { asCaller, requireRole, withRole, WRITE } from '../access';
 import { conflict, notFound, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';

@@ -1,6 +1,6 @@
 import { Router } from 'express';
-import { normalizeKvk, registrableDomain, checkEmail } from '../../../activities/companies/identity';
-import { CHANNEL_POLICY, CHANNEL_POLICY_VERSION, policyCountry } from '../../../activities/compliance/channel-policy';
+import { normalizeKvk, registrableDomain, checkEmail } from '../../../domain/companies/identity';
+import { CHANNEL_POLICY, CHANNEL_POLICY_VERSION, policyCountry } from '../../../domain/compliance/channel-policy';
 import {
   addSuppression, changeComplianceSettings, complianceSettings, getSuppression, listAudit, listSuppressions, removeSuppression,
 } from '../../../db/queries/compliance';

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { sql } from 'kysely';
-import { toE164 } from '../../../activities/companies/identity';
+import { toE164 } from '../../../domain/companies/identity';
 import { getCompany } from '../../../db/queries/companies';
 import { complianceGate, currentLawfulBasis, eraseContact, recordLawfulBasis } from '../../../db/queries/compliance';
 import { getContact, insertContact, listContacts } from '../../../db/queries/contacts';
