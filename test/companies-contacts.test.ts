@@ -29,8 +29,25 @@ test('a company’s derived fields: normalized name, domain by the public suffix
   expect(byName.body.map((c: { id: string }) => c.id)).toEqual([res.body.id]);
 });
 
+test('legalForm is read as people write it and stored as its canonical key, with its recipient kind', async () => {
+  const cases: Array<[string, string, string]> = [
+    ['B.V.', 'bv', 'legal_person'], ['b.v.', 'bv', 'legal_person'], ['BV', 'bv', 'legal_person'], ['N.V.', 'nv', 'legal_person'],
+    ['V.O.F.', 'vof', 'natural_person'], ['GmbH', 'gmbh', 'legal_person'], ['UG (haftungsbeschränkt)', 'ug', 'legal_person'],
+    ['SARL', 'sarl', 'legal_person'], ['BVBA', 'bvba', 'legal_person'], ['Ltd.', 'ltd', 'legal_person'],
+    ['sole trader', 'sole_trader', 'natural_person'], ['Einzelunternehmen', 'einzelunternehmen', 'natural_person'],
+    ['entreprise individuelle', 'entreprise_individuelle', 'natural_person'],
+  ];
+  for (const [written, key, kind] of cases) {
+    const res = await post('/companies', { organizationId: orgId, name: `Vorm ${written}`, legalForm: written });
+    expect({ written, status: res.status, legal_form: res.body.legal_form, recipient_kind: res.body.recipient_kind }).toEqual({ written, status: 201, legal_form: key, recipient_kind: kind });
+  }
+  const bad = await post('/companies', { organizationId: orgId, name: 'Vorm X', legalForm: 'Kft.' });
+  expectProblem(bad, 400, 'VALIDATION_FAILED');
+  expect(bad.body.errors).toEqual([{ path: 'body.legalForm', message: expect.stringMatching(/not a known legal form/) }]);
+});
+
 test('company validation names every bad field', async () => {
-  const res = await post('/companies', { organizationId: orgId, name: 'X', kvkNumber: '1234', locale: 'dutch', legalForm: 'gmbh', genericEmail: 'info@localhost', sbiCodes: ['A1'] });
+  const res = await post('/companies', { organizationId: orgId, name: 'X', kvkNumber: '1234', locale: 'dutch', legalForm: 'B.V.B.V.', genericEmail: 'info@localhost', sbiCodes: ['A1'] });
   expectProblem(res, 400, 'VALIDATION_FAILED');
   expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['body.genericEmail', 'body.kvkNumber', 'body.legalForm', 'body.locale', 'body.sbiCodes.0']);
 });

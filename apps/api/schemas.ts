@@ -1,6 +1,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
 import { checkEmail, registrableDomain } from '../../domain/companies/identity';
+import { LEGAL_FORM_KEYS, parseLegalForm } from '../../domain/companies/legal-forms';
 import { INTEGRATION_PROVIDERS, IntegrationProviderKey } from '../../activities/providers/registry';
 import { jsonApiConfigSchema } from '../../activities/providers/sources/json-api';
 import { PIPELINE_STAGES } from '../../workflows/stages';
@@ -160,7 +161,16 @@ export const patchIndustryProfileBody = z
 export const organizationQuery = z.object({ organizationId: uuid }).strict();
 
 // Companies and contacts -------------------------------------------------------------------------
-export const legalForms = ['bv', 'nv', 'stichting', 'vereniging', 'cooperatie', 'eenmanszaak', 'vof', 'maatschap'] as const;
+/** A legal form as people write it ("B.V.", "b.v.", "GmbH", "Ltd.", "sole trader"), answered as its canonical key ("bv"). */
+export const legalForm = z
+  .string()
+  .max(60)
+  .transform((v, ctx) => {
+    const row = parseLegalForm(v);
+    if (row) return row.key;
+    ctx.addIssue({ code: 'custom', message: `is not a known legal form (for example: ${LEGAL_FORM_KEYS.join(', ')})` });
+    return z.NEVER;
+  });
 const kvk = z.string().regex(/^\d{8}$/, 'must be a KvK number of 8 digits');
 const optionalText = (max: number) => z.string().trim().min(1).max(max).optional();
 export const email = z.string().trim().max(254).superRefine((v, ctx) => {
@@ -180,7 +190,7 @@ export const createCompanyBody = z
     phone: z.string().trim().max(40).optional(),
     countryCode: countryCode.optional(),
     locale: z.string().refine(isBcp47, 'must be a BCP 47 language tag such as nl-NL').optional(),
-    legalForm: z.enum(legalForms).optional(),
+    legalForm: legalForm.optional(),
     sbiCodes: z.array(z.string().regex(/^\d{2,5}$/, 'must be an SBI code of 2 to 5 digits')).max(20).optional(),
   })
   .strict();

@@ -7,23 +7,9 @@ import { getDomain, parse as parseDomain } from 'tldts';
  * e-mail addresses and phone numbers. One place, used by the API, enrichment and the compliance gate.
  */
 
-/** Dutch legal forms and who the recipient is in law (compliance-rules.md: a sole trader is a natural person). */
-export const LEGAL_FORMS = {
-  bv: 'legal_person',
-  nv: 'legal_person',
-  stichting: 'legal_person',
-  vereniging: 'legal_person',
-  cooperatie: 'legal_person',
-  eenmanszaak: 'natural_person',
-  vof: 'natural_person',
-  maatschap: 'natural_person',
-} as const;
-export type LegalForm = keyof typeof LEGAL_FORMS;
-export type RecipientKind = (typeof LEGAL_FORMS)[LegalForm];
-
-export function recipientKindFor(legalForm: string | null | undefined): RecipientKind {
-  return (legalForm && LEGAL_FORMS[legalForm as LegalForm]) || 'legal_person';
-}
+// Legal forms and the recipient kind they make a company: domain/companies/legal-forms.ts.
+export { parseLegalForm, recipientKindFor } from './legal-forms';
+export type { RecipientKind } from './legal-forms';
 
 // Suffixes and prefixes that name a legal form or a holding structure, not the company.
 const LEGAL_AFFIXES = [
