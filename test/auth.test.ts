@@ -141,3 +141,12 @@ test('a non-UUID subject maps to a stable UUID per issuer', () => {
   expect(userIdFor('https://idp.example', id.toUpperCase())).toBe(id);
 });
 
+
+test('the Bearer scheme is matched case-insensitively (RFC 7235)', async () => {
+  const token = await tokenFor(randomUUID());
+  for (const scheme of ['bearer', 'BEARER', 'BeArEr']) {
+    const res = await api.call('GET', '/organizations', { headers: { authorization: `${scheme} ${token}` } });
+    expect({ scheme, status: res.status }).toEqual({ scheme, status: 200 });
+  }
+  await expect401(`Bearerx ${token}`);
+});

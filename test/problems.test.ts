@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { OPERATIONS } from '../apps/api/openapi';
 import { createDb } from '../db/pool';
 import { addMember, expectProblem, newOrganization, startApi, TestApi } from './helpers/api';
 import type { TestUser } from './helpers/tokens';
@@ -145,4 +147,136 @@ test('healthz answers without a token; readyz checks PostgreSQL and Temporal', a
   } finally {
     await broken.close();
   }
+});
+
+describe('the edge: malformed input is a clear 4xx problem, never a 500', () => {
+  const idPaths = OPERATIONS.filter((op) => /\{\w+\}/.test(op.path));
+  const errorPaths = (res: { body: { errors?: Array<{ path: string }> } }) => (res.body.errors ?? []).map((e) => e.path);
+
+  test('an undecodable percent-escape in a path id is 404 on every route with a path id', async () => {
+    expect(idPaths.length).toBeGreaterThanOrEqual(10);
+    for (const op of idPaths) {
+      for (const bad of ['%zz', '%C0%AF', '%', '%E0%A4%A']) {
+        const path = op.path.replace(/\{\w+\}/, bad);
+        const res = await api.call(op.method.toUpperCase(), path, { token: owner.token, ...(op.method === 'get' || op.method === 'delete' ? {} : { body: {} }) });
+        expect({ route: `${op.method} ${path}`, status: res.status, code: res.body?.code }).toEqual({ route: `${op.method} ${path}`, status: 404, code: 'NOT_FOUND' });
+        expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      }
+    }
+  });
+
+  test('a NUL character in a body field at any depth is 400 naming the field', async () => {
+    const before = await sourceCount();
+    const top = await api.call('POST', '/sources', { token: owner.token, body: { organizationId: orgId, providerKey: 'rss', name: 'a\u0000b', config: { url: 'https://x.example/feed' } } });
+    expectProblem(top, 400, 'VALIDATION_FAILED');
+    expect(errorPaths(top)).toEqual(['body.name']);
+    const deep = await api.call('POST', '/sources', {
+      token: owner.token,
+      body: { organizationId: orgId, providerKey: 'rss', name: 'deep', config: { url: 'https://x.example/feed', extra: { list: ['ok', 'x\u0000'] } } },
+    });
+    expectProblem(deep, 400, 'VALIDATION_FAILED');
+    expect(errorPaths(deep)).toEqual(['body.config.extra.list.1']);
+    const key = await api.call('POST', '/sources', { token: owner.token, body: { organizationId: orgId, providerKey: 'rss', name: 'key', config: { url: 'https://x.example/feed', 'k\u0000': 1 } } });
+    expectProblem(key, 400, 'VALIDATION_FAILED');
+    expect(errorPaths(key)).toEqual(['body.config']);
+    expect(await sourceCount()).toBe(before);
+  });
+
+  test('a NUL character in a query parameter is 400 naming it', async () => {
+    for (const [path, field] of [
+      [`/signals?organizationId=${orgId}&q=warmte%00pomp`, 'query.q'],
+      [`/companies?organizationId=${orgId}&domain=%00`, 'query.domain'],
+      [`/compliance/audit?organizationId=${orgId}&entity=a%00`, 'query.entity'],
+    ] as const) {
+      const res = await api.call('GET', path, { token: owner.token });
+      expectProblem(res, 400, 'VALIDATION_FAILED');
+      expect(errorPaths(res)).toEqual([field]);
+    }
+  });
+
+  test('a lone UTF-16 surrogate in a body field is 400 naming the field', async () => {
+    for (const bad of ['\ud800', 'x\udfffy', '\udc00\ud800']) {
+      const res = await api.call('POST', '/companies', { token: owner.token, body: { organizationId: orgId, name: bad } });
+      expectProblem(res, 400, 'VALIDATION_FAILED');
+      expect(errorPaths(res)).toEqual(['body.name']);
+    }
+    // A well-formed pair is text like any other.
+    const ok = await api.call('POST', '/companies', { token: owner.token, body: { organizationId: orgId, name: 'Bouw \ud83c\udfd7 B.V.' } });
+    expect(ok.status).toBe(201);
+  });
+
+  test('JSON nested deeper than 32 levels in config or mapping is 400; 20 levels pass', async () => {
+    const nest = (depth: number): unknown => (depth === 0 ? 'leaf' : depth % 2 ? [nest(depth - 1)] : { a: nest(depth - 1) });
+    const before = await sourceCount();
+    const deepText = `{"organizationId":"${orgId}","providerKey":"rss","name":"deep","config":{"url":"https://x.example/feed","a":${'['.repeat(5000)}${']'.repeat(5000)}}}`;
+    const deep = await api.call('POST', '/sources', { token: owner.token, rawBody: deepText, headers: { 'content-type': 'application/json' } });
+    expectProblem(deep, 400, 'VALIDATION_FAILED');
+    expect(errorPaths(deep)[0]).toMatch(/^body\.config\.a(\.0)+$/);
+    const mapping = await api.call('POST', '/integrations', {
+      token: owner.token,
+      body: { organizationId: orgId, providerKey: 'hunter', kind: 'enrichment', secret: 's', mapping: nest(200) },
+    });
+    expectProblem(mapping, 400, 'VALIDATION_FAILED');
+    expect(errorPaths(mapping)[0]).toMatch(/^body\.mapping\./);
+    expect(await sourceCount()).toBe(before);
+    const fine = await api.call('POST', '/sources', { token: owner.token, body: { organizationId: orgId, providerKey: 'rss', name: 'nested 20', config: { url: 'https://x.example/feed', a: nest(20) } } });
+    expect(fine.status).toBe(201);
+  });
+
+  test('a body whose bytes are not its Content-Encoding is 400; an unknown encoding is 415; a real one works', async () => {
+    const post = (encoding: string, bytes: Buffer) =>
+      fetch(`${api.url}/organizations`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json', 'content-encoding': encoding }, body: bytes });
+    const json = Buffer.from(JSON.stringify({ name: 'Gzipped B.V.' }));
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const res = await post(encoding, Buffer.from('this is not compressed at all'));
+      expect({ encoding, status: res.status, type: res.headers.get('content-type') }).toEqual({ encoding, status: 400, type: expect.stringMatching(/^application\/problem\+json/) });
+      expect(((await res.json()) as { code: string }).code).toBe('MALFORMED_JSON');
+    }
+    const truncated = await post('gzip', gzipSync(json).subarray(0, 12));
+    expect(truncated.status).toBe(400);
+    const unknown = await post('compress', json);
+    expect(unknown.status).toBe(415);
+    expect(((await unknown.json()) as { code: string }).code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    for (const [encoding, bytes] of [['gzip', gzipSync(json)], ['deflate', deflateSync(json)], ['br', brotliCompressSync(json)]] as const) {
+      expect({ encoding, status: (await post(encoding, bytes)).status }).toEqual({ encoding, status: 201 });
+    }
+  });
+
+  test('a mailto that does not decode is 400, not a throw', async () => {
+    for (const bad of ['mailto:%zz', 'mailto:%', 'mailto:a%C0%AF@x.nl']) {
+      const res = await api.call('PATCH', '/compliance/settings', { token: owner.token, body: { organizationId: orgId, unsubscribeMailto: bad } });
+      expectProblem(res, 400, 'VALIDATION_FAILED');
+      expect(errorPaths(res)).toEqual(['body.unsubscribeMailto']);
+    }
+    const ok = await api.call('PATCH', '/compliance/settings', { token: owner.token, body: { organizationId: orgId, unsubscribeMailto: 'mailto:afmelden%40acme.nl?subject=stop' } });
+    expect(ok.status).toBe(200);
+  });
+});
+
+describe('the edge under concurrency', () => {
+  test('eight parallel scoring changes all succeed, each with its own version', async () => {
+    const { owner: o, orgId: org } = await newOrganization(api, 'Parallel scoring');
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => api.call('PATCH', '/settings/scoring', { token: o.token, body: { organizationId: org, ignoreBelow: 10 + i } })),
+    );
+    expect(replies.map((r) => r.status)).toEqual(Array(8).fill(200));
+    const versions = replies.map((r) => r.body.config.version).sort((a: number, b: number) => a - b);
+    expect(versions).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+    const active = await api.call('GET', `/settings/scoring?organizationId=${org}`, { token: o.token });
+    expect(active.body.config.version).toBe(9);
+    expect(active.body.rules).toHaveLength(replies[0]!.body.rules.length);
+  });
+
+  test('parallel identical member adds: one 201, the rest 200 with the same membership', async () => {
+    const user = randomUUID();
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, () => api.call('POST', `/organizations/${orgId}/members`, { token: owner.token, body: { userId: user, role: 'member' } })),
+    );
+    expect(replies.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
+    for (const r of replies) expect(r.body).toMatchObject({ organization_id: orgId, user_id: user, role: 'member' });
+    expect(new Set(replies.map((r) => r.body.created_at)).size).toBe(1);
+    const again = await api.call('POST', `/organizations/${orgId}/members`, { token: owner.token, body: { userId: user, role: 'viewer' } });
+    expect(again.status).toBe(200);
+    expect(again.body.role).toBe('viewer');
+  });
 });

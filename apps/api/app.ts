@@ -9,6 +9,7 @@ import type { WorkflowStarter } from '../shared/temporal';
 import { authenticate, TokenVerifier } from './auth';
 import { errorHandler, sendProblem } from './errors';
 import { openApiDocument } from './openapi';
+import { rejectUnsafeInput } from './validate';
 import { healthRoutes } from './routes/health';
 import { companyRoutes } from './routes/companies';
 import { complianceRoutes } from './routes/compliance';
@@ -66,6 +67,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(authenticate(deps.verifyToken, deps.issuer));
   app.use(requireJsonBody);
   app.use(express.json({ limit: deps.bodyLimit, strict: true, type: 'application/json' }));
+  app.use(rejectUnsafeInput);
   app.use(organizationRoutes(deps));
   app.use(sourceRoutes(deps));
   app.use(signalRoutes(deps));

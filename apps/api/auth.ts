@@ -69,7 +69,8 @@ function reasonOf(err: unknown): string {
 export function authenticate(verify: TokenVerifier, issuer: string): RequestHandler {
   return async (req, res, next) => {
     const header = req.headers.authorization;
-    const match = header ? /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header) : null;
+    // RFC 7235: the scheme is case-insensitive ("bearer", "BEARER"); the token is token68.
+    const match = header ? /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i.exec(header) : null;
     if (!match) {
       res.setHeader('WWW-Authenticate', header ? 'Bearer error="invalid_request"' : 'Bearer');
       return sendProblem(res, 'UNAUTHENTICATED', header ? 'The Authorization header is not a bearer token' : 'A bearer token is required');

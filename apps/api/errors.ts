@@ -115,10 +115,20 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (type === 'entity.too.large') return sendProblem(res, 'PAYLOAD_TOO_LARGE', 'The request body exceeds the size limit');
     if (type === 'encoding.unsupported' || type === 'charset.unsupported')
       return sendProblem(res, 'UNSUPPORTED_MEDIA_TYPE', 'The request body encoding is not supported');
+    // The router could not percent-decode a path parameter (`/sources/%zz`): such a path names no record.
+    if (err instanceof URIError && (err as { status?: number }).status === 400) return sendProblem(res, 'NOT_FOUND', 'The path does not name a record');
+    // body-parser marks what it could not read (bytes that are not their Content-Encoding, a length
+    // that does not match) as an exposed 400.
+    const http = err as { status?: number; expose?: boolean };
+    if (http.status === 400 && http.expose === true) {
+      const encoding = req.headers['content-encoding'];
+      return sendProblem(res, 'MALFORMED_JSON', encoding ? `The request body is not valid ${encoding} data` : 'The request body could not be read');
+    }
     const pg = err as PgError;
     if (pg.code === '23505') return sendProblem(res, 'CONFLICT', 'A record with these values already exists');
     if (pg.code === '42501') return sendProblem(res, 'FORBIDDEN', 'Your role in this organization does not allow this');
-    if (pg.code === '23514' || pg.code === '22P02' || pg.code === '23503')
+    // 22021 / 22P05: text PostgreSQL cannot store (the edge rejects NUL and lone surrogates first).
+    if (pg.code === '23514' || pg.code === '22P02' || pg.code === '23503' || pg.code === '22021' || pg.code === '22P05')
       return sendProblem(res, 'VALIDATION_FAILED', 'The request violates a data constraint', {
         errors: [{ path: pg.constraint ?? '', message: 'violates a data constraint' }],
       });

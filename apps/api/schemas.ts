@@ -249,7 +249,7 @@ export const patchComplianceSettingsBody = z
     privacyUrl: z.string().url().refine((v) => v.startsWith('https://'), 'must be an https URL').nullable().optional(),
     unsubscribeMailto: z
       .string()
-      .refine((v) => /^mailto:/i.test(v) && checkEmail(decodeURIComponent(v.slice(7).split('?')[0] ?? '')).ok, 'must be a mailto: URI with a valid address')
+      .refine((v) => /^mailto:/i.test(v) && checkEmail(percentDecoded(v.slice(7).split('?')[0] ?? '') ?? '').ok, 'must be a mailto: URI with a valid address')
       .nullable()
       .optional(),
   })
@@ -278,6 +278,15 @@ export const createIntegrationBody = z
     if (!parsed.success) for (const i of parsed.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: ['config', ...i.path] });
   });
 export const listIntegrationsQuery = z.object({ ...listBase, kind: z.enum(['crm', 'calendar', 'enrichment', 'llm']).optional() }).strict();
+
+// Validators never throw: a value that cannot be decoded is invalid, not an error.
+function percentDecoded(v: string): string | null {
+  try {
+    return decodeURIComponent(v);
+  } catch {
+    return null;
+  }
+}
 
 function isBcp47(v: string): boolean {
   try {

@@ -22,11 +22,27 @@ export async function roleOf(tx: Tx, organizationId: string, userId: string): Pr
   return row?.role;
 }
 
-export function upsertMembership(tx: Tx, organizationId: string, userId: string, role: string) {
-  return tx
+const MEMBERSHIP_COLUMNS = ['organization_id', 'user_id', 'role', 'created_at', 'updated_at'] as const;
+
+/**
+ * Adds a member, or sets the role of an existing one; `created` says which. Idempotent under
+ * concurrency: of parallel identical adds exactly one inserts, the others (waiting on its unique
+ * key) find the row and answer it unchanged. updated_at moves only when the role does.
+ */
+export async function addOrChangeMembership(tx: Tx, organizationId: string, userId: string, role: string) {
+  const inserted = await tx
     .insertInto('memberships')
     .values({ organization_id: organizationId, user_id: userId, role })
-    .onConflict((oc) => oc.columns(['organization_id', 'user_id']).doUpdateSet({ role, updated_at: sql`now()` }))
-    .returning(['organization_id', 'user_id', 'role', 'created_at', 'updated_at'])
-    .executeTakeFirstOrThrow();
+    .onConflict((oc) => oc.columns(['organization_id', 'user_id']).doNothing())
+    .returning(MEMBERSHIP_COLUMNS)
+    .executeTakeFirst();
+  if (inserted) return { membership: inserted, created: true };
+  const membership = await tx
+    .updateTable('memberships')
+    .set({ role, updated_at: sql`CASE WHEN role = ${role} THEN updated_at ELSE now() END` })
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .returning(MEMBERSHIP_COLUMNS)
+    .executeTakeFirst();
+  return { membership, created: false };
 }

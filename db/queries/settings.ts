@@ -19,9 +19,12 @@ export class ThresholdOrderError extends Error {}
 
 /**
  * A change creates the next config version (rules copied) and makes it the active one; old
- * versions stay, so every score keeps pointing at the version that made it.
+ * versions stay, so every score keeps pointing at the version that made it. Concurrent changes of
+ * one organization take turns (a transaction-scoped advisory lock), so each reads the version the
+ * previous one committed and writes the next: none fails on the version number.
  */
 export async function changeScoringConfig(tx: Tx, organizationId: string, actorId: string, patch: ScoringPatch) {
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`scoring_configs:${organizationId}`}, 0))`.execute(tx);
   const active = await activeScoringConfig(tx, organizationId);
   if (!active) throw new Error('organization has no scoring config');
   const current = active.config;

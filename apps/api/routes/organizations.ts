@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { createOrganization, getOrganization, roleOf, upsertMembership } from '../../../db/queries/organizations';
+import { addOrChangeMembership, createOrganization, getOrganization, roleOf } from '../../../db/queries/organizations';
 import { seedOrganizationDefaults } from '../../../db/queries/organization-defaults';
 import { asCaller, outranks, requireRole, userOf } from '../access';
 import { forbidden, notFound } from '../errors';
@@ -53,7 +53,7 @@ export function organizationRoutes({ db, workflows }: ApiDeps): Router {
       if ((body.role === 'owner' || existing === 'owner') && !outranks(callerRole, 'owner')) {
         throw forbidden('Only an owner can grant or change the owner role');
       }
-      return { membership: await upsertMembership(tx, id, body.userId, body.role), created: !existing };
+      return addOrChangeMembership(tx, id, body.userId, body.role);
     });
     if (!membership) throw notFound('organization');
     res.status(created ? 201 : 200).json(membership);
