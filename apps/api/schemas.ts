@@ -218,7 +218,7 @@ export const suppressionReasons = ['unsubscribe', 'bounce', 'complaint', 'object
 export const createSuppressionBody = z
   .object({ organizationId: uuid, scope: z.enum(suppressionScopes), value: z.string().trim().min(1).max(320), reason: z.enum(suppressionReasons).optional(), note: optionalText(1000) })
   .strict();
-export const listSuppressionsQuery = z.object({ ...listBase, scope: z.enum([...suppressionScopes, 'email_hash']).optional() }).strict();
+export const listSuppressionsQuery = z.object({ ...listBase, scope: z.enum([...suppressionScopes, 'email_hash', 'person_hash']).optional() }).strict();
 
 export const lawfulBasisBody = z
   .object({
