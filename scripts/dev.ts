@@ -35,9 +35,9 @@ async function main() {
 
   try {
     const db = process.env.DATABASE_URL
-      ? { ownerUrl: process.env.DATABASE_URL, appPassword: undefined as string | undefined, embedded: false }
+      ? { ownerUrl: process.env.DATABASE_URL, appPassword: undefined as string | undefined, embedded: false, clusterDir: undefined }
       : await startEmbeddedPostgres(Number(process.env.EMBEDDED_PG_PORT ?? 54329), cleanups);
-    log(db.embedded ? 'embedded PostgreSQL started' : 'using DATABASE_URL');
+    log(db.embedded ? `embedded PostgreSQL started (data in ${db.clusterDir})` : 'using DATABASE_URL');
     await ensureDatabase(db.ownerUrl);
     const appPassword = process.env.APP_DB_PASSWORD ?? db.appPassword;
     await migrate(db.ownerUrl, { appPassword });
@@ -95,7 +95,7 @@ async function main() {
     -d '{"organizationId":"${demoOrgId}","providerKey":"rss","name":"Demo permits","config":{"url":"http://127.0.0.1:${DEV_IDP_PORT}/demo/feeds/permits-rss.xml"}}' \\
     ${base}/sources
 
-  Ctrl-C stops everything; data stays in ${DATA_DIR}.
+  Ctrl-C stops everything; data stays in ${DATA_DIR}${db.clusterDir && !db.clusterDir.startsWith(DATA_DIR) ? ` and ${db.clusterDir}` : ''}.
 `);
     await waitForShutdown([worker, api]);
   } finally {
@@ -170,8 +170,8 @@ async function startEmbeddedPostgres(port: number, cleanups: Array<() => Promise
     });
     child.once('exit', (code) => reject(new Error(`embedded PostgreSQL exited (${code})`)));
   });
-  const { ownerUrl, appPassword } = JSON.parse(line) as { ownerUrl: string; appPassword: string };
-  return { ownerUrl, appPassword, embedded: true };
+  const { ownerUrl, appPassword, clusterDir } = JSON.parse(line) as { ownerUrl: string; appPassword: string; clusterDir: string };
+  return { ownerUrl, appPassword, embedded: true, clusterDir };
 }
 
 function startChild(name: string, entry: string, env: NodeJS.ProcessEnv): ChildProcess {

@@ -44,7 +44,7 @@ async function startStack(cleanups: Array<() => Promise<unknown>>): Promise<void
 
   const db = await startDatabase({
     databaseUrl: process.env.DATABASE_URL,
-    dataDir: path.join(os.tmpdir(), 'outreach-test-data'),
+    // no dataDir: a throw-away cluster of this run's own (two runs at once never share one)
     port: await freePort(),
     databaseName: 'postgres',
     log,
