@@ -40,6 +40,32 @@ export function withRole<T>(db: DB, req: Request, organizationId: string, minRol
   });
 }
 
+/** How a route finds its record: what it is called in a 404, and how to read it as the caller. */
+export interface RecordLoader<R extends { organization_id: string }> {
+  what: string;
+  load(tx: Tx): Promise<R | null | undefined>;
+}
+
+/**
+ * The shape of every route that acts on one record, once: in one transaction as the caller, load the
+ * record (row-level security hides other tenants' rows), 404 when it is absent or not visible, 403
+ * when the caller's role in the record's organization is below minRole, else fn with the record.
+ */
+export function withRecordRole<R extends { organization_id: string }, T>(
+  db: DB,
+  req: Request,
+  loader: RecordLoader<R>,
+  minRole: Role,
+  fn: (tx: Tx, record: R, role: Role) => Promise<T>,
+): Promise<T> {
+  return asCaller(db, req, async (tx) => {
+    const record = await loader.load(tx);
+    if (!record) throw notFound(loader.what);
+    const role = await requireRole(tx, req, record.organization_id, minRole);
+    return fn(tx, record, role);
+  });
+}
+
 export function outranks(a: Role, b: Role): boolean {
   return RANK[a] >= RANK[b];
 }

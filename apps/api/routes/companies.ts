@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { getCompany, insertCompany, listCompanies, setEnrichmentStatus } from '../../../db/queries/companies';
 import { toE164 } from '../../../domain/companies/identity';
-import { asCaller, requireRole, withRole, WRITE } from '../access';
+import { asCaller, requireRole, withRecordRole, withRole, WRITE } from '../access';
 import { conflict, notFound, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';
 import { createCompanyBody, emptyBody, listCompaniesQuery } from '../schemas';
@@ -42,10 +42,7 @@ export function companyRoutes({ db, workflows }: ApiDeps): Router {
   r.post('/companies/:companyId/enrich', async (req, res) => {
     const id = pathId(req, 'companyId', 'company');
     parseBody(emptyBody, req);
-    const company = await asCaller(db, req, async (tx) => {
-      const existing = await getCompany(tx, id);
-      if (!existing) throw notFound('company');
-      await requireRole(tx, req, existing.organization_id, WRITE);
+    const company = await withRecordRole(db, req, { what: 'company', load: (tx) => getCompany(tx, id) }, WRITE, async (tx, existing) => {
       const running = await setEnrichmentStatus(tx, id, 'running');
       // Inside the transaction: if Temporal refuses, the status does not claim a run.
       await workflows.startEnrichment(existing.organization_id, id);

@@ -4,7 +4,7 @@ import { CHANNEL_POLICY, CHANNEL_POLICY_VERSION, policyCountry } from '../../../
 import {
   addSuppression, changeComplianceSettings, complianceSettings, getSuppression, listAudit, listSuppressions, removeSuppression,
 } from '../../../db/queries/compliance';
-import { asCaller, requireRole, userOf, withRole, WRITE } from '../access';
+import { userOf, withRecordRole, withRole, WRITE } from '../access';
 import { notFound, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';
 import { auditQuery, channelPolicyQuery, createSuppressionBody, listSuppressionsQuery, organizationQuery, patchComplianceSettingsBody } from '../schemas';
@@ -48,10 +48,7 @@ export function complianceRoutes({ db }: ApiDeps): Router {
 
   r.delete('/compliance/suppressions/:suppressionId', async (req, res) => {
     const id = pathId(req, 'suppressionId', 'suppression');
-    const removed = await asCaller(db, req, async (tx) => {
-      const s = await getSuppression(tx, id);
-      if (!s) throw notFound('suppression');
-      await requireRole(tx, req, s.organization_id, 'admin');
+    const removed = await withRecordRole(db, req, { what: 'suppression', load: (tx) => getSuppression(tx, id) }, 'admin', async (tx, s) => {
       if (s.scope === 'email_hash') throw validationFailed([{ path: 'suppressionId', message: 'an erasure suppression cannot be removed' }]);
       return removeSuppression(tx, id, userOf(req));
     });

@@ -4,7 +4,7 @@ import { toE164 } from '../../../domain/companies/identity';
 import { getCompany } from '../../../db/queries/companies';
 import { complianceGate, currentLawfulBasis, eraseContact, recordLawfulBasis } from '../../../db/queries/compliance';
 import { getContact, insertContact, listContacts } from '../../../db/queries/contacts';
-import { asCaller, requireRole, userOf, withRole, WRITE } from '../access';
+import { asCaller, requireRole, userOf, withRecordRole, withRole, WRITE } from '../access';
 import { conflict, notFound, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';
 import { createContactBody, lawfulBasisBody, listContactsQuery } from '../schemas';
@@ -72,10 +72,8 @@ export function contactRoutes({ db }: ApiDeps): Router {
   r.put('/contacts/:contactId/lawful-basis', async (req, res) => {
     const id = pathId(req, 'contactId', 'contact');
     const body = parseBody(lawfulBasisBody, req);
-    const record = await asCaller(db, req, async (tx) => {
-      await requireRole(tx, req, body.organizationId, WRITE);
-      const contact = await getContact(tx, id);
-      if (!contact || contact.organization_id !== body.organizationId) throw notFound('contact');
+    const record = await withRecordRole(db, req, { what: 'contact', load: (tx) => getContact(tx, id) }, WRITE, async (tx, contact) => {
+      if (contact.organization_id !== body.organizationId) throw notFound('contact');
       if (contact.erased_at) throw conflict('The contact was erased');
       return recordLawfulBasis(tx, {
         organizationId: body.organizationId,
@@ -95,10 +93,7 @@ export function contactRoutes({ db }: ApiDeps): Router {
   /** GDPR Art. 17: erasure on request. The contact stays as an anonymous row and a hashed suppression. */
   r.delete('/contacts/:contactId', async (req, res) => {
     const id = pathId(req, 'contactId', 'contact');
-    const erased = await asCaller(db, req, async (tx) => {
-      const contact = await getContact(tx, id);
-      if (!contact) throw notFound('contact');
-      await requireRole(tx, req, contact.organization_id, WRITE);
+    const erased = await withRecordRole(db, req, { what: 'contact', load: (tx) => getContact(tx, id) }, WRITE, async (tx) => {
       await eraseContact(tx, id, userOf(req), 'request');
       return getContact(tx, id);
     });

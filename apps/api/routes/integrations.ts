@@ -3,7 +3,7 @@ import { Router } from 'express';
 import { verifyIntegration } from '../../../activities/providers/registry';
 import { getIntegration, insertIntegration, integrationSecret, listIntegrations, recordIntegrationTest } from '../../../db/queries/integrations';
 import { secretContext } from '../../shared/secrets';
-import { asCaller, requireRole, withRole } from '../access';
+import { asCaller, requireRole, withRecordRole, withRole } from '../access';
 import { notFound, ProblemError } from '../errors';
 import type { ApiDeps } from '../app';
 import { createIntegrationBody, emptyBody, listIntegrationsQuery } from '../schemas';
@@ -54,10 +54,7 @@ export function integrationRoutes({ db, secrets }: ApiDeps): Router {
     const id = pathId(req, 'integrationId', 'integration');
     parseBody(emptyBody, req);
     const sealer = box();
-    const { integration, secret } = await asCaller(db, req, async (tx) => {
-      const found = await getIntegration(tx, id);
-      if (!found) throw notFound('integration');
-      await requireRole(tx, req, found.organization_id, 'admin');
+    const { integration, secret } = await withRecordRole(db, req, { what: 'integration', load: (tx) => getIntegration(tx, id) }, 'admin', async (tx, found) => {
       const row = await integrationSecret(tx, id);
       return { integration: found, secret: sealer.open(row!.secret_ciphertext!, secretContext(found.organization_id, id)) };
     });

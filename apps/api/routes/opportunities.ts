@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { getOpportunity, listOpportunities, openOpportunity, openOpportunityForProject, setOutcome } from '../../../db/queries/opportunities';
 import { getSignal } from '../../../db/queries/signals';
-import { asCaller, requireRole, userOf, withRole, WRITE } from '../access';
+import { asCaller, requireRole, userOf, withRecordRole, withRole, WRITE } from '../access';
 import { conflict, notFound } from '../errors';
 import type { ApiDeps } from '../app';
 import { createOpportunityBody, listOpportunitiesQuery, outcomeBody } from '../schemas';
@@ -50,10 +50,7 @@ export function opportunityRoutes({ db }: ApiDeps): Router {
   r.post('/opportunities/:opportunityId/outcome', async (req, res) => {
     const id = pathId(req, 'opportunityId', 'opportunity');
     const body = parseBody(outcomeBody, req);
-    const opportunity = await asCaller(db, req, async (tx) => {
-      const existing = await getOpportunity(tx, id);
-      if (!existing) throw notFound('opportunity');
-      await requireRole(tx, req, existing.organization_id, WRITE);
+    const opportunity = await withRecordRole(db, req, { what: 'opportunity', load: (tx) => getOpportunity(tx, id) }, WRITE, async (tx, existing) => {
       if (body.outcome === 'open' && existing.status === 'closed' && existing.project_id) {
         const other = await openOpportunityForProject(tx, existing.organization_id, existing.project_id);
         if (other) throw conflict('The project has another open opportunity', { opportunity_id: other.id });

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { sql } from 'kysely';
 import { getSignal, getSignalDetail, listSignals, SIGNAL_COLUMNS } from '../../../db/queries/signals';
 import { WorkflowRunningError } from '../../shared/temporal';
-import { asCaller, requireRole, withRole, WRITE } from '../access';
+import { asCaller, withRecordRole, withRole, WRITE } from '../access';
 import { conflict, notFound } from '../errors';
 import type { ApiDeps } from '../app';
 import { emptyBody, listSignalsQuery, reprocessBody } from '../schemas';
@@ -33,12 +33,9 @@ export function signalRoutes({ db, workflows }: ApiDeps): Router {
   r.post('/signals/:signalId/ignore', async (req, res) => {
     const id = pathId(req, 'signalId', 'signal');
     parseBody(emptyBody, req);
-    const signal = await asCaller(db, req, async (tx) => {
-      const existing = await getSignal(tx, id);
-      if (!existing) throw notFound('signal');
-      await requireRole(tx, req, existing.organization_id, WRITE);
-      return tx.updateTable('signals').set({ status: 'ignored', updated_at: sql`now()` }).where('id', '=', id).returning(SIGNAL_COLUMNS).executeTakeFirstOrThrow();
-    });
+    const signal = await withRecordRole(db, req, { what: 'signal', load: (tx) => getSignal(tx, id) }, WRITE, (tx) =>
+      tx.updateTable('signals').set({ status: 'ignored', updated_at: sql`now()` }).where('id', '=', id).returning(SIGNAL_COLUMNS).executeTakeFirstOrThrow(),
+    );
     res.json(signal);
   });
 
@@ -46,12 +43,7 @@ export function signalRoutes({ db, workflows }: ApiDeps): Router {
     const id = pathId(req, 'signalId', 'signal');
     const body = parseBody(reprocessBody, req);
     const fromStage = body.fromStage ?? 'classification';
-    const signal = await asCaller(db, req, async (tx) => {
-      const existing = await getSignal(tx, id);
-      if (!existing) throw notFound('signal');
-      await requireRole(tx, req, existing.organization_id, WRITE);
-      return existing;
-    });
+    const signal = await withRecordRole(db, req, { what: 'signal', load: (tx) => getSignal(tx, id) }, WRITE, async (_tx, existing) => existing);
     try {
       const run = await workflows.startSignalProcessing(signal.organization_id, signal.source_id, signal.id, fromStage);
       res.status(202).json({ workflow_id: run.workflowId, run_id: run.runId, from_stage: fromStage });

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { getSource, insertSource, listSources, updateSource } from '../../../db/queries/sources';
-import { asCaller, requireRole, withRole, WRITE } from '../access';
+import { asCaller, requireRole, withRecordRole, withRole, WRITE } from '../access';
 import { conflict, notFound, validationFailed, zodToFieldErrors } from '../errors';
 import type { ApiDeps } from '../app';
 import { createSourceBody, emptyBody, listSourcesQuery, patchSourceBody, sourceConfigByProvider } from '../schemas';
@@ -46,10 +46,7 @@ export function sourceRoutes({ db, workflows }: ApiDeps): Router {
   r.patch('/sources/:sourceId', async (req, res) => {
     const id = pathId(req, 'sourceId', 'source');
     const body = parseBody(patchSourceBody, req);
-    const source = await asCaller(db, req, async (tx) => {
-      const existing = await getSource(tx, id);
-      if (!existing) throw notFound('source');
-      await requireRole(tx, req, existing.organization_id, WRITE);
+    const source = await withRecordRole(db, req, { what: 'source', load: (tx) => getSource(tx, id) }, WRITE, async (tx, existing) => {
       if (body.config) {
         const schema = sourceConfigByProvider[existing.provider_key as keyof typeof sourceConfigByProvider];
         const parsed = schema.safeParse(body.config);
@@ -67,10 +64,7 @@ export function sourceRoutes({ db, workflows }: ApiDeps): Router {
   r.post('/sources/:sourceId/run', async (req, res) => {
     const id = pathId(req, 'sourceId', 'source');
     parseBody(emptyBody, req);
-    const source = await asCaller(db, req, async (tx) => {
-      const existing = await getSource(tx, id);
-      if (!existing) throw notFound('source');
-      await requireRole(tx, req, existing.organization_id, WRITE);
+    const source = await withRecordRole(db, req, { what: 'source', load: (tx) => getSource(tx, id) }, WRITE, async (_tx, existing) => {
       if (!existing.enabled) throw conflict('The source is disabled; enable it before running it');
       return existing;
     });
