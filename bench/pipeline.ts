@@ -15,7 +15,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { sql } from 'kysely';
 import { createActivities } from '../activities';
-import { loadConfig, withAppRole } from '../apps/shared/config';
+import { loadConfig, withRole, WORKER_DB_ROLE } from '../apps/shared/config';
 import { WorkflowStarter } from '../apps/shared/temporal';
 import { createDb } from '../db/pool';
 import { dropDatabase, ensureDatabase, migrate } from '../db/migrator';
@@ -62,7 +62,7 @@ async function main() {
   owner.pathname = `/outreach_bench_${runId}`;
   await ensureDatabase(owner.toString());
   await migrate(owner.toString(), { appPassword: db.appPassword });
-  const appUrl = withAppRole(owner.toString(), db.appPassword);
+  const appUrl = withRole(owner.toString(), WORKER_DB_ROLE, db.appPassword); // the worker's role (it also sets up as a user)
 
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
   const temporal = temporalAddress

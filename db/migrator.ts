@@ -2,7 +2,7 @@ import path from 'node:path';
 import { promises as fs } from 'node:fs';
 import { FileMigrationProvider, Kysely, Migrator, MigrationResultSet, PostgresDialect, sql } from 'kysely';
 import { Pool } from 'pg';
-import { APP_DB_ROLE } from '../apps/shared/config';
+import { API_DB_ROLE, WORKER_DB_ROLE } from '../apps/shared/config';
 
 /**
  * Applies db/migrations with Kysely's Migrator, as the owner (DATABASE_URL). The owner must be a
@@ -11,7 +11,13 @@ import { APP_DB_ROLE } from '../apps/shared/config';
  */
 export async function migrate(
   ownerUrl: string,
-  opts: { direction?: 'latest' | 'down'; appPassword?: string } = {},
+  opts: {
+    direction?: 'latest' | 'down';
+    /** Password for both login roles (outreach_api, outreach_worker); apiPassword/workerPassword override it. */
+    appPassword?: string;
+    apiPassword?: string;
+    workerPassword?: string;
+  } = {},
 ): Promise<MigrationResultSet> {
   const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new Pool({ connectionString: ownerUrl, max: 1 }) }) });
   try {
@@ -26,9 +32,14 @@ export async function migrate(
     });
     const result = opts.direction === 'down' ? await migrator.migrateDown() : await migrator.migrateToLatest();
     if (result.error) throw result.error;
-    if (opts.appPassword !== undefined && opts.direction !== 'down') {
+    if (opts.direction !== 'down') {
       // Passwords are configuration, not schema: set here rather than in a migration.
-      await sql`ALTER ROLE ${sql.id(APP_DB_ROLE)} PASSWORD ${sql.lit(opts.appPassword)}`.execute(db);
+      for (const [role, password] of [
+        [API_DB_ROLE, opts.apiPassword ?? opts.appPassword],
+        [WORKER_DB_ROLE, opts.workerPassword ?? opts.appPassword],
+      ] as const) {
+        if (password !== undefined) await sql`ALTER ROLE ${sql.id(role)} PASSWORD ${sql.lit(password)}`.execute(db);
+      }
     }
     return result;
   } finally {

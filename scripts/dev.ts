@@ -12,7 +12,7 @@ import { sql } from 'kysely';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
-import { loadConfig, withAppRole } from '../apps/shared/config';
+import { apiDatabaseUrl, loadConfig, rolePasswords, workerDatabaseUrl } from '../apps/shared/config';
 import { WorkflowStarter } from '../apps/shared/temporal';
 import { createDb } from '../db/pool';
 import { ensureDatabase, migrate } from '../db/migrator';
@@ -39,9 +39,12 @@ async function main() {
       : await startEmbeddedPostgres(Number(process.env.EMBEDDED_PG_PORT ?? 54329), cleanups);
     log(db.embedded ? `embedded PostgreSQL started (data in ${db.clusterDir})` : 'using DATABASE_URL');
     await ensureDatabase(db.ownerUrl);
-    const appPassword = process.env.APP_DB_PASSWORD ?? db.appPassword;
-    await migrate(db.ownerUrl, { appPassword });
-    const appUrl = process.env.APP_DATABASE_URL ?? withAppRole(db.ownerUrl, appPassword);
+    // The API connects as outreach_api, the worker as outreach_worker (README, "Database roles and tenancy").
+    const roles = { ...process.env, DATABASE_URL: db.ownerUrl, APP_DB_PASSWORD: process.env.APP_DB_PASSWORD ?? db.appPassword };
+    const passwords = rolePasswords(roles);
+    await migrate(db.ownerUrl, { apiPassword: passwords.api, workerPassword: passwords.worker });
+    const apiUrl = apiDatabaseUrl(roles);
+    const workerUrl = workerDatabaseUrl(roles);
 
     // Development identity provider: JWKS for the API, plus the demo feeds for a first source.
     const { publicJwk, privateJwk } = await loadOrCreateDevKey(DEV_IDENTITY_DIR);
@@ -49,13 +52,14 @@ async function main() {
     cleanups.unshift(() => new Promise((r) => idp.close(() => r())));
     const issuer = devIssuer(DEV_IDP_PORT);
 
-    const demoOrgId = await seedDemoOrganization(appUrl);
+    const demoOrgId = await seedDemoOrganization(apiUrl);
 
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       NODE_ENV: 'development',
       DATABASE_URL: db.ownerUrl,
-      APP_DATABASE_URL: appUrl,
+      API_DATABASE_URL: apiUrl,
+      WORKER_DATABASE_URL: workerUrl,
       TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_NAMESPACE: temporal.namespace,
       TEMPORAL_UI_URL: temporal.uiUrl,
@@ -134,8 +138,8 @@ function serveDevIdp(port: number, publicJwk: object): Promise<http.Server> {
 }
 
 /** The demo owner's organization, created once. */
-async function seedDemoOrganization(appUrl: string): Promise<string> {
-  const db = createDb(appUrl, 1);
+async function seedDemoOrganization(apiUrl: string): Promise<string> {
+  const db = createDb(apiUrl, 1);
   try {
     return await asUser(db, DEMO_USER_ID, async (tx) => {
       const existing = await tx

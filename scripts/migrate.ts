@@ -1,7 +1,7 @@
 /**
  * npm run migrate [-- --down]: applies (or rolls back one) migration as the owner (DATABASE_URL).
  */
-import { loadConfig } from '../apps/shared/config';
+import { loadConfig, rolePasswords } from '../apps/shared/config';
 import { ensureDatabase, migrate } from '../db/migrator';
 
 async function main() {
@@ -10,7 +10,8 @@ async function main() {
   if (!url) throw new Error('DATABASE_URL (the owner connection) is required');
   const config = loadConfigLoosely();
   await ensureDatabase(url);
-  const result = await migrate(url, { direction: down ? 'down' : 'latest', appPassword: config?.APP_DB_PASSWORD });
+  const passwords = rolePasswords(config);
+  const result = await migrate(url, { direction: down ? 'down' : 'latest', apiPassword: passwords.api, workerPassword: passwords.worker });
   for (const r of result.results ?? []) console.log(`${r.direction} ${r.migrationName}: ${r.status}`);
   if (!result.results?.length) console.log('nothing to do');
 }
@@ -19,7 +20,8 @@ function loadConfigLoosely() {
   try {
     return loadConfig();
   } catch {
-    return { APP_DB_PASSWORD: process.env.APP_DB_PASSWORD };
+    const { APP_DB_PASSWORD, API_DB_PASSWORD, WORKER_DB_PASSWORD } = process.env;
+    return { APP_DB_PASSWORD, API_DB_PASSWORD, WORKER_DB_PASSWORD };
   }
 }
 

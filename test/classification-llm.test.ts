@@ -78,7 +78,7 @@ describe('the classification stage with an LLM', () => {
   const signalId = randomUUID();
   beforeAll(async () => {
     owner = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
-    db = createDb(testEnv('TEST_APP_DB_URL'), 2);
+    db = createDb(testEnv('TEST_WORKER_DB_URL'), 2); // activities run as the worker role
     const sourceId = randomUUID();
     await owner.query(`INSERT INTO organizations (id, name, created_by) VALUES ($1, 'LLM org', gen_random_uuid())`, [orgId]);
     await owner.query(`INSERT INTO sources (id, organization_id, provider_key, name) VALUES ($1, $2, 'rss', 's')`, [sourceId, orgId]);

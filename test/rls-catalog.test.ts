@@ -1,67 +1,314 @@
-import { Pool } from 'pg';
+import { randomUUID } from 'node:crypto';
+import { Pool, PoolClient } from 'pg';
 import { testEnv } from './helpers/tokens';
 
-/** Tenancy is enforced by PostgreSQL: this walks the catalog so a new table cannot forget it. */
+/**
+ * Tenancy is enforced by PostgreSQL: this walks the catalog so a new table cannot forget it, states
+ * the exact policies and grants, and checks what the policies do, as the API role, with the
+ * application's checks out of the way.
+ */
 let owner: Pool;
-let app: Pool;
+let api: Pool;
+let worker: Pool;
 beforeAll(() => {
   owner = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
-  app = new Pool({ connectionString: testEnv('TEST_APP_DB_URL'), max: 1 });
+  api = new Pool({ connectionString: testEnv('TEST_APP_DB_URL'), max: 2 });
+  worker = new Pool({ connectionString: testEnv('TEST_WORKER_DB_URL'), max: 1 });
 });
 afterAll(async () => {
   await owner.end();
-  await app.end();
+  await api.end();
+  await worker.end();
 });
 
-test('every table with organization_id has row-level security enabled, forced, and a policy', async () => {
+// The policy expressions as PostgreSQL prints them: membership is one InitPlan per statement.
+const READ = (col = 'organization_id') => `(${col} = ANY (( SELECT app.visible_organization_ids() AS visible_organization_ids)::uuid[]))`;
+const WRITE = (role: 'member' | 'admin', col = 'organization_id') =>
+  `(${col} = ANY (( SELECT app.writable_organization_ids('${role}'::text) AS writable_organization_ids)::uuid[]))`;
+const select = (using: string) => `SELECT using ${using}`;
+const insert = (check: string) => `INSERT check ${check}`;
+const update = (p: string) => `UPDATE using ${p} check ${p}`;
+const del = (using: string) => `DELETE using ${using}`;
+const memberWrites = [select(READ()), insert(WRITE('member')), update(WRITE('member')), del(WRITE('member'))];
+
+/** Every table with organization_id gets memberWrites unless it is listed here. */
+const EXPECTED_POLICIES: Record<string, string[]> = {
+  organizations: [select(READ('id')), update(WRITE('admin', 'id'))],
+  memberships: [
+    select(`((user_id = ( SELECT app.current_user_id() AS current_user_id)) OR ${READ()})`),
+    insert(WRITE('admin')),
+    update(WRITE('admin')),
+    del(WRITE('admin')),
+  ],
+  compliance_settings: [select(READ()), insert(WRITE('admin')), update(WRITE('admin')), del(WRITE('admin'))],
+  suppressions: [select(READ()), insert(WRITE('member')), del(WRITE('admin'))],
+  compliance_audit_log: [select(READ()), insert(WRITE('member'))],
+};
+
+async function tenantTables(): Promise<Array<{ table: string; enabled: boolean; forced: boolean }>> {
   const { rows } = await owner.query(`
-    SELECT c.relname AS table, c.relrowsecurity AS enabled, c.relforcerowsecurity AS forced,
-           (SELECT count(*) FROM pg_policy p WHERE p.polrelid = c.oid)::int AS policies
-      FROM pg_class c
-      JOIN pg_namespace n ON n.oid = c.relnamespace
+    SELECT c.relname AS table, c.relrowsecurity AS enabled, c.relforcerowsecurity AS forced
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
      WHERE n.nspname = 'public' AND c.relkind = 'r'
-       AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'organization_id' AND NOT a.attisdropped)
+       AND (c.relname = 'organizations'
+            OR EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'organization_id' AND NOT a.attisdropped))
      ORDER BY 1`);
-  expect(rows.length).toBeGreaterThanOrEqual(25);
-  const offenders = rows.filter((r) => !r.enabled || !r.forced || r.policies === 0).map((r) => r.table);
-  expect(offenders).toEqual([]);
+  return rows;
+}
+
+async function policiesByTable(): Promise<Map<string, Array<{ name: string; text: string; permissive: boolean }>>> {
+  const { rows } = await owner.query(`
+    SELECT c.relname AS table, p.polname AS name, p.polpermissive AS permissive,
+           CASE p.polcmd WHEN 'r' THEN 'SELECT' WHEN 'a' THEN 'INSERT' WHEN 'w' THEN 'UPDATE' WHEN 'd' THEN 'DELETE' ELSE 'ALL' END AS cmd,
+           pg_get_expr(p.polqual, p.polrelid) AS using, pg_get_expr(p.polwithcheck, p.polrelid) AS check
+      FROM pg_policy p JOIN pg_class c ON c.oid = p.polrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = 'public'`);
+  const map = new Map<string, Array<{ name: string; text: string; permissive: boolean }>>();
+  for (const r of rows) {
+    const text = [r.cmd, r.using !== null ? `using ${r.using}` : null, r.check !== null ? `check ${r.check}` : null].filter(Boolean).join(' ');
+    map.set(r.table, [...(map.get(r.table) ?? []), { name: r.name, text, permissive: r.permissive }]);
+  }
+  return map;
+}
+
+test('every tenant table has row-level security enabled and forced', async () => {
+  const tables = await tenantTables();
+  expect(tables.length).toBeGreaterThanOrEqual(31);
+  expect(tables.filter((t) => !t.enabled || !t.forced).map((t) => t.table)).toEqual([]);
 });
 
-test('the app role cannot bypass row-level security and owns no table', async () => {
-  const { rows } = await app.query(`SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user`);
-  expect(rows[0]).toEqual({ rolsuper: false, rolbypassrls: false });
-  const owned = await app.query(`SELECT count(*)::int AS n FROM pg_tables WHERE tableowner = current_user`);
-  expect(owned.rows[0].n).toBe(0);
+test('every tenant table has exactly its read, insert, update and delete policies, with the organization predicate', async () => {
+  const policies = await policiesByTable();
+  const mismatches: unknown[] = [];
+  for (const { table } of await tenantTables()) {
+    const actual = (policies.get(table) ?? []).map((p) => p.text).sort();
+    const expected = [...(EXPECTED_POLICIES[table] ?? memberWrites)].sort();
+    if (JSON.stringify(actual) !== JSON.stringify(expected)) mismatches.push({ table, actual, expected });
+  }
+  expect(mismatches).toEqual([]);
+  const all = [...policies.values()].flat();
+  expect(all.filter((p) => !p.permissive || p.text.startsWith('ALL')).map((p) => p.name)).toEqual([]);
 });
 
-test('without a caller the app role sees no tenant rows, even though they exist', async () => {
-  const total = await owner.query('SELECT count(*)::int AS n FROM organizations');
-  const seen = await app.query('SELECT count(*)::int AS n FROM organizations');
-  const seenSources = await app.query('SELECT count(*)::int AS n FROM sources');
-  expect(seen.rows[0].n).toBe(0);
-  expect(seenSources.rows[0].n).toBe(0);
-  expect(total.rows[0].n).toBeGreaterThanOrEqual(0);
+test('no policy calls a function per row: every call is an uncorrelated sub-select (one InitPlan per statement)', async () => {
+  const perRow = [...(await policiesByTable()).entries()].flatMap(([table, ps]) =>
+    ps
+      .map((p) => ({ table, name: p.name, rest: p.text.replace(/\( SELECT app\.\w+\([^()]*\) AS \w+\)/g, '<initplan>') }))
+      .filter((p) => /[A-Za-z_][\w.]*\(/.test(p.rest)),
+  );
+  expect(perRow).toEqual([]);
 });
 
-test('a user cannot insert rows into an organization they do not belong to', async () => {
-  const client = await app.connect();
+describe('roles', () => {
+  test('outreach_api and outreach_worker log in without BYPASSRLS; outreach_app is a group role that cannot log in', async () => {
+    const { rows } = await owner.query(`
+      SELECT rolname, rolcanlogin, rolsuper, rolbypassrls, rolcreatedb, rolcreaterole, rolinherit,
+             pg_has_role(rolname, 'outreach_app', 'USAGE') AS inherits_app,
+             pg_has_role(rolname, 'outreach_worker', 'MEMBER') AS is_worker
+        FROM pg_roles WHERE rolname IN ('outreach_app', 'outreach_api', 'outreach_worker') ORDER BY rolname`);
+    const base = { rolsuper: false, rolbypassrls: false, rolcreatedb: false, rolcreaterole: false, rolinherit: true, inherits_app: true };
+    expect(rows).toEqual([
+      { rolname: 'outreach_api', rolcanlogin: true, ...base, is_worker: false },
+      { rolname: 'outreach_app', rolcanlogin: false, ...base, is_worker: false },
+      { rolname: 'outreach_worker', rolcanlogin: true, ...base, is_worker: true },
+    ]);
+  });
+
+  test('the application roles own nothing in the database', async () => {
+    const { rows } = await owner.query(`
+      SELECT 'relation ' || relname AS object FROM pg_class WHERE pg_get_userbyid(relowner) LIKE 'outreach\\_%'
+      UNION ALL SELECT 'function ' || proname FROM pg_proc WHERE pg_get_userbyid(proowner) LIKE 'outreach\\_%'
+      UNION ALL SELECT 'schema ' || nspname FROM pg_namespace WHERE pg_get_userbyid(nspowner) LIKE 'outreach\\_%'`);
+    expect(rows).toEqual([]);
+  });
+
+  test('each login role holds exactly the expected table privileges', async () => {
+    const privileges = ['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'REFERENCES', 'TRIGGER'];
+    const { rows } = await owner.query(
+      `SELECT r.rolname AS role, c.relname AS table,
+              array(SELECT p FROM unnest($1::text[]) p WHERE has_table_privilege(r.rolname, c.oid, p)) AS granted
+         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace, pg_roles r
+        WHERE n.nspname = 'public' AND c.relkind = 'r' AND r.rolname IN ('outreach_api', 'outreach_worker')`,
+      [privileges],
+    );
+    const expectedFor = (table: string): string[] => {
+      if (table.startsWith('kysely_')) return []; // the migrator's bookkeeping
+      if (table === 'compliance_audit_log') return ['SELECT', 'INSERT']; // append-only
+      if (table === 'organizations') return ['SELECT', 'UPDATE']; // created only by app.create_organization
+      return ['SELECT', 'INSERT', 'UPDATE', 'DELETE'];
+    };
+    expect(rows.length).toBeGreaterThanOrEqual(64);
+    const wrong = rows.filter((r) => JSON.stringify(r.granted) !== JSON.stringify(expectedFor(r.table)));
+    expect(wrong).toEqual([]);
+  });
+
+  test('tables and functions that later migrations create are granted to the application roles by default', async () => {
+    const client = await owner.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('CREATE TABLE later_table (id int)');
+      await client.query('CREATE FUNCTION app.later_function() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$');
+      const { rows } = await client.query(`
+        SELECT r.rolname AS role,
+               has_table_privilege(r.rolname, 'later_table', 'SELECT, INSERT, UPDATE, DELETE') AS table_dml,
+               has_table_privilege(r.rolname, 'later_table', 'TRUNCATE') AS table_truncate,
+               has_function_privilege(r.rolname, 'app.later_function()', 'EXECUTE') AS execute,
+               has_schema_privilege(r.rolname, 'app', 'USAGE') AS app_schema
+          FROM pg_roles r WHERE r.rolname IN ('outreach_api', 'outreach_worker') ORDER BY 1`);
+      expect(rows).toEqual([
+        { role: 'outreach_api', table_dml: true, table_truncate: false, execute: true, app_schema: true },
+        { role: 'outreach_worker', table_dml: true, table_truncate: false, execute: true, app_schema: true },
+      ]);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+  });
+});
+
+// ---- What the policies do, as the API role (the application's own role checks are not involved).
+
+async function inTx<T>(pool: Pool, settings: Record<string, string>, fn: (c: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    await client.query(`SELECT set_config('app.user_id', '11111111-1111-4111-8111-111111111111', true)`);
-    const org = await owner.query(`INSERT INTO organizations (name, created_by) VALUES ('Other', gen_random_uuid()) RETURNING id`);
-    await expect(
-      client.query(`INSERT INTO sources (organization_id, provider_key, name) VALUES ($1, 'rss', 'x')`, [org.rows[0].id]),
-    ).rejects.toMatchObject({ code: '42501' });
-    await client.query('ROLLBACK');
+    for (const [k, v] of Object.entries(settings)) await client.query('SELECT set_config($1, $2, true)', [k, v]);
+    return await fn(client);
   } finally {
+    await client.query('ROLLBACK');
     client.release();
   }
-});
+}
+const asUser = <T>(userId: string, fn: (c: PoolClient) => Promise<T>) => inTx(api, { 'app.user_id': userId }, fn);
 
-test('the compliance audit log is append-only for the app role', async () => {
-  const { rows } = await owner.query(
-    `SELECT privilege_type FROM information_schema.role_table_grants WHERE grantee = 'outreach_app' AND table_name = 'compliance_audit_log'`,
-  );
-  expect(rows.map((r) => r.privilege_type).sort()).toEqual(expect.not.arrayContaining(['DELETE', 'UPDATE']));
-  expect(rows.map((r) => r.privilege_type)).toEqual(expect.arrayContaining(['INSERT', 'SELECT']));
+describe('policy semantics', () => {
+  const org = randomUUID();
+  const other = randomUUID();
+  type Role = 'owner' | 'admin' | 'member' | 'viewer' | 'outsider';
+  const users: Record<Role, string> = { owner: randomUUID(), admin: randomUUID(), member: randomUUID(), viewer: randomUUID(), outsider: randomUUID() };
+  const sourceId = randomUUID();
+  const suppressionId = randomUUID();
+
+  beforeAll(async () => {
+    await owner.query(`INSERT INTO organizations (id, name, created_by) VALUES ($1, 'Policy org', $2), ($3, 'Other org', $4)`, [
+      org, users.owner, other, users.outsider,
+    ]);
+    for (const role of ['owner', 'admin', 'member', 'viewer'] as const) {
+      await owner.query('INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, $3)', [org, users[role], role]);
+    }
+    await owner.query(`INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, 'owner')`, [other, users.outsider]);
+    await owner.query(`INSERT INTO sources (id, organization_id, provider_key, name) VALUES ($1, $2, 'rss', 's')`, [sourceId, org]);
+    await owner.query(`INSERT INTO compliance_settings (organization_id) VALUES ($1)`, [org]);
+    await owner.query(`INSERT INTO suppressions (id, organization_id, scope, value) VALUES ($1, $2, 'email', 'x@example.org')`, [suppressionId, org]);
+    await owner.query(`INSERT INTO compliance_audit_log (organization_id, entity, action) VALUES ($1, 'test', 'created')`, [org]);
+  });
+
+  const count = (c: PoolClient, sql: string, params: unknown[] = []) => c.query(sql, params).then((r) => r.rowCount);
+  const refused = (c: PoolClient, sql: string, params: unknown[] = []) =>
+    c.query('SAVEPOINT s').then(() =>
+      c.query(sql, params).then(
+        () => c.query('RELEASE SAVEPOINT s').then(() => 'allowed'),
+        (e: { code?: string }) => c.query('ROLLBACK TO SAVEPOINT s').then(() => (e.code === '42501' ? 'refused' : `error ${e.code}`)),
+      ),
+    );
+
+  // [what, the lowest role allowed, the attempt: rows it touched, or whether the statement was allowed]
+  const cases: Array<[string, Role, (c: PoolClient) => Promise<number | string | null>]> = [
+    ['read sources', 'viewer', (c) => count(c, 'SELECT 1 FROM sources WHERE organization_id = $1', [org])],
+    ['read compliance settings', 'viewer', (c) => count(c, 'SELECT 1 FROM compliance_settings WHERE organization_id = $1', [org])],
+    ['read the audit log', 'viewer', (c) => count(c, 'SELECT 1 FROM compliance_audit_log WHERE organization_id = $1', [org])],
+    ['insert a source', 'member', (c) => refused(c, `INSERT INTO sources (organization_id, provider_key, name) VALUES ($1, 'rss', 'n')`, [org])],
+    ['update a source', 'member', (c) => count(c, `UPDATE sources SET name = 'u' WHERE id = $1`, [sourceId])],
+    ['delete a source', 'member', (c) => count(c, 'DELETE FROM sources WHERE id = $1', [sourceId])],
+    ['add a suppression', 'member', (c) => refused(c, `INSERT INTO suppressions (organization_id, scope, value) VALUES ($1, 'domain', 'y.example')`, [org])],
+    ['remove a suppression', 'admin', (c) => count(c, 'DELETE FROM suppressions WHERE id = $1', [suppressionId])],
+    ['write the audit log', 'member', (c) => refused(c, `INSERT INTO compliance_audit_log (organization_id, entity, action) VALUES ($1, 't', 'a')`, [org])],
+    ['change compliance settings', 'admin', (c) => count(c, 'UPDATE compliance_settings SET retention_months = 12 WHERE organization_id = $1', [org])],
+    ['delete compliance settings', 'admin', (c) => count(c, 'DELETE FROM compliance_settings WHERE organization_id = $1', [org])],
+    ['rename the organization', 'admin', (c) => count(c, `UPDATE organizations SET name = 'n' WHERE id = $1`, [org])],
+    ['add a member', 'admin', (c) => refused(c, `INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, gen_random_uuid(), 'viewer')`, [org])],
+    ['change a member', 'admin', (c) => count(c, `UPDATE memberships SET role = 'member' WHERE organization_id = $1 AND user_id = $2`, [org, users.viewer])],
+  ];
+  const ranks: Role[] = ['outsider', 'viewer', 'member', 'admin', 'owner'];
+
+  test.each(cases)('%s needs the %s role', async (_what, minRole, attempt) => {
+    const outcomes: Record<string, unknown> = {};
+    for (const who of ranks) outcomes[who] = await asUser(users[who], attempt);
+    const counted = typeof outcomes.owner === 'number';
+    const expected = Object.fromEntries(
+      ranks.map((who) => [who, ranks.indexOf(who) >= ranks.indexOf(minRole) ? (counted ? 1 : 'allowed') : counted ? 0 : 'refused']),
+    );
+    expect(outcomes).toEqual(expected);
+  });
+
+  test('the audit log cannot be changed or emptied, whatever the role', async () => {
+    await expect(asUser(users.owner, (c) => c.query(`UPDATE compliance_audit_log SET action = 'x' WHERE organization_id = $1`, [org]))).rejects.toMatchObject({ code: '42501' });
+    await expect(asUser(users.owner, (c) => c.query('DELETE FROM compliance_audit_log WHERE organization_id = $1', [org]))).rejects.toMatchObject({ code: '42501' });
+  });
+
+  test('without a caller the API role sees no tenant rows, although they exist', async () => {
+    const total = await owner.query('SELECT count(*)::int AS n FROM sources WHERE organization_id = $1', [org]);
+    expect(total.rows[0].n).toBe(1);
+    const seen = await inTx(api, {}, async (c) => [
+      (await c.query('SELECT count(*)::int AS n FROM organizations')).rows[0].n,
+      (await c.query('SELECT count(*)::int AS n FROM sources')).rows[0].n,
+    ]);
+    expect(seen).toEqual([0, 0]);
+  });
+
+  test('the API role cannot act for an organization: app.organization_id shows it nothing and lets it write nothing', async () => {
+    const seen = await inTx(api, { 'app.organization_id': org }, async (c) => ({
+      current_org: (await c.query('SELECT app.current_org_id() AS id')).rows[0].id,
+      organizations: (await c.query('SELECT count(*)::int AS n FROM organizations')).rows[0].n,
+      sources: (await c.query('SELECT count(*)::int AS n FROM sources')).rows[0].n,
+      updated: await count(c, `UPDATE sources SET name = 'taken' WHERE id = $1`, [sourceId]),
+      insert: await refused(c, `INSERT INTO sources (organization_id, provider_key, name) VALUES ($1, 'rss', 'n')`, [org]),
+    }));
+    expect(seen).toEqual({ current_org: null, organizations: 0, sources: 0, updated: 0, insert: 'refused' });
+    // Nor does it add to a user's own rights: the outsider still sees only their organization.
+    const outsider = await inTx(api, { 'app.user_id': users.outsider, 'app.organization_id': org }, async (c) =>
+      (await c.query('SELECT id FROM organizations')).rows.map((r) => r.id),
+    );
+    expect(outsider).toEqual([other]);
+  });
+
+  test('the worker role acts for exactly the organization it names', async () => {
+    const seen = await inTx(worker, { 'app.organization_id': org }, async (c) => ({
+      organizations: (await c.query('SELECT id FROM organizations')).rows.map((r) => r.id),
+      sources: (await c.query('SELECT count(*)::int AS n FROM sources')).rows[0].n,
+      updated: await count(c, `UPDATE sources SET name = 'renamed' WHERE id = $1`, [sourceId]),
+      otherOrg: await refused(c, `INSERT INTO sources (organization_id, provider_key, name) VALUES ($1, 'rss', 'n')`, [other]),
+    }));
+    expect(seen).toEqual({ organizations: [org], sources: 1, updated: 1, otherOrg: 'refused' });
+  });
+
+  test('title and name search can use the trigram indexes as the API role', async () => {
+    // Under row-level security only LEAKPROOF operators may be evaluated before the policy, so an
+    // index serves LIKE/ILIKE only when the migration marked them so.
+    const leakproof = await owner.query(`SELECT proname, proleakproof FROM pg_proc WHERE proname IN ('textlike', 'texticlike') ORDER BY 1`);
+    expect(leakproof.rows).toEqual([
+      { proname: 'texticlike', proleakproof: true },
+      { proname: 'textlike', proleakproof: true },
+    ]);
+    await owner.query(
+      `INSERT INTO signals (organization_id, source_id, external_id, title, dedupe_key)
+       SELECT $1, $2, 'plan-' || i, 'Omgevingsvergunning kavel ' || i, 'plan-' || i FROM generate_series(1, 3000) i`,
+      [org, sourceId],
+    );
+    await owner.query(
+      `INSERT INTO companies (organization_id, name, normalized_name) SELECT $1, 'Bedrijf ' || md5(i::text), 'bedrijf ' || md5(i::text) FROM generate_series(1, 3000) i`,
+      [org],
+    );
+    await owner.query('VACUUM ANALYZE signals, companies'); // moves the new rows out of the GIN pending lists
+    const plans = await asUser(users.viewer, async (c) => {
+      await c.query('SET LOCAL enable_seqscan = off');
+      const plan = async (sql: string) => (await c.query(`EXPLAIN ${sql}`, [org])).rows.map((r) => r['QUERY PLAN']).join('\n');
+      return {
+        signals: await plan(`SELECT id FROM signals WHERE organization_id = $1 AND title ILIKE '%warmtepomp%' ORDER BY created_at DESC, id DESC LIMIT 50`),
+        companies: await plan(`SELECT id FROM companies WHERE organization_id = $1 AND normalized_name LIKE '%abcdef%' ORDER BY created_at DESC, id DESC LIMIT 50`),
+      };
+    });
+    expect(plans.signals).toContain('signals_title_trgm_idx');
+    expect(plans.companies).toContain('companies_normalized_name_trgm_idx');
+  });
 });

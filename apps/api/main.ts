@@ -1,5 +1,5 @@
 import { allowPrivateDestinations } from '../../activities/providers/destination';
-import { allowsPrivateNetworks, appDatabaseUrl, loadAuthConfig, loadConfig } from '../shared/config';
+import { allowsPrivateNetworks, apiDatabaseUrl, loadAuthConfig, loadConfig } from '../shared/config';
 import { createLogger } from '../shared/logger';
 import { SecretBox } from '../shared/secrets';
 import { connectTemporal, WorkflowStarter } from '../shared/temporal';
@@ -13,7 +13,7 @@ async function main() {
   const auth = loadAuthConfig(config);
   allowPrivateDestinations(allowsPrivateNetworks(config)); // integration checks call providers
   const logger = createLogger(config.LOG_LEVEL, 'api');
-  const db = createDb(appDatabaseUrl(config), config.DB_POOL_SIZE);
+  const db = createDb(apiDatabaseUrl(config), config.DB_POOL_SIZE);
   const temporalClient = await connectTemporal(config);
   const app = createApp({
     db,

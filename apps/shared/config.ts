@@ -9,10 +9,14 @@ const schema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().default(path.resolve(__dirname, '../../.data')),
-  // Owner connection: migrations only. The API and workers use APP_DATABASE_URL.
+  // Owner connection: migrations only. The API connects as outreach_api, the workers as outreach_worker.
   DATABASE_URL: z.string().url().optional(),
-  APP_DATABASE_URL: z.string().url().optional(),
+  API_DATABASE_URL: z.string().url().optional(),
+  WORKER_DATABASE_URL: z.string().url().optional(),
+  // Passwords the migrator sets on the two roles; APP_DB_PASSWORD is the default for both.
   APP_DB_PASSWORD: z.string().optional(),
+  API_DB_PASSWORD: z.string().optional(),
+  WORKER_DB_PASSWORD: z.string().optional(),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
 
@@ -65,6 +69,9 @@ export interface AuthConfig {
 export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  if (env.APP_DATABASE_URL) {
+    throw new ConfigError('APP_DATABASE_URL is gone: the API uses API_DATABASE_URL (role outreach_api), the workers WORKER_DATABASE_URL (role outreach_worker)');
+  }
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
@@ -102,18 +109,40 @@ export function loadAuthConfig(c: Config): AuthConfig {
   };
 }
 
-/** The connection the API and workers use: APP_DATABASE_URL, else DATABASE_URL with the app role. */
-export function appDatabaseUrl(c: Pick<Config, 'APP_DATABASE_URL' | 'DATABASE_URL' | 'APP_DB_PASSWORD'>): string {
-  if (c.APP_DATABASE_URL) return c.APP_DATABASE_URL;
-  if (!c.DATABASE_URL) throw new ConfigError('DATABASE_URL or APP_DATABASE_URL is required');
-  return withAppRole(c.DATABASE_URL, c.APP_DB_PASSWORD);
+/**
+ * Database roles (migration 0003): the API acts only as a user (app.user_id); the workers may also
+ * act for an organization (app.organization_id), which PostgreSQL honours for outreach_worker only.
+ * Both inherit their grants from the NOLOGIN group role outreach_app.
+ */
+export const API_DB_ROLE = 'outreach_api';
+export const WORKER_DB_ROLE = 'outreach_worker';
+export const APP_GROUP_ROLE = 'outreach_app';
+
+type DbConfig = Pick<Config, 'DATABASE_URL' | 'API_DATABASE_URL' | 'WORKER_DATABASE_URL' | 'APP_DB_PASSWORD' | 'API_DB_PASSWORD' | 'WORKER_DB_PASSWORD'>;
+
+/** The passwords the migrator sets (undefined: left as they are, e.g. under trust or peer auth). */
+export function rolePasswords(c: Partial<DbConfig>): { api?: string; worker?: string } {
+  return { api: c.API_DB_PASSWORD ?? c.APP_DB_PASSWORD, worker: c.WORKER_DB_PASSWORD ?? c.APP_DB_PASSWORD };
 }
 
-export const APP_DB_ROLE = 'outreach_app';
+/** The API's connection: API_DATABASE_URL, else DATABASE_URL as outreach_api. */
+export function apiDatabaseUrl(c: DbConfig): string {
+  if (c.API_DATABASE_URL) return c.API_DATABASE_URL;
+  if (!c.DATABASE_URL) throw new ConfigError('DATABASE_URL or API_DATABASE_URL is required');
+  return withRole(c.DATABASE_URL, API_DB_ROLE, rolePasswords(c).api);
+}
 
-export function withAppRole(ownerUrl: string, password?: string): string {
+/** The workers' connection: WORKER_DATABASE_URL, else DATABASE_URL as outreach_worker. */
+export function workerDatabaseUrl(c: DbConfig): string {
+  if (c.WORKER_DATABASE_URL) return c.WORKER_DATABASE_URL;
+  if (!c.DATABASE_URL) throw new ConfigError('DATABASE_URL or WORKER_DATABASE_URL is required');
+  return withRole(c.DATABASE_URL, WORKER_DB_ROLE, rolePasswords(c).worker);
+}
+
+/** The owner's URL with another user and password (same host, port and database). */
+export function withRole(ownerUrl: string, role: string, password?: string): string {
   const u = new URL(ownerUrl);
-  u.username = APP_DB_ROLE;
+  u.username = role;
   u.password = password ?? '';
   return u.toString();
 }

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type http from 'node:http';
-import { withAppRole } from '../../apps/shared/config';
+import { API_DB_ROLE, withRole, WORKER_DB_ROLE } from '../../apps/shared/config';
 import { dropDatabase, ensureDatabase, migrate } from '../../db/migrator';
 import { DEV_AUDIENCE, devIssuer, loadOrCreateDevKey, serveJwks } from '../../scripts/lib/dev-identity';
 import { startDatabase, DatabaseHandle } from '../../scripts/lib/postgres';
@@ -57,7 +57,9 @@ async function startStack(cleanups: Array<() => Promise<unknown>>): Promise<void
   cleanups.push(() => dropDatabase(ownerUrl));
   const appPassword = db.appPassword ?? process.env.APP_DB_PASSWORD;
   await migrate(ownerUrl, { appPassword });
-  const appUrl = withAppRole(ownerUrl, appPassword);
+  // The in-process API connects as outreach_api; the worker processes (and tests of activities) as outreach_worker.
+  const apiUrl = withRole(ownerUrl, API_DB_ROLE, appPassword);
+  const workerUrl = withRole(ownerUrl, WORKER_DB_ROLE, appPassword);
 
   let temporal: TemporalServerHandle | undefined;
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
@@ -85,7 +87,8 @@ async function startStack(cleanups: Array<() => Promise<unknown>>): Promise<void
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
     TEST_OWNER_DB_URL: ownerUrl,
-    TEST_APP_DB_URL: appUrl,
+    TEST_APP_DB_URL: apiUrl,
+    TEST_WORKER_DB_URL: workerUrl,
     TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_TASK_QUEUE: taskQueue,
     TEST_ISSUER: issuer,
@@ -99,7 +102,7 @@ async function startStack(cleanups: Array<() => Promise<unknown>>): Promise<void
   // Two worker processes on one task queue, so every test also shows that several workers are safe.
   const workerEnv = {
     ...process.env,
-    APP_DATABASE_URL: appUrl,
+    WORKER_DATABASE_URL: workerUrl,
     DATABASE_URL: ownerUrl,
     TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_TASK_QUEUE: taskQueue,
