@@ -1,6 +1,8 @@
 import { startApi, newOrganization, addMember, expectProblem, TestApi } from './helpers/api';
 import { startFeedServer, FeedServer } from './helpers/feed-server';
-import type { TestUser } from './helpers/tokens';
+import { testEnv, TestUser } from './helpers/tokens';
+import { createDb } from '../db/pool';
+import { asOrganization } from '../db/tenancy';
 
 /**
  * Another tenant's records are invisible (404) on every endpoint, and a viewer cannot write.
@@ -114,4 +116,18 @@ test('GET /signals/{id} answers the spec’s shape with exactly the spec’s Sig
       'summary', 'published_at', 'effective_start', 'effective_end', 'source_url', 'current_score', 'dedupe_key', 'created_at', 'updated_at',
     ].sort(),
   );
+});
+
+test('the API’s database role cannot act for an organization; the worker’s can', async () => {
+  // A stray asOrganization (set_config('app.organization_id')) on the API's own pool crosses no tenant.
+  const viaApi = await asOrganization(api.db, a.orgId, (tx) => tx.selectFrom('signals').select('id').execute());
+  expect(viaApi).toEqual([]);
+  const workerDb = createDb(testEnv('TEST_WORKER_DB_URL'), 1);
+  try {
+    const viaWorker = await asOrganization(workerDb, a.orgId, (tx) => tx.selectFrom('signals').select(['id', 'organization_id']).execute());
+    expect(viaWorker).toHaveLength(3);
+    expect(new Set(viaWorker.map((s) => s.organization_id))).toEqual(new Set([a.orgId]));
+  } finally {
+    await workerDb.destroy();
+  }
 });
