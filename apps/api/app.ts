@@ -10,6 +10,7 @@ import { authenticate, TokenVerifier } from './auth';
 import { errorHandler, sendProblem } from './errors';
 import { openApiDocument } from './openapi';
 import { rejectUnsafeInput } from './validate';
+import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
 import { companyRoutes } from './routes/companies';
 import { complianceRoutes } from './routes/compliance';
@@ -64,6 +65,7 @@ export function createApp(deps: ApiDeps): Express {
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument());
   });
+  app.use(docsRoutes());
   app.use(authenticate(deps.verifyToken, deps.issuer));
   app.use(requireJsonBody);
   app.use(express.json({ limit: deps.bodyLimit, strict: true, type: 'application/json' }));

@@ -1,73 +1,175 @@
 import { z } from 'zod';
+import * as r from './responses';
 import * as s from './schemas';
 
 /**
- * The OpenAPI 3.1 document (GET /openapi.json), built from the same zod schemas that validate
- * requests, so it cannot drift from them. test/openapi.test.ts fails when a route is missing here.
+ * The OpenAPI 3.1 document (GET /openapi.json), built from the zod schemas that validate requests
+ * (schemas.ts) and those of the records the API answers (responses.ts), so it cannot drift from
+ * them. test/openapi.test.ts fails when a route is missing here or an operation has no answer, and
+ * every response a test receives is validated against this document (test/helpers/api.ts).
+ *
+ * A new endpoint: add its zod response schema to responses.ts (registered with `record(...)`), then
+ * one entry below naming it in `answer`, with its operationId, tag, role and the problems it can
+ * answer beyond those its role and inputs imply.
  */
+type Tag = 'Health' | 'Reference' | 'Organizations' | 'Sources' | 'Signals' | 'Opportunities' | 'Settings' | 'Companies' | 'Contacts' | 'Compliance' | 'Integrations';
+
+export const TAGS: Record<Tag, string> = {
+  Health: 'Liveness and readiness of the API process (no token)',
+  Reference: 'This document and its interactive reference (no token)',
+  Organizations: 'Tenants and their members; every other record belongs to one organization',
+  Sources: 'Where signals come from: RSS/Atom feeds, JSON APIs, Dutch official publications',
+  Signals: 'Publications turned into signals, classified and scored by the pipeline',
+  Opportunities: 'Sales opportunities opened from ready signals or by hand',
+  Settings: 'Scoring thresholds and rules, and the industry profile',
+  Companies: 'Companies and their enrichment with contacts',
+  Contacts: 'People at companies, their lawful basis, the compliance gate and erasure',
+  Compliance: 'Suppressions, compliance settings and their audit log, the channel policy',
+  Integrations: 'CRM, enrichment and LLM providers (write-only secrets)',
+};
+
+type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 500 | 503;
+
 interface Operation {
+  /** The operationId: a stable, readable verb + noun (listSignals, ignoreSignal). */
+  id: string;
   method: 'get' | 'post' | 'patch' | 'put' | 'delete';
   path: string; // OpenAPI form: /sources/{sourceId}
+  tag: Tag;
   summary: string;
-  role?: 'viewer' | 'member' | 'admin' | 'any user' | 'none';
+  /** Who may call it: 'none' needs no token; 'any user' any valid token; else the minimum role in the organization. */
+  role: 'viewer' | 'member' | 'admin' | 'any user' | 'none';
   body?: z.ZodType;
   query?: z.ZodType;
+  /** The success status (default 200) and, for an idempotent create, the status of a repeat. */
   status?: number;
-  answers: string;
+  repeatStatus?: number;
+  /** What a success answers: a schema registered in responses.ts, or an array of one. */
+  answer: z.ZodType;
+  /** Media type of the success answer (default application/json). */
+  media?: 'application/json' | 'text/html';
+  /** Problems beyond those implied by the token, role, inputs and body (see problemsOf). */
+  problems?: ProblemStatus[];
 }
 
 export const OPERATIONS: Operation[] = [
-  { method: 'get', path: '/healthz', summary: 'Liveness', role: 'none', answers: '{status}' },
-  { method: 'get', path: '/readyz', summary: 'Readiness: PostgreSQL and Temporal reachable', role: 'none', answers: '{status, checks}; 503 problem when not ready' },
-  { method: 'get', path: '/openapi.json', summary: 'This document', role: 'none', answers: 'OpenAPI 3.1' },
-  { method: 'post', path: '/organizations', summary: 'Create an organization; the caller becomes owner', role: 'any user', body: s.createOrganizationBody, status: 201, answers: 'Organization' },
-  { method: 'get', path: '/organizations', summary: "The caller's organizations", role: 'any user', answers: 'Organization[]' },
-  { method: 'get', path: '/organizations/{organizationId}', summary: 'One organization', role: 'viewer', answers: 'Organization' },
-  { method: 'post', path: '/organizations/{organizationId}/members', summary: 'Add a member or change a role', role: 'admin', body: s.addMemberBody, status: 201, answers: 'Membership' },
-  { method: 'post', path: '/sources', summary: 'Create a signal source', role: 'member', body: s.createSourceBody, status: 201, answers: 'Source' },
-  { method: 'get', path: '/sources', summary: 'List sources', role: 'viewer', query: s.listSourcesQuery, answers: 'Source[]' },
-  { method: 'get', path: '/sources/{sourceId}', summary: 'One source', role: 'viewer', answers: 'Source' },
-  { method: 'patch', path: '/sources/{sourceId}', summary: 'Change a source (schedule syncs its Temporal Schedule)', role: 'member', body: s.patchSourceBody, answers: 'Source' },
-  { method: 'post', path: '/sources/{sourceId}/run', summary: 'Start ingestSourceWorkflow', role: 'member', body: s.emptyBody, status: 202, answers: 'Source with workflow_id, run_id' },
-  { method: 'get', path: '/signals', summary: 'List signals, newest first', role: 'viewer', query: s.listSignalsQuery, answers: 'Signal[]' },
-  { method: 'get', path: '/signals/{signalId}', summary: 'A signal with its classification, score and breakdown', role: 'viewer', answers: '{signal, classification?, score?, components?, breakdown?}' },
-  { method: 'post', path: '/signals/{signalId}/ignore', summary: 'Ignore a signal', role: 'member', body: s.emptyBody, answers: 'Signal' },
-  { method: 'post', path: '/signals/{signalId}/reprocess', summary: 'Run processSignalWorkflow from a stage', role: 'member', body: s.reprocessBody, status: 202, answers: '{workflow_id, run_id, from_stage}; 409 while a run is in progress' },
-  { method: 'post', path: '/opportunities', summary: 'Create an opportunity from a signal or manually', role: 'member', body: s.createOpportunityBody, status: 201, answers: 'Opportunity' },
-  { method: 'get', path: '/opportunities', summary: 'List opportunities', role: 'viewer', query: s.listOpportunitiesQuery, answers: 'Opportunity[]' },
-  { method: 'get', path: '/opportunities/{opportunityId}', summary: 'One opportunity', role: 'viewer', answers: 'Opportunity' },
-  { method: 'post', path: '/opportunities/{opportunityId}/outcome', summary: 'Record won, lost, or reopen', role: 'member', body: s.outcomeBody, answers: 'Opportunity' },
-  { method: 'get', path: '/settings/scoring', summary: 'The active scoring config and rules', role: 'viewer', query: s.organizationQuery, answers: '{config, rules}' },
-  { method: 'patch', path: '/settings/scoring', summary: 'New scoring config version', role: 'admin', body: s.patchScoringBody, answers: '{config, rules}' },
-  { method: 'get', path: '/settings/industry-profile', summary: 'The industry profile', role: 'viewer', query: s.organizationQuery, answers: '{profile, personas, products}' },
-  { method: 'patch', path: '/settings/industry-profile', summary: 'Change the industry profile', role: 'admin', body: s.patchIndustryProfileBody, answers: '{profile, personas, products}' },
-  { method: 'post', path: '/companies', summary: 'Create a company', role: 'member', body: s.createCompanyBody, status: 201, answers: 'Company' },
-  { method: 'get', path: '/companies', summary: 'List companies', role: 'viewer', query: s.listCompaniesQuery, answers: 'Company[]' },
-  { method: 'get', path: '/companies/{companyId}', summary: 'One company', role: 'viewer', answers: 'Company' },
-  { method: 'post', path: '/companies/{companyId}/enrich', summary: 'Start contact enrichment', role: 'member', body: s.emptyBody, status: 202, answers: 'Company (enrichment_status running)' },
-  { method: 'post', path: '/contacts', summary: 'Create a contact', role: 'member', body: s.createContactBody, status: 201, answers: 'Contact' },
-  { method: 'get', path: '/contacts', summary: 'List contacts', role: 'viewer', query: s.listContactsQuery, answers: 'Contact[]' },
-  { method: 'get', path: '/contacts/{contactId}', summary: 'One contact with its lawful basis', role: 'viewer', answers: 'Contact' },
-  { method: 'get', path: '/contacts/{contactId}/channels', summary: 'The compliance gate for a contact', role: 'viewer', answers: 'Gate result' },
-  { method: 'put', path: '/contacts/{contactId}/lawful-basis', summary: 'Record the lawful basis', role: 'member', body: s.lawfulBasisBody, answers: 'Lawful basis record' },
-  { method: 'delete', path: '/contacts/{contactId}', summary: 'Erase a contact (GDPR Art. 17)', role: 'member', answers: 'the erased Contact' },
-  { method: 'post', path: '/compliance/suppressions', summary: 'Add a suppression (idempotent)', role: 'member', body: s.createSuppressionBody, status: 201, answers: 'Suppression (200 when it existed)' },
-  { method: 'get', path: '/compliance/suppressions', summary: 'List suppressions', role: 'viewer', query: s.listSuppressionsQuery, answers: 'Suppression[]' },
-  { method: 'delete', path: '/compliance/suppressions/{suppressionId}', summary: 'Remove a suppression (audited)', role: 'admin', answers: 'Suppression' },
-  { method: 'get', path: '/compliance/settings', summary: 'Compliance settings', role: 'viewer', query: s.organizationQuery, answers: 'Compliance settings' },
-  { method: 'patch', path: '/compliance/settings', summary: 'Change compliance settings (audited)', role: 'admin', body: s.patchComplianceSettingsBody, answers: 'Compliance settings' },
-  { method: 'get', path: '/compliance/audit', summary: 'The compliance audit log', role: 'viewer', query: s.auditQuery, answers: 'Audit entry[]' },
-  { method: 'get', path: '/compliance/channel-policy', summary: 'The channel policy table', role: 'any user', query: s.channelPolicyQuery, answers: '{version, rules}' },
-  { method: 'post', path: '/integrations', summary: 'Add an integration (secret write-only)', role: 'admin', body: s.createIntegrationBody, status: 201, answers: 'Integration' },
-  { method: 'get', path: '/integrations', summary: 'List integrations', role: 'viewer', query: s.listIntegrationsQuery, answers: 'Integration[]' },
-  { method: 'get', path: '/integrations/{integrationId}', summary: 'One integration', role: 'viewer', answers: 'Integration' },
-  { method: 'post', path: '/integrations/{integrationId}/test', summary: 'Verify the stored secret with the provider', role: 'admin', body: s.emptyBody, answers: 'Integration' },
+  { id: 'getHealth', method: 'get', path: '/healthz', tag: 'Health', summary: 'Liveness', role: 'none', answer: r.Health },
+  { id: 'getReadiness', method: 'get', path: '/readyz', tag: 'Health', summary: 'Readiness: PostgreSQL and Temporal reachable', role: 'none', answer: r.Readiness, problems: [503] },
+  { id: 'getOpenApiDocument', method: 'get', path: '/openapi.json', tag: 'Reference', summary: 'This document', role: 'none', answer: r.OpenApiDocument },
+  { id: 'getApiReference', method: 'get', path: '/docs', tag: 'Reference', summary: 'Interactive API reference (HTML)', role: 'none', answer: z.string(), media: 'text/html' },
+  { id: 'createOrganization', method: 'post', path: '/organizations', tag: 'Organizations', summary: 'Create an organization; the caller becomes owner', role: 'any user', body: s.createOrganizationBody, status: 201, answer: r.Organization },
+  { id: 'listOrganizations', method: 'get', path: '/organizations', tag: 'Organizations', summary: "The caller's organizations", role: 'any user', answer: z.array(r.Organization) },
+  { id: 'getOrganization', method: 'get', path: '/organizations/{organizationId}', tag: 'Organizations', summary: 'One organization', role: 'viewer', answer: r.Organization },
+  { id: 'addOrganizationMember', method: 'post', path: '/organizations/{organizationId}/members', tag: 'Organizations', summary: 'Add a member (201) or change a role (200)', role: 'admin', body: s.addMemberBody, status: 201, repeatStatus: 200, answer: r.Membership },
+  { id: 'createSource', method: 'post', path: '/sources', tag: 'Sources', summary: 'Create a signal source', role: 'member', body: s.createSourceBody, status: 201, answer: r.Source },
+  { id: 'listSources', method: 'get', path: '/sources', tag: 'Sources', summary: 'List sources', role: 'viewer', query: s.listSourcesQuery, answer: z.array(r.Source) },
+  { id: 'getSource', method: 'get', path: '/sources/{sourceId}', tag: 'Sources', summary: 'One source', role: 'viewer', answer: r.Source },
+  { id: 'updateSource', method: 'patch', path: '/sources/{sourceId}', tag: 'Sources', summary: 'Change a source (schedule syncs its Temporal Schedule)', role: 'member', body: s.patchSourceBody, answer: r.Source },
+  { id: 'runSource', method: 'post', path: '/sources/{sourceId}/run', tag: 'Sources', summary: 'Start ingestSourceWorkflow (409 while the source is disabled)', role: 'member', body: s.emptyBody, status: 202, answer: r.SourceRun, problems: [409] },
+  { id: 'listSignals', method: 'get', path: '/signals', tag: 'Signals', summary: 'List signals, newest first', role: 'viewer', query: s.listSignalsQuery, answer: z.array(r.Signal) },
+  { id: 'getSignal', method: 'get', path: '/signals/{signalId}', tag: 'Signals', summary: 'A signal with its classification, score and breakdown', role: 'viewer', answer: r.SignalDetail },
+  { id: 'ignoreSignal', method: 'post', path: '/signals/{signalId}/ignore', tag: 'Signals', summary: 'Ignore a signal', role: 'member', body: s.emptyBody, answer: r.Signal },
+  { id: 'reprocessSignal', method: 'post', path: '/signals/{signalId}/reprocess', tag: 'Signals', summary: 'Run processSignalWorkflow from a stage (409 while a run is in progress)', role: 'member', body: s.reprocessBody, status: 202, answer: r.SignalRun, problems: [409] },
+  { id: 'createOpportunity', method: 'post', path: '/opportunities', tag: 'Opportunities', summary: 'Create an opportunity from a signal or manually (409 when the project has an open one)', role: 'member', body: s.createOpportunityBody, status: 201, answer: r.Opportunity, problems: [409] },
+  { id: 'listOpportunities', method: 'get', path: '/opportunities', tag: 'Opportunities', summary: 'List opportunities', role: 'viewer', query: s.listOpportunitiesQuery, answer: z.array(r.Opportunity) },
+  { id: 'getOpportunity', method: 'get', path: '/opportunities/{opportunityId}', tag: 'Opportunities', summary: 'One opportunity', role: 'viewer', answer: r.Opportunity },
+  { id: 'recordOpportunityOutcome', method: 'post', path: '/opportunities/{opportunityId}/outcome', tag: 'Opportunities', summary: 'Record won, lost, or reopen (409 when the project has another open one)', role: 'member', body: s.outcomeBody, answer: r.Opportunity, problems: [409] },
+  { id: 'getScoringSettings', method: 'get', path: '/settings/scoring', tag: 'Settings', summary: 'The active scoring config and rules', role: 'viewer', query: s.organizationQuery, answer: r.ScoringSettings },
+  { id: 'updateScoringSettings', method: 'patch', path: '/settings/scoring', tag: 'Settings', summary: 'New scoring config version', role: 'admin', body: s.patchScoringBody, answer: r.ScoringSettings },
+  { id: 'getIndustryProfile', method: 'get', path: '/settings/industry-profile', tag: 'Settings', summary: 'The industry profile', role: 'viewer', query: s.organizationQuery, answer: r.IndustryProfileSettings },
+  { id: 'updateIndustryProfile', method: 'patch', path: '/settings/industry-profile', tag: 'Settings', summary: 'Change the industry profile', role: 'admin', body: s.patchIndustryProfileBody, answer: r.IndustryProfileSettings },
+  { id: 'createCompany', method: 'post', path: '/companies', tag: 'Companies', summary: 'Create a company (409 when its KvK number exists)', role: 'member', body: s.createCompanyBody, status: 201, answer: r.Company, problems: [409] },
+  { id: 'listCompanies', method: 'get', path: '/companies', tag: 'Companies', summary: 'List companies', role: 'viewer', query: s.listCompaniesQuery, answer: z.array(r.Company) },
+  { id: 'getCompany', method: 'get', path: '/companies/{companyId}', tag: 'Companies', summary: 'One company', role: 'viewer', answer: r.Company },
+  { id: 'enrichCompany', method: 'post', path: '/companies/{companyId}/enrich', tag: 'Companies', summary: 'Start contact enrichment (answers the company, enrichment_status running)', role: 'member', body: s.emptyBody, status: 202, answer: r.Company },
+  { id: 'createContact', method: 'post', path: '/contacts', tag: 'Contacts', summary: 'Create a contact (409 when its e-mail address exists)', role: 'member', body: s.createContactBody, status: 201, answer: r.Contact, problems: [409] },
+  { id: 'listContacts', method: 'get', path: '/contacts', tag: 'Contacts', summary: 'List contacts', role: 'viewer', query: s.listContactsQuery, answer: z.array(r.Contact) },
+  { id: 'getContact', method: 'get', path: '/contacts/{contactId}', tag: 'Contacts', summary: 'One contact with its lawful basis', role: 'viewer', answer: r.ContactDetail },
+  { id: 'getContactChannels', method: 'get', path: '/contacts/{contactId}/channels', tag: 'Contacts', summary: 'The compliance gate for a contact', role: 'viewer', answer: r.ComplianceGate },
+  { id: 'recordLawfulBasis', method: 'put', path: '/contacts/{contactId}/lawful-basis', tag: 'Contacts', summary: 'Record the lawful basis (409 for an erased contact)', role: 'member', body: s.lawfulBasisBody, answer: r.LawfulBasis, problems: [409] },
+  { id: 'eraseContact', method: 'delete', path: '/contacts/{contactId}', tag: 'Contacts', summary: 'Erase a contact (GDPR Art. 17)', role: 'member', answer: r.Contact },
+  { id: 'addSuppression', method: 'post', path: '/compliance/suppressions', tag: 'Compliance', summary: 'Add a suppression (201; 200 with the existing one on a repeat)', role: 'member', body: s.createSuppressionBody, status: 201, repeatStatus: 200, answer: r.Suppression },
+  { id: 'listSuppressions', method: 'get', path: '/compliance/suppressions', tag: 'Compliance', summary: 'List suppressions', role: 'viewer', query: s.listSuppressionsQuery, answer: z.array(r.Suppression) },
+  { id: 'removeSuppression', method: 'delete', path: '/compliance/suppressions/{suppressionId}', tag: 'Compliance', summary: 'Remove a suppression (audited; 400 for an erasure hash)', role: 'admin', answer: r.Suppression, problems: [400] },
+  { id: 'getComplianceSettings', method: 'get', path: '/compliance/settings', tag: 'Compliance', summary: 'Compliance settings', role: 'viewer', query: s.organizationQuery, answer: r.ComplianceSettings },
+  { id: 'updateComplianceSettings', method: 'patch', path: '/compliance/settings', tag: 'Compliance', summary: 'Change compliance settings (audited)', role: 'admin', body: s.patchComplianceSettingsBody, answer: r.ComplianceSettings },
+  { id: 'listComplianceAudit', method: 'get', path: '/compliance/audit', tag: 'Compliance', summary: 'The compliance audit log', role: 'viewer', query: s.auditQuery, answer: z.array(r.AuditEntry) },
+  { id: 'getChannelPolicy', method: 'get', path: '/compliance/channel-policy', tag: 'Compliance', summary: 'The channel policy table', role: 'any user', query: s.channelPolicyQuery, answer: r.ChannelPolicy },
+  { id: 'createIntegration', method: 'post', path: '/integrations', tag: 'Integrations', summary: 'Add an integration (secret write-only; 503 without INTEGRATION_SECRET_KEY)', role: 'admin', body: s.createIntegrationBody, status: 201, answer: r.Integration, problems: [503] },
+  { id: 'listIntegrations', method: 'get', path: '/integrations', tag: 'Integrations', summary: 'List integrations', role: 'viewer', query: s.listIntegrationsQuery, answer: z.array(r.Integration) },
+  { id: 'getIntegration', method: 'get', path: '/integrations/{integrationId}', tag: 'Integrations', summary: 'One integration', role: 'viewer', answer: r.Integration },
+  { id: 'testIntegration', method: 'post', path: '/integrations/{integrationId}/test', tag: 'Integrations', summary: 'Verify the stored secret with the provider', role: 'admin', body: s.emptyBody, answer: r.Integration, problems: [503] },
 ];
 
-const problem = { description: 'application/problem+json', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+/** The named problem responses (components/responses), by status. */
+const PROBLEM_RESPONSES: Record<ProblemStatus, { name: string; description: string; headers?: Record<string, unknown> }> = {
+  400: { name: 'BadRequest', description: 'VALIDATION_FAILED (with errors[]) or MALFORMED_JSON' },
+  401: {
+    name: 'Unauthorized',
+    description: 'UNAUTHENTICATED: no bearer token, or one that is invalid or expired',
+    headers: { 'WWW-Authenticate': { description: 'Bearer', schema: { type: 'string' } } },
+  },
+  403: { name: 'Forbidden', description: 'FORBIDDEN: a member of the organization whose role is too low' },
+  404: { name: 'NotFound', description: 'NOT_FOUND: absent or not visible to the caller (never says which)' },
+  409: { name: 'Conflict', description: 'CONFLICT: the request conflicts with the current state (the problem names the existing record)' },
+  413: { name: 'PayloadTooLarge', description: 'PAYLOAD_TOO_LARGE: the body exceeds BODY_LIMIT' },
+  415: { name: 'UnsupportedMediaType', description: 'UNSUPPORTED_MEDIA_TYPE: bodies must be application/json' },
+  429: {
+    name: 'TooManyRequests',
+    description: 'RATE_LIMITED: too many requests for this user or organization',
+    headers: { 'Retry-After': { description: 'Seconds until a request will be accepted', schema: { type: 'integer' } } },
+  },
+  500: { name: 'InternalError', description: 'INTERNAL: an unexpected error; request_id finds it in the logs' },
+  503: { name: 'ServiceUnavailable', description: 'SERVICE_UNAVAILABLE: a dependency or a required setting is missing' },
+};
 
-function jsonSchema(schema: z.ZodType): Record<string, unknown> {
-  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+/** The problems an operation can answer: from its token, role, inputs and body, plus its own. */
+export function problemsOf(op: Operation): ProblemStatus[] {
+  const out = new Set<ProblemStatus>(op.problems ?? []);
+  if (op.role !== 'none') [401, 429, 500].forEach((st) => out.add(st as ProblemStatus));
+  if (op.body || op.query) out.add(400);
+  if (op.body) [413, 415].forEach((st) => out.add(st as ProblemStatus));
+  if (op.role === 'member' || op.role === 'admin') out.add(403);
+  // Every record belongs to an organization the caller may not be a member of.
+  if (op.path.includes('{') || ['viewer', 'member', 'admin'].includes(op.role)) out.add(404);
+  return [...out].sort();
+}
+
+const ROLE_TEXT: Record<Operation['role'], string> = {
+  none: 'No token needed.',
+  'any user': 'Any authenticated user.',
+  viewer: 'Any member of the organization (viewer or above).',
+  member: 'The member role or above in the organization.',
+  admin: 'The admin or owner role in the organization.',
+};
+
+type Json = Record<string, unknown>;
+
+/**
+ * Drops what JSON Schema output of zod adds and a reader does not need: $schema and $id on each
+ * component, the regular expressions behind `format: uuid` and `format: date-time`, and the
+ * ±2^53 bounds of every integer. With `open`, objects stop saying additionalProperties: false:
+ * a client must accept fields added later (the tests still refuse undocumented ones).
+ */
+function tidy(node: unknown, open: boolean): unknown {
+  if (Array.isArray(node)) return node.map((n) => tidy(n, open));
+  if (!node || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node as Json)) {
+    if (k === '$schema' || k === '$id') continue;
+    out[k] = tidy(v, open);
+  }
+  if (out.format === 'uuid' || out.format === 'date-time') delete out.pattern;
+  if (out.type === 'integer' && out.minimum === Number.MIN_SAFE_INTEGER && out.maximum === Number.MAX_SAFE_INTEGER) {
+    delete out.minimum;
+    delete out.maximum;
+  }
+  if (open && out.additionalProperties === false) delete out.additionalProperties;
+  return out;
+}
+
+function jsonSchema(schema: z.ZodType): Json {
+  return tidy(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }), false) as Json;
 }
 
 function queryParameters(schema: z.ZodType) {
@@ -75,45 +177,74 @@ function queryParameters(schema: z.ZodType) {
   return Object.entries(js.properties ?? {}).map(([name, sch]) => ({ name, in: 'query', required: js.required?.includes(name) ?? false, schema: sch }));
 }
 
-let cached: Record<string, unknown> | undefined;
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
-export function openApiDocument(): Record<string, unknown> {
-  if (cached) return cached;
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of OPERATIONS) {
-    const pathParams = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }));
-    const open = op.role === 'none';
-    (paths[op.path] ??= {})[op.method] = {
-      summary: op.summary,
-      description: `Role: ${op.role ?? 'viewer'}. Answers ${op.answers}.`,
-      ...(open ? { security: [] } : {}),
-      parameters: [...pathParams, ...(op.query ? queryParameters(op.query) : [])],
-      ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body) } } } } : {}),
-      responses: {
-        [String(op.status ?? 200)]: { description: op.answers },
-        ...(open ? {} : { '400': problem, '401': problem, '403': problem, '404': problem }),
-      },
-    };
+/** An answer is a registered record, or an array of one; anything else is a mistake in OPERATIONS. */
+function answerSchema(op: Operation): Json {
+  if (op.media === 'text/html') return { type: 'string' };
+  const named = r.records.get(op.answer)?.id;
+  if (named) return ref(named);
+  if (op.answer instanceof z.ZodArray) {
+    const item = r.records.get(op.answer.element as z.ZodType)?.id;
+    if (item) return { type: 'array', items: ref(item) };
   }
+  throw new Error(`${op.id}: its answer must be a schema registered in apps/api/responses.ts (or an array of one)`);
+}
+
+function componentSchemas(): Record<string, Json> {
+  const { schemas } = z.toJSONSchema(r.records, { io: 'output', uri: (id) => `#/components/schemas/${id}` }) as { schemas: Record<string, Json> };
+  return Object.fromEntries(Object.entries(schemas).map(([id, sch]) => [id, { ...(tidy(sch, true) as Json), description: r.RECORD_DESCRIPTIONS.get(id) }]));
+}
+
+function operationObject(op: Operation): Json {
+  const pathParams = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }));
+  const success = { description: op.summary, content: { [op.media ?? 'application/json']: { schema: answerSchema(op) } } };
+  const responses: Json = { [String(op.status ?? 200)]: success };
+  if (op.repeatStatus) responses[String(op.repeatStatus)] = { ...success, description: 'The existing record (a repeat)' };
+  for (const st of problemsOf(op)) responses[String(st)] = { $ref: `#/components/responses/${PROBLEM_RESPONSES[st].name}` };
+  return {
+    operationId: op.id,
+    tags: [op.tag],
+    summary: op.summary,
+    description: ROLE_TEXT[op.role],
+    security: op.role === 'none' ? [] : [{ bearer: [] }],
+    ...(pathParams.length || op.query ? { parameters: [...pathParams, ...(op.query ? queryParameters(op.query) : [])] } : {}),
+    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body) } } } } : {}),
+    responses,
+  };
+}
+
+let cached: Json | undefined;
+
+export function openApiDocument(): Json {
+  if (cached) return cached;
+  const paths: Record<string, Json> = {};
+  for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method] = operationObject(op);
+  const used = new Set(OPERATIONS.flatMap(problemsOf));
   cached = {
     openapi: '3.1.0',
-    info: { title: 'Outreach Signal Service', version: '0.1.0', description: 'See docs/api.md for the decisions behind each endpoint.' },
-    components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
-      schemas: {
-        Problem: {
-          type: 'object',
-          required: ['type', 'title', 'status', 'detail', 'code'],
-          properties: {
-            type: { type: 'string' }, title: { type: 'string' }, status: { type: 'integer' }, detail: { type: 'string' }, code: { type: 'string' },
-            instance: { type: 'string' }, request_id: { type: 'string' },
-            errors: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } },
-          },
-        },
-      },
+    info: {
+      title: 'Outreach Signal Service',
+      version: '0.1.0',
+      description:
+        'A multi-tenant, signal-driven outbound-outreach backend. Requests are camelCase, answers snake_case; errors are ' +
+        'RFC 9457 application/problem+json with a machine-readable `code`. Lists are newest first with keyset pagination ' +
+        '(`limit`, `before`). See docs/api.md for the decisions behind each endpoint.',
+      license: { name: 'Proprietary (UNLICENSED)', identifier: 'LicenseRef-Proprietary' },
     },
-    security: [{ bearer: [] }],
+    servers: [{ url: '/', description: 'The server that serves this document' }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token of the identity provider (JWKS or HS256)' } },
+      schemas: componentSchemas(),
+      responses: Object.fromEntries(
+        [...used].sort().map((st) => {
+          const p = PROBLEM_RESPONSES[st];
+          return [p.name, { description: p.description, ...(p.headers ? { headers: p.headers } : {}), content: { 'application/problem+json': { schema: ref('Problem') } } }];
+        }),
+      ),
+    },
   };
   return cached;
 }

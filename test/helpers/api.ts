@@ -7,6 +7,7 @@ import { listen } from '../../apps/api/server';
 import { SecretBox } from '../../apps/shared/secrets';
 import { WorkflowStarter } from '../../apps/shared/temporal';
 import { createDb, DB } from '../../db/pool';
+import { assertMatchesContract } from './contract';
 import { newUser, testEnv, TestUser } from './tokens';
 
 export interface Reply {
@@ -73,6 +74,8 @@ export async function startApi(overrides: Partial<ApiDeps> = {}): Promise<TestAp
       } catch {
         // leave as text
       }
+      // Every answer must match the OpenAPI document the app serves; a mismatch fails the calling test.
+      assertMatchesContract(method, path, res.status, res.headers.get('content-type'), parsed);
       return { status: res.status, headers: res.headers, body: parsed };
     },
     async close() {

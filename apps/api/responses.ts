@@ -1,0 +1,521 @@
+import { z } from 'zod';
+import type { getCompany } from '../../db/queries/companies';
+import type { complianceSettings, currentLawfulBasis, GateResult, getSuppression, listAudit } from '../../db/queries/compliance';
+import type { getContact } from '../../db/queries/contacts';
+import type { getIntegration } from '../../db/queries/integrations';
+import type { getOpportunity } from '../../db/queries/opportunities';
+import type { addOrChangeMembership } from '../../db/queries/organizations';
+import type { industryProfileSettings, scoringSettings } from '../../db/queries/settings';
+import type { getSignal, getSignalDetail } from '../../db/queries/signals';
+import type { getSource } from '../../db/queries/sources';
+import { CHANNELS } from '../../domain/compliance/channel-policy';
+import { INTEGRATION_PROVIDERS, IntegrationProviderKey } from '../../activities/providers/registry';
+import { PIPELINE_STAGES } from '../../workflows/stages';
+import type { ProblemCode } from './errors';
+import { roles, signalStatuses, sourceProviderKeys } from './schemas';
+
+/**
+ * Every record the API answers, as zod schemas: the one source of the response half of the OpenAPI
+ * document (GET /openapi.json), as schemas.ts is of the request half. Each schema registered in
+ * `records` becomes components/schemas/<id>; an operation in openapi.ts names the schema it answers.
+ *
+ * Fields are snake_case, timestamps ISO 8601 strings, numeric columns numbers, and a field is
+ * nullable exactly where its database column is. The type checks at the bottom of this file fail
+ * the build when a query's column list and its schema disagree on a field or on its nullability.
+ */
+export const records = z.registry<{ id: string; description: string }>();
+/** Each record's description, by id (components/schemas/<id>.description). */
+export const RECORD_DESCRIPTIONS = new Map<string, string>();
+
+function record<S extends z.ZodType>(id: string, description: string, schema: S): S {
+  records.add(schema, { id, description });
+  RECORD_DESCRIPTIONS.set(id, description);
+  return schema;
+}
+
+const id = z.uuid();
+const timestamp = z.iso.datetime();
+const nullable = <S extends z.ZodType>(s: S) => s.nullable();
+const jsonObject = z.record(z.string(), z.unknown());
+const stamps = { created_at: timestamp, updated_at: timestamp };
+
+const dependencyState = z.enum(['ok', 'down']);
+
+// Problems (RFC 9457) --------------------------------------------------------------------------------
+export const PROBLEM_CODES = [
+  'VALIDATION_FAILED', 'MALFORMED_JSON', 'UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'INTERNAL',
+] as const satisfies readonly ProblemCode[];
+
+export const Problem = record(
+  'Problem',
+  'An error, as RFC 9457 application/problem+json with a machine-readable code. Extension members appear where they apply.',
+  z
+    .object({
+      type: z.string().describe('A URI naming the problem type'),
+      title: z.string(),
+      status: z.number().int(),
+      detail: z.string(),
+      code: z.enum(PROBLEM_CODES),
+      instance: z.string().optional().describe('The request path'),
+      request_id: z.string().optional().describe('The X-Request-Id of the request, to find it in the logs'),
+      errors: z.array(z.object({ path: z.string(), message: z.string() })).optional().describe('VALIDATION_FAILED: one entry per invalid field'),
+      checks: z.record(z.string(), dependencyState).optional().describe('SERVICE_UNAVAILABLE from /readyz: each dependency and its state'),
+      scope: z.enum(['user', 'organization']).optional().describe('RATE_LIMITED: whose allowance ran out'),
+      retry_after: z.number().int().optional().describe('RATE_LIMITED: seconds to wait, as the Retry-After header'),
+      company_id: id.optional().describe('CONFLICT: the existing company'),
+      contact_id: id.optional().describe('CONFLICT: the existing contact'),
+      opportunity_id: id.optional().describe('CONFLICT: the existing open opportunity'),
+    })
+    .catchall(z.unknown()),
+);
+
+// Health and the document itself ----------------------------------------------------------------------
+export const Health = record('Health', 'The process answers', z.object({ status: z.literal('ok') }));
+export const Readiness = record(
+  'Readiness',
+  'PostgreSQL and Temporal answer',
+  z.object({ status: z.literal('ready'), checks: z.object({ postgres: dependencyState, temporal: dependencyState }).catchall(dependencyState) }),
+);
+export const OpenApiDocument = record(
+  'OpenApiDocument',
+  'An OpenAPI 3.1 document',
+  z.object({ openapi: z.string(), info: jsonObject, paths: jsonObject }).catchall(z.unknown()),
+);
+
+// Organizations -----------------------------------------------------------------------------------------
+export const Organization = record(
+  'Organization',
+  'An organization (tenant) and the caller\'s role in it',
+  z.object({ id, name: z.string(), role: z.enum(roles), ...stamps }),
+);
+export const Membership = record(
+  'Membership',
+  'A user\'s role in an organization',
+  z.object({ organization_id: id, user_id: id, role: z.enum(roles), ...stamps }),
+);
+
+// Sources ---------------------------------------------------------------------------------------------
+export const Source = record(
+  'Source',
+  'A signal source and the state of its last run',
+  z.object({
+    id,
+    organization_id: id,
+    provider_key: z.enum(sourceProviderKeys),
+    name: z.string(),
+    config: jsonObject.describe('Provider settings (rss: url; json_api: url and field mapping; bekendmakingen: query)'),
+    enabled: z.boolean(),
+    schedule: nullable(z.string()).describe('Five-field cron expression, or null for manual runs only'),
+    country_code: nullable(z.string()),
+    language: nullable(z.string()),
+    header_names: z.array(z.string()).describe('json_api: the names of the request headers sent with every fetch (values are write-only)'),
+    last_run_at: nullable(timestamp),
+    last_run_status: nullable(z.enum(['running', 'succeeded', 'not_modified', 'failed'])),
+    last_error: nullable(z.string()),
+    ...stamps,
+  }),
+);
+export const SourceRun = record(
+  'SourceRun',
+  'The source, with the ingest workflow run that was started',
+  Source.extend({ workflow_id: z.string(), run_id: z.string() }),
+);
+
+// Signals -----------------------------------------------------------------------------------------------
+export const Signal = record(
+  'Signal',
+  'A publication turned into a signal, with its pipeline status',
+  z.object({
+    id,
+    organization_id: id,
+    source_id: id,
+    raw_publication_id: nullable(id),
+    project_id: nullable(id),
+    external_id: z.string(),
+    status: z.enum(signalStatuses),
+    signal_type: z.string(),
+    title: z.string(),
+    summary: nullable(z.string()),
+    published_at: nullable(timestamp),
+    effective_start: nullable(timestamp),
+    effective_end: nullable(timestamp),
+    source_url: nullable(z.string()),
+    current_score: nullable(z.number()),
+    dedupe_key: z.string(),
+    ...stamps,
+  }),
+);
+export const Classification = record(
+  'Classification',
+  'The current classification of a signal',
+  z.object({
+    id,
+    signal_id: id,
+    organization_id: id,
+    version: z.number().int(),
+    model: z.string(),
+    prompt_key: nullable(z.string()),
+    prompt_version: nullable(z.string()),
+    prompt_hash: nullable(z.string()),
+    output: z.unknown().describe('The classifier\'s full answer (free-form JSON)'),
+    confidence: nullable(z.number()),
+    commercial_relevance: z.boolean(),
+    relevance_reasons: z.array(z.string()),
+    project_category: nullable(z.string()),
+    project_stage: nullable(z.string()),
+    estimated_size: nullable(z.number()).describe('Euros'),
+    is_current: z.boolean(),
+    ...stamps,
+  }),
+);
+const decision = z.enum(['ignore', 'qualify', 'opportunity']);
+export const Score = record(
+  'Score',
+  'The current score of a signal',
+  z.object({ id, signal_id: id, scoring_config_id: id, organization_id: id, total: z.number(), decision, is_current: z.boolean(), ...stamps }),
+);
+export const ScoreComponent = record(
+  'ScoreComponent',
+  'One rule\'s points: min(max_points, raw_value x weight), with the reason',
+  z.object({
+    dimension: z.string(),
+    rule_key: z.string(),
+    origin: z.enum(['rule', 'model', 'manual']),
+    raw_value: z.number(),
+    weight: z.number(),
+    points: z.number(),
+    reason: z.string(),
+  }),
+);
+export const ScoreBreakdown = record(
+  'ScoreBreakdown',
+  'The score\'s total, decision and components',
+  z.object({ total: z.number(), decision, components: z.array(ScoreComponent) }),
+);
+export const SignalDetail = record(
+  'SignalDetail',
+  'A signal with its current classification and score; classification, score, components and breakdown are present when they exist',
+  z.object({
+    signal: Signal,
+    classification: Classification.optional(),
+    score: Score.optional(),
+    components: z.array(ScoreComponent).optional(),
+    breakdown: ScoreBreakdown.optional(),
+  }),
+);
+export const SignalRun = record(
+  'SignalRun',
+  'The processSignalWorkflow run that was started',
+  z.object({ workflow_id: z.string(), run_id: z.string(), from_stage: z.enum(PIPELINE_STAGES) }),
+);
+
+// Opportunities -----------------------------------------------------------------------------------------
+export const Opportunity = record(
+  'Opportunity',
+  'A sales opportunity for a project',
+  z.object({
+    id,
+    organization_id: id,
+    project_id: nullable(id),
+    created_from_signal_id: nullable(id),
+    company_id: nullable(id).describe('The company the enrichment stage linked'),
+    status: z.enum(['ready', 'in_outreach', 'closed']),
+    score: nullable(z.number()),
+    summary: nullable(z.string()),
+    outcome: z.enum(['open', 'won', 'lost']),
+    outcome_at: nullable(timestamp),
+    outcome_value: nullable(z.number()).describe('Deal value in euros (won only)'),
+    ...stamps,
+  }),
+);
+
+// Settings ------------------------------------------------------------------------------------------------
+export const ScoringConfig = record(
+  'ScoringConfig',
+  'A version of the scoring thresholds and home coordinates',
+  z.object({
+    id,
+    organization_id: id,
+    version: z.number().int(),
+    is_active: z.boolean(),
+    ignore_below: z.number().int(),
+    qualify_at: z.number().int(),
+    opportunity_at: z.number().int(),
+    home_lat: nullable(z.number()),
+    home_lng: nullable(z.number()),
+    ...stamps,
+  }),
+);
+export const ScoringRule = record(
+  'ScoringRule',
+  'A scoring rule of a config version',
+  z.object({
+    id,
+    scoring_config_id: id,
+    organization_id: id,
+    dimension: z.enum(['commercial_relevance', 'distance', 'project_size', 'project_stage', 'recency', 'fit', 'source']),
+    rule_key: z.string(),
+    weight: z.number(),
+    max_points: z.number(),
+    params: jsonObject,
+    ...stamps,
+  }),
+);
+export const ScoringSettings = record(
+  'ScoringSettings',
+  'The active scoring config and its rules',
+  z.object({ config: ScoringConfig, rules: z.array(ScoringRule) }),
+);
+export const IndustryProfile = record(
+  'IndustryProfile',
+  'What the organization sells and to whom',
+  z.object({ id, organization_id: id, key: z.string(), name: z.string(), description: nullable(z.string()), proposition_text: nullable(z.string()), ...stamps }),
+);
+export const Persona = record(
+  'Persona',
+  'A buyer persona of the industry profile',
+  z.object({ id, industry_profile_id: id, segment: z.string(), title_keywords: z.array(z.string()), priority: z.number().int() }),
+);
+export const Product = record(
+  'Product',
+  'A product of the industry profile',
+  z.object({ id, industry_profile_id: id, key: z.string(), name: z.string(), description: nullable(z.string()), fit_keywords: z.array(z.string()) }),
+);
+export const IndustryProfileSettings = record(
+  'IndustryProfileSettings',
+  'The industry profile with its personas and products',
+  z.object({ profile: IndustryProfile, personas: z.array(Persona), products: z.array(Product) }),
+);
+
+// Companies and contacts ----------------------------------------------------------------------------------
+const recipientKind = z.enum(['legal_person', 'natural_person']);
+export const Company = record(
+  'Company',
+  'A company, its identity (KvK number, registrable domain) and enrichment state',
+  z.object({
+    id,
+    organization_id: id,
+    name: z.string(),
+    normalized_name: z.string(),
+    domain: nullable(z.string()),
+    kvk_number: nullable(z.string()),
+    address: nullable(z.string()),
+    website: nullable(z.string()),
+    generic_email: nullable(z.string()),
+    phone: nullable(z.string()).describe('E.164'),
+    enrichment_status: z.enum(['idle', 'running', 'done', 'failed']),
+    enrichment_error: nullable(z.string()),
+    country_code: nullable(z.string()),
+    locale: nullable(z.string()),
+    recipient_kind: recipientKind,
+    legal_form: nullable(z.string()),
+    sbi_codes: z.array(z.string()),
+    ...stamps,
+  }),
+);
+export const Contact = record(
+  'Contact',
+  'A person at a company; an erased contact keeps only its id, company and timestamps',
+  z.object({
+    id,
+    organization_id: id,
+    company_id: id,
+    full_name: z.string(),
+    title: nullable(z.string()),
+    email: nullable(z.string()),
+    phone: nullable(z.string()),
+    linkedin_url: nullable(z.string()),
+    source_description: nullable(z.string()),
+    data_source: z.string().describe('manual, or the enrichment provider that found the contact'),
+    last_engaged_at: nullable(timestamp),
+    erased_at: nullable(timestamp),
+    ...stamps,
+  }),
+);
+export const LawfulBasis = record(
+  'LawfulBasis',
+  'The GDPR Art. 6 basis on which a contact may be approached, with the Art. 14 data source',
+  z.object({
+    id,
+    organization_id: id,
+    contact_id: id,
+    basis: z.enum(['legitimate_interest', 'consent']),
+    recipient_kind: recipientKind,
+    country: z.string(),
+    source_description: nullable(z.string()),
+    assessment: nullable(z.string()),
+    consent_evidence: nullable(z.string()),
+    recorded_by: id,
+    ...stamps,
+  }),
+);
+export const ContactDetail = record(
+  'ContactDetail',
+  'A contact with its current lawful basis (null when none is recorded)',
+  Contact.extend({ lawful_basis: nullable(LawfulBasis) }),
+);
+const channelRule = z.enum(['allowed', 'consent', 'no']);
+export const ChannelDecision = record(
+  'ChannelDecision',
+  'Whether a channel may reach the contact: the policy rule, and the gate rules that close it whatever the policy says',
+  z.object({
+    channel: z.enum(CHANNELS),
+    allowed: z.boolean(),
+    rule_id: z.string(),
+    rule: channelRule,
+    requirements: z.array(z.string()),
+    reason: z.string(),
+    blocked_by: z.array(z.string()).describe('Gate rule ids that close this channel (empty when only the policy decides)'),
+  }),
+);
+const gateCode = z.enum(['erased', 'suppressed', 'no_lawful_basis', 'no_allowed_channel']);
+export const GateBlock = record(
+  'GateBlock',
+  'A gate rule that blocks outreach to the contact (or to anyone at its company)',
+  z.object({
+    rule_id: z.string(),
+    code: gateCode,
+    applies_to: z.enum(['contact', 'company']),
+    reason: z.string(),
+    suppression: z.object({ id, scope: z.string(), reason: z.string(), matched_on: z.string() }).optional().describe('The suppression that matched, and what it matched on'),
+  }),
+);
+export const ComplianceGate = record(
+  'ComplianceGate',
+  'The compliance gate for a contact: contactable or not, each block with its rule id and reason, the lawful basis and the channels the policy allows',
+  z.object({
+    contact_id: id,
+    company_id: id,
+    contactable: z.boolean(),
+    reasons: z.array(gateCode),
+    blocks: z.array(GateBlock),
+    suppression: nullable(z.object({ id, scope: z.string(), reason: z.string() })),
+    lawful_basis: nullable(z.object({ basis: z.enum(['legitimate_interest', 'consent']), recipient_kind: recipientKind, country: z.string() })),
+    gate_version: z.string(),
+    policy_version: z.string(),
+    country: z.string(),
+    recipient_kind: recipientKind,
+    channels: z.array(ChannelDecision),
+    requirements: z.array(z.string()),
+  }),
+);
+
+// Compliance ----------------------------------------------------------------------------------------------
+export const Suppression = record(
+  'Suppression',
+  'A suppressed address, domain, KvK number or erasure marker (email_hash, person_hash: sha256 of the company id and the name): never contacted',
+  z.object({
+    id,
+    organization_id: id,
+    scope: z.enum(['email', 'domain', 'kvk_number', 'email_hash', 'person_hash']),
+    value: z.string(),
+    reason: z.enum(['unsubscribe', 'bounce', 'complaint', 'objection', 'manual', 'erasure']),
+    note: nullable(z.string()),
+    created_by: nullable(id),
+    created_at: timestamp,
+  }),
+);
+export const ComplianceSettings = record(
+  'ComplianceSettings',
+  'The organization\'s compliance settings',
+  z.object({
+    organization_id: id,
+    default_country: z.string(),
+    default_locale: z.string(),
+    default_formality: z.enum(['formal', 'informal']),
+    retention_months: z.number().int(),
+    ai_disclosure: z.enum(['footer', 'none']),
+    sender_legal_name: nullable(z.string()),
+    sender_address: nullable(z.string()),
+    privacy_url: nullable(z.string()),
+    unsubscribe_mailto: nullable(z.string()),
+    ...stamps,
+  }),
+);
+export const AuditEntry = record(
+  'AuditEntry',
+  'One audited change of one field (actor, time, before, after)',
+  z.object({
+    id,
+    organization_id: id,
+    actor_id: nullable(id),
+    entity: z.string(),
+    entity_id: nullable(id),
+    action: z.string(),
+    field: nullable(z.string()),
+    before: z.unknown().describe('JSON value before the change, or null'),
+    after: z.unknown().describe('JSON value after the change, or null'),
+    created_at: timestamp,
+  }),
+);
+export const ChannelPolicyRule = record(
+  'ChannelPolicyRule',
+  'One row of the channel policy (country, recipient kind, channel), with its legal source',
+  z.object({
+    id: z.string(),
+    country: z.string().describe('ISO 3166-1 alpha-2, or EU for the other member states'),
+    recipientKind: z.enum(['legal_person', 'natural_person', 'any']),
+    channel: z.enum(CHANNELS),
+    rule: channelRule,
+    conditions: z.array(z.enum(['published_business_address'])).optional(),
+    requirements: z.array(z.string()),
+    note: z.string(),
+    source: z.string(),
+  }),
+);
+export const ChannelPolicy = record(
+  'ChannelPolicy',
+  'The channel policy table and its version',
+  z.object({ version: z.string(), rules: z.array(ChannelPolicyRule) }),
+);
+
+// Integrations ---------------------------------------------------------------------------------------------
+export const Integration = record(
+  'Integration',
+  'A provider integration; its secret is write-only and never answered',
+  z.object({
+    id,
+    organization_id: id,
+    provider_key: z.enum(Object.keys(INTEGRATION_PROVIDERS) as [IntegrationProviderKey, ...IntegrationProviderKey[]]),
+    kind: z.enum(['crm', 'calendar', 'enrichment', 'llm']),
+    status: z.enum(['connected', 'error', 'disconnected']),
+    config: jsonObject,
+    mapping: jsonObject,
+    last_error: nullable(z.string()),
+    last_tested_at: nullable(timestamp),
+    ...stamps,
+  }),
+);
+
+// The queries' rows against the schemas: same fields, same nullability (a compile error otherwise). -----------
+type Row<F extends (...args: never[]) => unknown> = NonNullable<Awaited<ReturnType<F>>>;
+/** JSON columns (and unknown fields) admit null by type alone; their nullability is not compared. */
+type NullableKeys<T> = { [K in keyof T]-?: null extends T[K] ? ({ [k: string]: never } extends T[K] ? never : K) : never }[keyof T];
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** true when the row and the schema have the same required fields and the same nullable ones. */
+type Agrees<R, S extends z.ZodType> = Same<keyof R, keyof z.output<S>> extends true ? Same<NullableKeys<R>, NullableKeys<z.output<S>>> : false;
+
+/** Fails to compile when a column list and its response schema drift apart. */
+export const ROWS_MATCH_SCHEMAS: [
+  Agrees<Row<typeof getSource>, typeof Source>,
+  Agrees<Row<typeof getSignal>, typeof Signal>,
+  Agrees<NonNullable<Row<typeof getSignalDetail>['classification']>, typeof Classification>,
+  Agrees<NonNullable<Row<typeof getSignalDetail>['score']>, typeof Score>,
+  Agrees<NonNullable<Row<typeof getSignalDetail>['components']>[number], typeof ScoreComponent>,
+  Agrees<Row<typeof getOpportunity>, typeof Opportunity>,
+  Agrees<Row<typeof scoringSettings>['config'], typeof ScoringConfig>,
+  Agrees<Row<typeof scoringSettings>['rules'][number], typeof ScoringRule>,
+  Agrees<Row<typeof industryProfileSettings>['profile'], typeof IndustryProfile>,
+  Agrees<Row<typeof industryProfileSettings>['personas'][number], typeof Persona>,
+  Agrees<Row<typeof industryProfileSettings>['products'][number], typeof Product>,
+  Agrees<Row<typeof getCompany>, typeof Company>,
+  Agrees<Row<typeof getContact>, typeof Contact>,
+  Agrees<Row<typeof currentLawfulBasis>, typeof LawfulBasis>,
+  Agrees<GateResult, typeof ComplianceGate>,
+  Agrees<Row<typeof getSuppression>, typeof Suppression>,
+  Agrees<Row<typeof complianceSettings>, typeof ComplianceSettings>,
+  Agrees<Row<typeof listAudit>[number], typeof AuditEntry>,
+  Agrees<Row<typeof getIntegration>, typeof Integration>,
+  Agrees<NonNullable<Row<typeof addOrChangeMembership>['membership']>, typeof Membership>,
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];

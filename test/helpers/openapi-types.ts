@@ -1,0 +1,2991 @@
+/**
+ * Generated from the OpenAPI document (apps/api/openapi.ts, served at GET /openapi.json) by
+ * `npm run openapi:types` with openapi-typescript. Do not edit: regenerate after changing an
+ * endpoint; test/openapi.test.ts fails while this file is stale.
+ */
+export interface paths {
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness
+         * @description No token needed.
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness: PostgreSQL and Temporal reachable
+         * @description No token needed.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This document
+         * @description No token needed.
+         */
+        get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Interactive API reference (HTML)
+         * @description No token needed.
+         */
+        get: operations["getApiReference"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's organizations
+         * @description Any authenticated user.
+         */
+        get: operations["listOrganizations"];
+        put?: never;
+        /**
+         * Create an organization; the caller becomes owner
+         * @description Any authenticated user.
+         */
+        post: operations["createOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/{organizationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One organization
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getOrganization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/{organizationId}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a member (201) or change a role (200)
+         * @description The admin or owner role in the organization.
+         */
+        post: operations["addOrganizationMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sources
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["listSources"];
+        put?: never;
+        /**
+         * Create a signal source
+         * @description The member role or above in the organization.
+         */
+        post: operations["createSource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sources/{sourceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One source
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getSource"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a source (schedule syncs its Temporal Schedule)
+         * @description The member role or above in the organization.
+         */
+        patch: operations["updateSource"];
+        trace?: never;
+    };
+    "/sources/{sourceId}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start ingestSourceWorkflow (409 while the source is disabled)
+         * @description The member role or above in the organization.
+         */
+        post: operations["runSource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/signals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List signals, newest first
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["listSignals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/signals/{signalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A signal with its classification, score and breakdown
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getSignal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/signals/{signalId}/ignore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ignore a signal
+         * @description The member role or above in the organization.
+         */
+        post: operations["ignoreSignal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/signals/{signalId}/reprocess": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run processSignalWorkflow from a stage (409 while a run is in progress)
+         * @description The member role or above in the organization.
+         */
+        post: operations["reprocessSignal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/opportunities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List opportunities
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["listOpportunities"];
+        put?: never;
+        /**
+         * Create an opportunity from a signal or manually (409 when the project has an open one)
+         * @description The member role or above in the organization.
+         */
+        post: operations["createOpportunity"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/opportunities/{opportunityId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One opportunity
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getOpportunity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/opportunities/{opportunityId}/outcome": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record won, lost, or reopen (409 when the project has another open one)
+         * @description The member role or above in the organization.
+         */
+        post: operations["recordOpportunityOutcome"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/settings/scoring": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The active scoring config and rules
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getScoringSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * New scoring config version
+         * @description The admin or owner role in the organization.
+         */
+        patch: operations["updateScoringSettings"];
+        trace?: never;
+    };
+    "/settings/industry-profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The industry profile
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getIndustryProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the industry profile
+         * @description The admin or owner role in the organization.
+         */
+        patch: operations["updateIndustryProfile"];
+        trace?: never;
+    };
+    "/companies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List companies
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["listCompanies"];
+        put?: never;
+        /**
+         * Create a company (409 when its KvK number exists)
+         * @description The member role or above in the organization.
+         */
+        post: operations["createCompany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/companies/{companyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One company
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getCompany"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/companies/{companyId}/enrich": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start contact enrichment (answers the company, enrichment_status running)
+         * @description The member role or above in the organization.
+         */
+        post: operations["enrichCompany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List contacts
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["listContacts"];
+        put?: never;
+        /**
+         * Create a contact (409 when its e-mail address exists)
+         * @description The member role or above in the organization.
+         */
+        post: operations["createContact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/contacts/{contactId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One contact with its lawful basis
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getContact"];
+        put?: never;
+        post?: never;
+        /**
+         * Erase a contact (GDPR Art. 17)
+         * @description The member role or above in the organization.
+         */
+        delete: operations["eraseContact"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/contacts/{contactId}/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The compliance gate for a contact
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getContactChannels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/contacts/{contactId}/lawful-basis": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Record the lawful basis (409 for an erased contact)
+         * @description The member role or above in the organization.
+         */
+        put: operations["recordLawfulBasis"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/compliance/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List suppressions
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["listSuppressions"];
+        put?: never;
+        /**
+         * Add a suppression (201; 200 with the existing one on a repeat)
+         * @description The member role or above in the organization.
+         */
+        post: operations["addSuppression"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/compliance/suppressions/{suppressionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a suppression (audited; 400 for an erasure hash)
+         * @description The admin or owner role in the organization.
+         */
+        delete: operations["removeSuppression"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/compliance/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compliance settings
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getComplianceSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change compliance settings (audited)
+         * @description The admin or owner role in the organization.
+         */
+        patch: operations["updateComplianceSettings"];
+        trace?: never;
+    };
+    "/compliance/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The compliance audit log
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["listComplianceAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/compliance/channel-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The channel policy table
+         * @description Any authenticated user.
+         */
+        get: operations["getChannelPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List integrations
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["listIntegrations"];
+        put?: never;
+        /**
+         * Add an integration (secret write-only; 503 without INTEGRATION_SECRET_KEY)
+         * @description The admin or owner role in the organization.
+         */
+        post: operations["createIntegration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integrations/{integrationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One integration
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getIntegration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integrations/{integrationId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify the stored secret with the provider
+         * @description The admin or owner role in the organization.
+         */
+        post: operations["testIntegration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /** @description An error, as RFC 9457 application/problem+json with a machine-readable code. Extension members appear where they apply. */
+        Problem: {
+            /** @description A URI naming the problem type */
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /** @enum {string} */
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL";
+            /** @description The request path */
+            instance?: string;
+            /** @description The X-Request-Id of the request, to find it in the logs */
+            request_id?: string;
+            /** @description VALIDATION_FAILED: one entry per invalid field */
+            errors?: {
+                path: string;
+                message: string;
+            }[];
+            /** @description SERVICE_UNAVAILABLE from /readyz: each dependency and its state */
+            checks?: {
+                [key: string]: "ok" | "down";
+            };
+            /**
+             * @description RATE_LIMITED: whose allowance ran out
+             * @enum {string}
+             */
+            scope?: "user" | "organization";
+            /** @description RATE_LIMITED: seconds to wait, as the Retry-After header */
+            retry_after?: number;
+            /**
+             * Format: uuid
+             * @description CONFLICT: the existing company
+             */
+            company_id?: string;
+            /**
+             * Format: uuid
+             * @description CONFLICT: the existing contact
+             */
+            contact_id?: string;
+            /**
+             * Format: uuid
+             * @description CONFLICT: the existing open opportunity
+             */
+            opportunity_id?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The process answers */
+        Health: {
+            /** @constant */
+            status: "ok";
+        };
+        /** @description PostgreSQL and Temporal answer */
+        Readiness: {
+            /** @constant */
+            status: "ready";
+            checks: {
+                /** @enum {string} */
+                postgres: "ok" | "down";
+                /** @enum {string} */
+                temporal: "ok" | "down";
+            } & {
+                [key: string]: "ok" | "down";
+            };
+        };
+        /** @description An OpenAPI 3.1 document */
+        OpenApiDocument: {
+            openapi: string;
+            info: {
+                [key: string]: unknown;
+            };
+            paths: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description An organization (tenant) and the caller's role in it */
+        Organization: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member" | "viewer";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A user's role in an organization */
+        Membership: {
+            /** Format: uuid */
+            organization_id: string;
+            /** Format: uuid */
+            user_id: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member" | "viewer";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A signal source and the state of its last run */
+        Source: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /** @enum {string} */
+            provider_key: "rss" | "json_api" | "bekendmakingen";
+            name: string;
+            /** @description Provider settings (rss: url; json_api: url and field mapping; bekendmakingen: query) */
+            config: {
+                [key: string]: unknown;
+            };
+            enabled: boolean;
+            /** @description Five-field cron expression, or null for manual runs only */
+            schedule: string | null;
+            country_code: string | null;
+            language: string | null;
+            /** @description json_api: the names of the request headers sent with every fetch (values are write-only) */
+            header_names: string[];
+            last_run_at: string | null;
+            last_run_status: ("running" | "succeeded" | "not_modified" | "failed") | null;
+            last_error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description The source, with the ingest workflow run that was started */
+        SourceRun: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /** @enum {string} */
+            provider_key: "rss" | "json_api" | "bekendmakingen";
+            name: string;
+            /** @description Provider settings (rss: url; json_api: url and field mapping; bekendmakingen: query) */
+            config: {
+                [key: string]: unknown;
+            };
+            enabled: boolean;
+            /** @description Five-field cron expression, or null for manual runs only */
+            schedule: string | null;
+            country_code: string | null;
+            language: string | null;
+            /** @description json_api: the names of the request headers sent with every fetch (values are write-only) */
+            header_names: string[];
+            last_run_at: string | null;
+            last_run_status: ("running" | "succeeded" | "not_modified" | "failed") | null;
+            last_error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            workflow_id: string;
+            run_id: string;
+        };
+        /** @description A publication turned into a signal, with its pipeline status */
+        Signal: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /** Format: uuid */
+            source_id: string;
+            raw_publication_id: string | null;
+            project_id: string | null;
+            external_id: string;
+            /** @enum {string} */
+            status: "ingested" | "classified" | "scored" | "ignored" | "qualified" | "ready" | "failed";
+            signal_type: string;
+            title: string;
+            summary: string | null;
+            published_at: string | null;
+            effective_start: string | null;
+            effective_end: string | null;
+            source_url: string | null;
+            current_score: number | null;
+            dedupe_key: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description The current classification of a signal */
+        Classification: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            signal_id: string;
+            /** Format: uuid */
+            organization_id: string;
+            version: number;
+            model: string;
+            prompt_key: string | null;
+            prompt_version: string | null;
+            prompt_hash: string | null;
+            /** @description The classifier's full answer (free-form JSON) */
+            output: unknown;
+            confidence: number | null;
+            commercial_relevance: boolean;
+            relevance_reasons: string[];
+            project_category: string | null;
+            project_stage: string | null;
+            /** @description Euros */
+            estimated_size: number | null;
+            is_current: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description The current score of a signal */
+        Score: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            signal_id: string;
+            /** Format: uuid */
+            scoring_config_id: string;
+            /** Format: uuid */
+            organization_id: string;
+            total: number;
+            /** @enum {string} */
+            decision: "ignore" | "qualify" | "opportunity";
+            is_current: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One rule's points: min(max_points, raw_value x weight), with the reason */
+        ScoreComponent: {
+            dimension: string;
+            rule_key: string;
+            /** @enum {string} */
+            origin: "rule" | "model" | "manual";
+            raw_value: number;
+            weight: number;
+            points: number;
+            reason: string;
+        };
+        /** @description The score's total, decision and components */
+        ScoreBreakdown: {
+            total: number;
+            /** @enum {string} */
+            decision: "ignore" | "qualify" | "opportunity";
+            components: components["schemas"]["ScoreComponent"][];
+        };
+        /** @description A signal with its current classification and score; classification, score, components and breakdown are present when they exist */
+        SignalDetail: {
+            signal: components["schemas"]["Signal"];
+            classification?: components["schemas"]["Classification"];
+            score?: components["schemas"]["Score"];
+            components?: components["schemas"]["ScoreComponent"][];
+            breakdown?: components["schemas"]["ScoreBreakdown"];
+        };
+        /** @description The processSignalWorkflow run that was started */
+        SignalRun: {
+            workflow_id: string;
+            run_id: string;
+            /** @enum {string} */
+            from_stage: "classification" | "scoring" | "opportunity" | "enrichment" | "drafting" | "strategist";
+        };
+        /** @description A sales opportunity for a project */
+        Opportunity: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            project_id: string | null;
+            created_from_signal_id: string | null;
+            /** @description The company the enrichment stage linked */
+            company_id: string | null;
+            /** @enum {string} */
+            status: "ready" | "in_outreach" | "closed";
+            score: number | null;
+            summary: string | null;
+            /** @enum {string} */
+            outcome: "open" | "won" | "lost";
+            outcome_at: string | null;
+            /** @description Deal value in euros (won only) */
+            outcome_value: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A version of the scoring thresholds and home coordinates */
+        ScoringConfig: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            version: number;
+            is_active: boolean;
+            ignore_below: number;
+            qualify_at: number;
+            opportunity_at: number;
+            home_lat: number | null;
+            home_lng: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A scoring rule of a config version */
+        ScoringRule: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            scoring_config_id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /** @enum {string} */
+            dimension: "commercial_relevance" | "distance" | "project_size" | "project_stage" | "recency" | "fit" | "source";
+            rule_key: string;
+            weight: number;
+            max_points: number;
+            params: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description The active scoring config and its rules */
+        ScoringSettings: {
+            config: components["schemas"]["ScoringConfig"];
+            rules: components["schemas"]["ScoringRule"][];
+        };
+        /** @description What the organization sells and to whom */
+        IndustryProfile: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            key: string;
+            name: string;
+            description: string | null;
+            proposition_text: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A buyer persona of the industry profile */
+        Persona: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            industry_profile_id: string;
+            segment: string;
+            title_keywords: string[];
+            priority: number;
+        };
+        /** @description A product of the industry profile */
+        Product: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            industry_profile_id: string;
+            key: string;
+            name: string;
+            description: string | null;
+            fit_keywords: string[];
+        };
+        /** @description The industry profile with its personas and products */
+        IndustryProfileSettings: {
+            profile: components["schemas"]["IndustryProfile"];
+            personas: components["schemas"]["Persona"][];
+            products: components["schemas"]["Product"][];
+        };
+        /** @description A company, its identity (KvK number, registrable domain) and enrichment state */
+        Company: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            name: string;
+            normalized_name: string;
+            domain: string | null;
+            kvk_number: string | null;
+            address: string | null;
+            website: string | null;
+            generic_email: string | null;
+            /** @description E.164 */
+            phone: string | null;
+            /** @enum {string} */
+            enrichment_status: "idle" | "running" | "done" | "failed";
+            enrichment_error: string | null;
+            country_code: string | null;
+            locale: string | null;
+            /** @enum {string} */
+            recipient_kind: "legal_person" | "natural_person";
+            legal_form: string | null;
+            sbi_codes: string[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A person at a company; an erased contact keeps only its id, company and timestamps */
+        Contact: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /** Format: uuid */
+            company_id: string;
+            full_name: string;
+            title: string | null;
+            email: string | null;
+            phone: string | null;
+            linkedin_url: string | null;
+            source_description: string | null;
+            /** @description manual, or the enrichment provider that found the contact */
+            data_source: string;
+            last_engaged_at: string | null;
+            erased_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description The GDPR Art. 6 basis on which a contact may be approached, with the Art. 14 data source */
+        LawfulBasis: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /** Format: uuid */
+            contact_id: string;
+            /** @enum {string} */
+            basis: "legitimate_interest" | "consent";
+            /** @enum {string} */
+            recipient_kind: "legal_person" | "natural_person";
+            country: string;
+            source_description: string | null;
+            assessment: string | null;
+            consent_evidence: string | null;
+            /** Format: uuid */
+            recorded_by: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A contact with its current lawful basis (null when none is recorded) */
+        ContactDetail: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /** Format: uuid */
+            company_id: string;
+            full_name: string;
+            title: string | null;
+            email: string | null;
+            phone: string | null;
+            linkedin_url: string | null;
+            source_description: string | null;
+            /** @description manual, or the enrichment provider that found the contact */
+            data_source: string;
+            last_engaged_at: string | null;
+            erased_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            lawful_basis: components["schemas"]["LawfulBasis"] | null;
+        };
+        /** @description Whether a channel may reach the contact: the policy rule, and the gate rules that close it whatever the policy says */
+        ChannelDecision: {
+            /** @enum {string} */
+            channel: "email_generic" | "email_personal" | "phone" | "linkedin";
+            allowed: boolean;
+            rule_id: string;
+            /** @enum {string} */
+            rule: "allowed" | "consent" | "no";
+            requirements: string[];
+            reason: string;
+            /** @description Gate rule ids that close this channel (empty when only the policy decides) */
+            blocked_by: string[];
+        };
+        /** @description A gate rule that blocks outreach to the contact (or to anyone at its company) */
+        GateBlock: {
+            rule_id: string;
+            /** @enum {string} */
+            code: "erased" | "suppressed" | "no_lawful_basis" | "no_allowed_channel";
+            /** @enum {string} */
+            applies_to: "contact" | "company";
+            reason: string;
+            /** @description The suppression that matched, and what it matched on */
+            suppression?: {
+                /** Format: uuid */
+                id: string;
+                scope: string;
+                reason: string;
+                matched_on: string;
+            };
+        };
+        /** @description The compliance gate for a contact: contactable or not, each block with its rule id and reason, the lawful basis and the channels the policy allows */
+        ComplianceGate: {
+            /** Format: uuid */
+            contact_id: string;
+            /** Format: uuid */
+            company_id: string;
+            contactable: boolean;
+            reasons: ("erased" | "suppressed" | "no_lawful_basis" | "no_allowed_channel")[];
+            blocks: components["schemas"]["GateBlock"][];
+            suppression: {
+                /** Format: uuid */
+                id: string;
+                scope: string;
+                reason: string;
+            } | null;
+            lawful_basis: {
+                /** @enum {string} */
+                basis: "legitimate_interest" | "consent";
+                /** @enum {string} */
+                recipient_kind: "legal_person" | "natural_person";
+                country: string;
+            } | null;
+            gate_version: string;
+            policy_version: string;
+            country: string;
+            /** @enum {string} */
+            recipient_kind: "legal_person" | "natural_person";
+            channels: components["schemas"]["ChannelDecision"][];
+            requirements: string[];
+        };
+        /** @description A suppressed address, domain, KvK number or erasure marker (email_hash, person_hash: sha256 of the company id and the name): never contacted */
+        Suppression: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /** @enum {string} */
+            scope: "email" | "domain" | "kvk_number" | "email_hash" | "person_hash";
+            value: string;
+            /** @enum {string} */
+            reason: "unsubscribe" | "bounce" | "complaint" | "objection" | "manual" | "erasure";
+            note: string | null;
+            created_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The organization's compliance settings */
+        ComplianceSettings: {
+            /** Format: uuid */
+            organization_id: string;
+            default_country: string;
+            default_locale: string;
+            /** @enum {string} */
+            default_formality: "formal" | "informal";
+            retention_months: number;
+            /** @enum {string} */
+            ai_disclosure: "footer" | "none";
+            sender_legal_name: string | null;
+            sender_address: string | null;
+            privacy_url: string | null;
+            unsubscribe_mailto: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One audited change of one field (actor, time, before, after) */
+        AuditEntry: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            actor_id: string | null;
+            entity: string;
+            entity_id: string | null;
+            action: string;
+            field: string | null;
+            /** @description JSON value before the change, or null */
+            before: unknown;
+            /** @description JSON value after the change, or null */
+            after: unknown;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description One row of the channel policy (country, recipient kind, channel), with its legal source */
+        ChannelPolicyRule: {
+            id: string;
+            /** @description ISO 3166-1 alpha-2, or EU for the other member states */
+            country: string;
+            /** @enum {string} */
+            recipientKind: "legal_person" | "natural_person" | "any";
+            /** @enum {string} */
+            channel: "email_generic" | "email_personal" | "phone" | "linkedin";
+            /** @enum {string} */
+            rule: "allowed" | "consent" | "no";
+            conditions?: "published_business_address"[];
+            requirements: string[];
+            note: string;
+            source: string;
+        };
+        /** @description The channel policy table and its version */
+        ChannelPolicy: {
+            version: string;
+            rules: components["schemas"]["ChannelPolicyRule"][];
+        };
+        /** @description A provider integration; its secret is write-only and never answered */
+        Integration: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /** @enum {string} */
+            provider_key: "hubspot" | "hunter" | "openai_compatible";
+            /** @enum {string} */
+            kind: "crm" | "calendar" | "enrichment" | "llm";
+            /** @enum {string} */
+            status: "connected" | "error" | "disconnected";
+            config: {
+                [key: string]: unknown;
+            };
+            mapping: {
+                [key: string]: unknown;
+            };
+            last_error: string | null;
+            last_tested_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+    };
+    responses: {
+        /** @description VALIDATION_FAILED (with errors[]) or MALFORMED_JSON */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description UNAUTHENTICATED: no bearer token, or one that is invalid or expired */
+        Unauthorized: {
+            headers: {
+                /** @description Bearer */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description FORBIDDEN: a member of the organization whose role is too low */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description NOT_FOUND: absent or not visible to the caller (never says which) */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description CONFLICT: the request conflicts with the current state (the problem names the existing record) */
+        Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description PAYLOAD_TOO_LARGE: the body exceeds BODY_LIMIT */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description UNSUPPORTED_MEDIA_TYPE: bodies must be application/json */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description RATE_LIMITED: too many requests for this user or organization */
+        TooManyRequests: {
+            headers: {
+                /** @description Seconds until a request will be accepted */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description INTERNAL: an unexpected error; request_id finds it in the logs */
+        InternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description SERVICE_UNAVAILABLE: a dependency or a required setting is missing */
+        ServiceUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+    };
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Liveness */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Readiness: PostgreSQL and Temporal reachable */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description This document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenApiDocument"];
+                };
+            };
+        };
+    };
+    getApiReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Interactive API reference (HTML) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    listOrganizations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's organizations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Create an organization; the caller becomes owner */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One organization */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    addOrganizationMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    userId: string;
+                    /** @enum {string} */
+                    role: "owner" | "admin" | "member" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description The existing record (a repeat) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Membership"];
+                };
+            };
+            /** @description Add a member (201) or change a role (200) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Membership"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listSources: {
+        parameters: {
+            query: {
+                organizationId: string;
+                limit?: number;
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List sources */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Source"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    organizationId: string;
+                    /** @enum {string} */
+                    providerKey: "rss" | "json_api" | "bekendmakingen";
+                    name: string;
+                    config: {
+                        [key: string]: unknown;
+                    };
+                    enabled?: boolean;
+                    schedule?: string | null;
+                    countryCode?: string;
+                    language?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Create a signal source */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Source"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One source */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Source"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    config?: {
+                        [key: string]: unknown;
+                    };
+                    enabled?: boolean;
+                    schedule?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Change a source (schedule syncs its Temporal Schedule) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Source"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    runSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Start ingestSourceWorkflow (409 while the source is disabled) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SourceRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listSignals: {
+        parameters: {
+            query: {
+                organizationId: string;
+                limit?: number;
+                before?: string;
+                status?: "ingested" | "classified" | "scored" | "ignored" | "qualified" | "ready" | "failed";
+                projectId?: string;
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List signals, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Signal"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getSignal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                signalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A signal with its classification, score and breakdown */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignalDetail"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    ignoreSignal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                signalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Ignore a signal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Signal"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    reprocessSignal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                signalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    fromStage?: "classification" | "scoring" | "opportunity" | "enrichment" | "drafting" | "strategist";
+                };
+            };
+        };
+        responses: {
+            /** @description Run processSignalWorkflow from a stage (409 while a run is in progress) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignalRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listOpportunities: {
+        parameters: {
+            query: {
+                organizationId: string;
+                limit?: number;
+                before?: string;
+                status?: "ready" | "in_outreach" | "closed";
+                outcome?: "open" | "won" | "lost";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List opportunities */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Opportunity"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createOpportunity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    organizationId: string;
+                    /** Format: uuid */
+                    signalId?: string;
+                    summary?: string;
+                    score?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Create an opportunity from a signal or manually (409 when the project has an open one) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Opportunity"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getOpportunity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                opportunityId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One opportunity */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Opportunity"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    recordOpportunityOutcome: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                opportunityId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    outcome: "won" | "lost" | "open";
+                    value?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Record won, lost, or reopen (409 when the project has another open one) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Opportunity"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getScoringSettings: {
+        parameters: {
+            query: {
+                organizationId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The active scoring config and rules */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScoringSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateScoringSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    organizationId: string;
+                    ignoreBelow?: number;
+                    qualifyAt?: number;
+                    opportunityAt?: number;
+                    homeLat?: number | null;
+                    homeLng?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description New scoring config version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScoringSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getIndustryProfile: {
+        parameters: {
+            query: {
+                organizationId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The industry profile */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IndustryProfileSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateIndustryProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    organizationId: string;
+                    key?: string;
+                    name?: string;
+                    description?: string | null;
+                    propositionText?: string | null;
+                    personas?: {
+                        segment: string;
+                        titleKeywords: string[];
+                        priority: number;
+                    }[];
+                    products?: {
+                        key: string;
+                        name: string;
+                        description?: string | null;
+                        fitKeywords: string[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Change the industry profile */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IndustryProfileSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listCompanies: {
+        parameters: {
+            query: {
+                organizationId: string;
+                limit?: number;
+                before?: string;
+                q?: string;
+                kvkNumber?: string;
+                domain?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List companies */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Company"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    organizationId: string;
+                    name: string;
+                    domain?: string;
+                    kvkNumber?: string;
+                    address?: string;
+                    /** Format: uri */
+                    website?: string;
+                    genericEmail?: string;
+                    phone?: string;
+                    countryCode?: string;
+                    locale?: string;
+                    legalForm?: string;
+                    sbiCodes?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Create a company (409 when its KvK number exists) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Company"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                companyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One company */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Company"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    enrichCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                companyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Start contact enrichment (answers the company, enrichment_status running) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Company"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listContacts: {
+        parameters: {
+            query: {
+                organizationId: string;
+                limit?: number;
+                before?: string;
+                companyId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List contacts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contact"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    organizationId: string;
+                    /** Format: uuid */
+                    companyId: string;
+                    fullName: string;
+                    title?: string;
+                    email?: string;
+                    phone?: string;
+                    /** Format: uri */
+                    linkedinUrl?: string;
+                    sourceDescription?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Create a contact (409 when its e-mail address exists) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contact"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contactId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One contact with its lawful basis */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactDetail"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    eraseContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contactId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Erase a contact (GDPR Art. 17) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contact"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getContactChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contactId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The compliance gate for a contact */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ComplianceGate"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    recordLawfulBasis: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contactId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    organizationId: string;
+                    /** @enum {string} */
+                    basis: "legitimate_interest" | "consent";
+                    /** @enum {string} */
+                    recipient_kind: "legal_person" | "natural_person";
+                    country: string;
+                    source_description?: string;
+                    assessment?: string;
+                    consent_evidence?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Record the lawful basis (409 for an erased contact) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LawfulBasis"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listSuppressions: {
+        parameters: {
+            query: {
+                organizationId: string;
+                limit?: number;
+                before?: string;
+                scope?: "email" | "domain" | "kvk_number" | "email_hash" | "person_hash";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List suppressions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suppression"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    addSuppression: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    organizationId: string;
+                    /** @enum {string} */
+                    scope: "email" | "domain" | "kvk_number";
+                    value: string;
+                    /** @enum {string} */
+                    reason?: "unsubscribe" | "bounce" | "complaint" | "objection" | "manual";
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The existing record (a repeat) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            /** @description Add a suppression (201; 200 with the existing one on a repeat) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeSuppression: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                suppressionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Remove a suppression (audited; 400 for an erasure hash) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getComplianceSettings: {
+        parameters: {
+            query: {
+                organizationId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Compliance settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ComplianceSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateComplianceSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    organizationId: string;
+                    defaultCountry?: string;
+                    defaultLocale?: string;
+                    /** @enum {string} */
+                    defaultFormality?: "formal" | "informal";
+                    retentionMonths?: number;
+                    /** @enum {string} */
+                    aiDisclosure?: "footer" | "none";
+                    senderLegalName?: string | null;
+                    senderAddress?: string | null;
+                    privacyUrl?: string | null;
+                    unsubscribeMailto?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Change compliance settings (audited) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ComplianceSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listComplianceAudit: {
+        parameters: {
+            query: {
+                organizationId: string;
+                limit?: number;
+                before?: string;
+                entity?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The compliance audit log */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEntry"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getChannelPolicy: {
+        parameters: {
+            query?: {
+                country?: string;
+                recipientKind?: "legal_person" | "natural_person";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channel policy table */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listIntegrations: {
+        parameters: {
+            query: {
+                organizationId: string;
+                limit?: number;
+                before?: string;
+                kind?: "crm" | "calendar" | "enrichment" | "llm";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List integrations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Integration"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    organizationId: string;
+                    /** @enum {string} */
+                    providerKey: "hubspot" | "hunter" | "openai_compatible";
+                    /** @enum {string} */
+                    kind: "crm" | "calendar" | "enrichment" | "llm";
+                    config?: {
+                        [key: string]: unknown;
+                    };
+                    mapping?: {
+                        [key: string]: unknown;
+                    };
+                    secret: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Add an integration (secret write-only; 503 without INTEGRATION_SECRET_KEY) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Integration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                integrationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One integration */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Integration"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    testIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                integrationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Verify the stored secret with the provider */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Integration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+}
