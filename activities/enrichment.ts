@@ -4,11 +4,11 @@ import type { SecretBox } from '../apps/shared/secrets';
 import { secretContext } from '../apps/shared/secrets';
 import { fillCompanyGaps, getCompany, setEnrichmentStatus } from '../db/queries/companies';
 import { upsertContact } from '../db/queries/contacts';
-import { findSuppression } from '../db/queries/compliance';
 import { usableIntegration } from '../db/queries/integrations';
 import { asOrganization } from '../db/tenancy';
 import type { DB } from '../db/pool';
-import { checkEmail, emailHash, toE164 } from '../domain/companies/identity';
+import { domainFromAddresses, genericAddressFor } from '../domain/companies/domains';
+import { checkEmail, isGenericMailbox, toE164 } from '../domain/companies/identity';
 import type { FetchLimits } from './providers/http-fetch';
 import { EnrichmentProvider, EnrichmentUnavailableError } from './providers/enrichment/types';
 import { WebsiteEnrichmentProvider } from './providers/enrichment/website';
@@ -64,7 +64,9 @@ export function createEnrichmentActivities(deps: EnrichmentDeps) {
 
     /**
      * One provider's people, upserted under the company's row lock: by e-mail, else name within the
-     * company, so a re-run adds no duplicates. People whose address was erased stay erased.
+     * company, so a re-run adds no duplicates. Erased people (by address, or by name within the
+     * company) are skipped. A company without a domain of its own takes the one most of its
+     * published addresses share.
      */
     async enrichFromProvider(ref: CompanyRef & { provider: string }): Promise<ProviderOutcome> {
       const company = await asOrganization(db, ref.organizationId, (tx) => getCompany(tx, ref.companyId));
@@ -81,18 +83,23 @@ export function createEnrichmentActivities(deps: EnrichmentDeps) {
       return asOrganization(db, ref.organizationId, async (tx) => {
         await tx.selectFrom('companies').select('id').where('id', '=', ref.companyId).forUpdate().execute();
         const country = company.country_code ?? 'NL';
-        const generic = result.company.genericEmail && checkEmail(result.company.genericEmail).ok ? result.company.genericEmail.toLowerCase() : null;
-        await fillCompanyGaps(tx, ref.companyId, { genericEmail: generic, phone: result.company.phone ? toE164(result.company.phone, country) : null, address: result.company.address });
+        const published = (result.company.publishedAddresses ?? []).map((a) => a.toLowerCase());
+        const domain = company.domain ? null : domainFromAddresses([result.company.genericEmail, ...published, ...result.people.map((p) => p.email)]);
+        const generic = genericAddressFor(
+          [result.company.genericEmail, ...published.filter(isGenericMailbox)].map((a) => (a && checkEmail(a).ok ? a.toLowerCase() : null)),
+          company.domain ?? domain,
+        );
+        await fillCompanyGaps(tx, ref.companyId, {
+          genericEmail: generic,
+          phone: result.company.phone ? toE164(result.company.phone, country) : null,
+          address: result.company.address,
+          domain,
+        });
         let created = 0;
         let updated = 0;
         let skipped = 0;
         for (const p of result.people) {
           const email = p.email && checkEmail(p.email).ok ? p.email.toLowerCase() : null;
-          const erased = email ? await findSuppression(tx, ref.organizationId, { email }) : undefined;
-          if (erased?.scope === 'email_hash' && erased.value === emailHash(email!)) {
-            skipped++;
-            continue;
-          }
           const r = await upsertContact(tx, ref.organizationId, {
             companyId: ref.companyId,
             fullName: p.fullName.slice(0, 200),
@@ -113,6 +120,7 @@ export function createEnrichmentActivities(deps: EnrichmentDeps) {
           .where('company_id', '=', ref.companyId)
           .where('erased_at', 'is', null)
           .executeTakeFirstOrThrow();
+        if (domain) result.notes.push(`${ref.provider}: domain ${domain} taken from the published addresses`);
         log.info('enrichment provider done', { provider: ref.provider, created, updated, skipped });
         return { provider: ref.provider, created, updated, skipped, contacts: n, notes: result.notes };
       });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { emailHash } from '../domain/companies/identity';
+import { personHash } from '../domain/compliance/erasure';
 import { startApi, newOrganization, addMember, expectProblem, TestApi } from './helpers/api';
 import { testEnv, type TestUser } from './helpers/tokens';
 
@@ -77,7 +78,83 @@ describe('suppressions', () => {
     const removed = await api.call('DELETE', `/compliance/suppressions/${s.body.id}`, { token: admin.token });
     expect(removed.status).toBe(200);
     const audit = await api.call('GET', `/compliance/audit?organizationId=${orgId}&entity=suppression`, { token: owner.token });
-    expect(audit.body[0]).toMatchObject({ actor_id: admin.id, entity: 'suppression', entity_id: s.body.id, action: 'delete', field: 'email', before: 'remove.me@example.nl', after: null });
+    expect(audit.body[0]).toMatchObject({
+      actor_id: admin.id, entity: 'suppression', entity_id: s.body.id, action: 'delete', field: 'email',
+      before: { reason: 'manual', value_sha256: emailHash('remove.me@example.nl') }, after: null,
+    });
+    // The append-only log holds the hash, never the address (in any row, in any column).
+    const rows = await owners.query(`SELECT * FROM compliance_audit_log WHERE organization_id = $1`, [orgId]);
+    expect(rows.rows.length).toBeGreaterThan(0);
+    expect(JSON.stringify(rows.rows)).not.toMatch(/remove\.me/i);
+  });
+
+  test('an erasure marker cannot be removed', async () => {
+    const c = await contact('marker.weg@klant-installaties.nl', 'Marker Weg');
+    expect((await api.call('DELETE', `/contacts/${c.id}`, { token: owner.token })).status).toBe(200);
+    const markers = (await api.call('GET', `/compliance/suppressions?organizationId=${orgId}&scope=person_hash`, { token: owner.token })).body;
+    const marker = markers.find((m: { value: string }) => m.value === personHash(companyId, 'Marker Weg'));
+    expect(marker).toMatchObject({ scope: 'person_hash', reason: 'erasure' });
+    expectProblem(await api.call('DELETE', `/compliance/suppressions/${marker.id}`, { token: owner.token }), 400, 'VALIDATION_FAILED');
+  });
+});
+
+describe('the gate closes every channel to everyone at a suppressed company', () => {
+  const li = { basis: 'legitimate_interest', recipient_kind: 'legal_person', country: 'NL', assessment: 'B2B relevance' };
+  /** A company and a contact of it without an e-mail address (phone only), with a lawful basis: open until something is suppressed. */
+  async function companyWithContact(body: Record<string, unknown>, person: Record<string, unknown> = {}) {
+    const co = await post('/companies', { organizationId: orgId, legalForm: 'bv', countryCode: 'NL', ...body });
+    expect(co.status).toBe(201);
+    const ct = await post('/contacts', { organizationId: orgId, companyId: co.body.id, fullName: 'Bas Bellen', phone: '030 111 2233', ...person });
+    expect(ct.status).toBe(201);
+    expect((await lawfulBasis(ct.body.id, li)).status).toBe(200);
+    expect(await channels(ct.body.id)).toMatchObject({ contactable: true, reasons: [], blocks: [] });
+    return { company: co.body, contact: ct.body };
+  }
+  const closedFor = async (contactId: string, ruleId: string, matchedOn: string) => {
+    const gate = await channels(contactId);
+    expect(gate).toMatchObject({ contactable: false, reasons: ['suppressed'] });
+    expect(gate.blocks).toEqual([expect.objectContaining({ rule_id: ruleId, code: 'suppressed', applies_to: 'company', suppression: expect.objectContaining({ matched_on: matchedOn }) })]);
+    expect(gate.channels.map((c: { channel: string }) => c.channel).sort()).toEqual(['email_generic', 'email_personal', 'linkedin', 'phone']);
+    for (const c of gate.channels) expect(c).toMatchObject({ allowed: false, blocked_by: [ruleId], requirements: [] });
+    return gate;
+  };
+
+  test('a domain suppression closes phone and linkedin to a contact without an address, and to one with a free-mail address', async () => {
+    const { company, contact } = await companyWithContact({ name: 'Dakwerken Domein B.V.', website: 'https://www.dakwerken-domein.nl' });
+    const gmail = await post('/contacts', { organizationId: orgId, companyId: company.id, fullName: 'Gijs Gmail', email: 'gijs.dakwerk@gmail.com' });
+    await lawfulBasis(gmail.body.id, li);
+    const s = await post('/compliance/suppressions', { organizationId: orgId, scope: 'domain', value: 'dakwerken-domein.nl', reason: 'objection' });
+    const gate = await closedFor(contact.id, 'GATE-SUPPRESSED-COMPANY-DOMAIN', 'company_domain');
+    expect(gate.suppression).toEqual({ id: s.body.id, scope: 'domain', reason: 'objection' });
+    await closedFor(gmail.body.id, 'GATE-SUPPRESSED-COMPANY-DOMAIN', 'company_domain');
+  });
+
+  test('a KvK number suppression closes every channel to a contact without an address', async () => {
+    const { contact } = await companyWithContact({ name: 'Kvk Dicht B.V.', kvkNumber: '55667788' });
+    await post('/compliance/suppressions', { organizationId: orgId, scope: 'kvk_number', value: '55667788', reason: 'objection' });
+    await closedFor(contact.id, 'GATE-SUPPRESSED-COMPANY-KVK', 'company_kvk_number');
+  });
+
+  test("a suppression of the company's generic address (or of its domain) closes every channel to everyone there", async () => {
+    const { contact } = await companyWithContact({ name: 'Generiek Dicht B.V.', genericEmail: 'info@generiek-dicht.nl' }, { email: 'bas@bellen-prive.nl' });
+    await post('/compliance/suppressions', { organizationId: orgId, scope: 'email', value: 'info@generiek-dicht.nl', reason: 'unsubscribe' });
+    await closedFor(contact.id, 'GATE-SUPPRESSED-COMPANY-ADDRESS', 'company_generic_email');
+
+    // A company whose website is on a hosting subdomain: its domain is its generic address's.
+    const hosted = await companyWithContact({ name: 'Gehost Dicht B.V.', website: 'https://gehost-dicht.wixsite.com/home', genericEmail: 'hallo@gehost-dicht.nl' });
+    expect(hosted.company.domain).toBe('gehost-dicht.nl');
+    await post('/compliance/suppressions', { organizationId: orgId, scope: 'domain', value: 'gehost-dicht.nl', reason: 'objection' });
+    await closedFor(hosted.contact.id, 'GATE-SUPPRESSED-COMPANY-DOMAIN', 'company_domain');
+  });
+
+  test("a suppression of the contact's own address closes that contact only", async () => {
+    const { company, contact } = await companyWithContact({ name: 'Eigen Adres B.V.', domain: 'eigen-adres.nl' }, { email: 'bas@eigen-adres.nl' });
+    const colleague = await post('/contacts', { organizationId: orgId, companyId: company.id, fullName: 'Cor Collega', phone: '030 111 4455' });
+    await lawfulBasis(colleague.body.id, li);
+    await post('/compliance/suppressions', { organizationId: orgId, scope: 'email', value: 'bas@eigen-adres.nl', reason: 'unsubscribe' });
+    const gate = await channels(contact.id);
+    expect(gate).toMatchObject({ contactable: false, reasons: ['suppressed'], blocks: [expect.objectContaining({ rule_id: 'GATE-SUPPRESSED-EMAIL', applies_to: 'contact' })] });
+    expect(await channels(colleague.body.id)).toMatchObject({ contactable: true, blocks: [] });
   });
 });
 
@@ -180,9 +257,24 @@ describe('erasure and retention', () => {
     const again = await contact('Wim.Weg@klant-installaties.nl', 'W. Weg');
     await lawfulBasis(again.id, { basis: 'consent', recipient_kind: 'legal_person', country: 'NL', consent_evidence: 'x' });
     expect(await channels(again.id)).toMatchObject({ contactable: false, suppression: { scope: 'email_hash', reason: 'erasure' } });
+    expect(await channels(c.id)).toMatchObject({ contactable: false, reasons: ['erased'], blocks: [expect.objectContaining({ rule_id: 'GATE-ERASED' })] });
     // Erasing is idempotent; an erased contact refuses a lawful basis.
     expect((await api.call('DELETE', `/contacts/${c.id}`, { token: owner.token })).status).toBe(200);
     expectProblem(await lawfulBasis(c.id, { basis: 'consent', recipient_kind: 'legal_person', country: 'NL', consent_evidence: 'x' }), 409, 'CONFLICT');
+  });
+
+  test('a person erased without an e-mail address is remembered by a hash of their name within the company, never the name', async () => {
+    const res = await post('/contacts', { organizationId: orgId, companyId, fullName: 'Zonder Adres', phone: '030 765 9999', title: 'Monteur' });
+    expect((await api.call('DELETE', `/contacts/${res.body.id}`, { token: owner.token })).status).toBe(200);
+    const markers = await owners.query(`SELECT scope, value, reason FROM suppressions WHERE organization_id = $1 AND scope = 'person_hash'`, [orgId]);
+    expect(markers.rows).toContainEqual({ scope: 'person_hash', value: personHash(companyId, 'Zonder Adres'), reason: 'erasure' });
+    expect(JSON.stringify((await owners.query(`SELECT * FROM suppressions WHERE organization_id = $1`, [orgId])).rows)).not.toMatch(/zonder/i);
+    // The same name at the same company (written differently) is the same person: never contactable.
+    const again = await post('/contacts', { organizationId: orgId, companyId, fullName: '  zonder ADRES ', phone: '030 765 9999' });
+    await lawfulBasis(again.body.id, { basis: 'legitimate_interest', recipient_kind: 'legal_person', country: 'NL', assessment: 'B2B' });
+    const gate = await channels(again.body.id);
+    expect(gate).toMatchObject({ contactable: false, reasons: ['suppressed'], suppression: { scope: 'person_hash', reason: 'erasure' } });
+    expect(gate.blocks[0]).toMatchObject({ rule_id: 'GATE-ERASURE-MARKER', suppression: { matched_on: 'contact_erasure_marker' } });
   });
 
   test('the daily retention schedule exists per organization and its sweep erases contacts not engaged within retention_months', async () => {

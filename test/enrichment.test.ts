@@ -8,6 +8,7 @@ import { testEnv, type TestUser } from './helpers/tokens';
 /** Enrichment through the real worker, against a recorded company website and recorded Hunter responses. */
 let api: TestApi;
 let site: ProviderServer;
+let textSite: ProviderServer;
 let hunter: ProviderServer;
 let owner: TestUser;
 let orgId: string;
@@ -22,6 +23,12 @@ beforeAll(async () => {
   site.route('GET', '/over-ons/team', { fixture: 'website/team.html' });
   site.route('GET', '/contact', { fixture: 'website/contact.html' });
   site.route('GET', '/intern/medewerkers', { fixture: 'website/intern.html' });
+  // A recorded small-company site without schema.org data: people only in the text of its pages.
+  textSite = await startProviderServer();
+  textSite.route('GET', '/robots.txt', { fixture: 'website-text/robots.txt' });
+  textSite.route('GET', '/', { fixture: 'website-text/index.html' });
+  textSite.route('GET', '/contact', { fixture: 'website-text/contact.html' });
+  textSite.route('GET', '/ons-team', { fixture: 'website-text/team.html' });
   hunter = await startProviderServer();
   hunter.route('GET', '/v2/domain-search', (req) =>
     req.headers['x-api-key'] === 'hunter-key-123'
@@ -38,6 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await owners.end();
   await site.close();
+  await textSite.close();
   await hunter.close();
   await api.close();
 });
@@ -135,6 +143,62 @@ test('an erased person is not brought back by enrichment', async () => {
   expect(result.providers[0]).toMatchObject({ created: 0, skipped: 1 });
   const names = (await contactsOf(c.id)).map((x) => x.full_name).sort();
   expect(names).toEqual(['Petra Jansen', 'Sanne Visser', 'erased']);
+});
+
+test('a site without JSON-LD: people are read from the text of its pages, once each; its domain comes from the addresses it publishes', async () => {
+  const { owner, orgId } = await newOrganization(api, 'Tekst B.V.');
+  // The website is on an IP address: it names no domain.
+  const created = await api.call('POST', '/companies', { token: owner.token, body: { organizationId: orgId, name: 'De Vries Installatietechniek B.V.', website: `${textSite.url}/` } });
+  expect(created.body).toMatchObject({ domain: null });
+  const c = created.body;
+  const contacts = async () =>
+    (await api.call('GET', `/contacts?organizationId=${orgId}&companyId=${c.id}`, { token: owner.token })).body as Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+  const result = await enrich(c.id, owner.token);
+  expect(result).toMatchObject({ status: 'done', errors: [] });
+  const byName = Object.fromEntries((await contacts()).map((x) => [x.full_name, x]));
+  // Contact lines (one with its address in a link), a team list, a card, a table row; Jan de Vries is on two pages and is one contact.
+  expect(Object.keys(byName).sort()).toEqual(['Fatima el Amrani', 'Henk Smit', 'Jan de Vries', 'Kim Jansen', 'Marieke Bos', 'Piet Bakker']);
+  expect(byName['Jan de Vries']).toMatchObject({ title: 'Projectleider', email: 'j.devries@devries-installatie.nl', data_source: 'website' });
+  expect(byName['Jan de Vries'].source_description).toMatch(/^company website \(http:\/\/127\.0\.0\.1:\d+\/contact\)$/);
+  expect(byName['Marieke Bos']).toMatchObject({ title: 'Werkvoorbereider', email: 'm.bos@devries-installatie.nl' });
+  expect(byName['Henk Smit']).toMatchObject({ title: 'Monteur', email: null, phone: '+31623456789' });
+  expect(byName['Fatima el Amrani']).toMatchObject({ title: 'Office manager', email: 'f.elamrani@devries-installatie.nl' });
+  expect(byName['Kim Jansen']).toMatchObject({ title: 'Administratie', email: 'k.jansen@devries-installatie.nl' });
+  expect(byName['Piet Bakker']).toMatchObject({ title: 'Calculator', email: 'pietbakker1970@gmail.com' });
+
+  // Five of its six non-free-mail addresses are at one domain (the web designer's is not; gmail.com does not count).
+  const after = (await api.call('GET', `/companies/${c.id}`, { token: owner.token })).body;
+  expect(after).toMatchObject({ domain: 'devries-installatie.nl', generic_email: 'info@devries-installatie.nl', phone: '+31302345678' });
+
+  const again = await enrich(c.id, owner.token);
+  expect(again.providers[0]).toMatchObject({ created: 0, updated: 6 });
+  expect(await contacts()).toHaveLength(6);
+
+  // A person erased without an e-mail address stays erased: the next enrichment, naming him again, skips him.
+  expect((await api.call('DELETE', `/contacts/${byName['Henk Smit'].id}`, { token: owner.token })).status).toBe(200);
+  const third = await enrich(c.id, owner.token);
+  expect(third.providers[0]).toMatchObject({ created: 0, updated: 5, skipped: 1 });
+  expect((await contacts()).map((x) => x.full_name).sort()).toEqual(['Fatima el Amrani', 'Jan de Vries', 'Kim Jansen', 'Marieke Bos', 'Piet Bakker', 'erased']);
+});
+
+test('a person erased without an e-mail address is not re-created by the people-search integration', async () => {
+  const { owner, orgId } = await newOrganization(api, 'Zonder Adres B.V.');
+  const integration = await api.call('POST', '/integrations', {
+    token: owner.token,
+    body: { organizationId: orgId, providerKey: 'hunter', kind: 'enrichment', config: { baseUrl: hunter.url }, secret: 'hunter-key-123' },
+  });
+  expect(integration.status).toBe(201);
+  const c = (await api.call('POST', '/companies', { token: owner.token, body: { organizationId: orgId, name: 'Jansen Bouw Zuid B.V.', website: 'http://127.0.0.1:9/', domain: 'bouwjansen.nl' } })).body;
+  const mark = await api.call('POST', '/contacts', { token: owner.token, body: { organizationId: orgId, companyId: c.id, fullName: 'Mark Bakker', phone: '06 9876 5432' } });
+  expect(mark.status).toBe(201);
+  expect((await api.call('DELETE', `/contacts/${mark.body.id}`, { token: owner.token })).status).toBe(200);
+
+  const result = await enrich(c.id, owner.token);
+  expect(result.providers).toEqual([expect.objectContaining({ provider: 'hunter', created: 1, skipped: 1 })]);
+  const contacts = (await api.call('GET', `/contacts?organizationId=${orgId}&companyId=${c.id}`, { token: owner.token })).body as Array<{ full_name: string; email: string | null }>;
+  expect(contacts.map((x) => x.full_name).sort()).toEqual(['Petra Jansen', 'erased']);
+  expect(contacts.some((x) => x.email === 'mark.bakker@bouwjansen.nl')).toBe(false);
 });
 
 test('enrich needs a write role; another tenant gets 404', async () => {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import { normalizeCompanyName, recipientKindFor, registrableDomain } from '../../domain/companies/identity';
+import { companyDomain, domainFromAddresses } from '../../domain/companies/domains';
+import { normalizeCompanyName, recipientKindFor } from '../../domain/companies/identity';
 import type { Tx } from '../tenancy';
 import { newestFirst } from './pagination';
 
@@ -22,13 +23,17 @@ export interface CompanyInput {
   sbiCodes?: string[];
 }
 
-/** Derived fields in one place: normalized name, registrable domain, recipient kind. */
+/**
+ * Derived fields in one place: normalized name, the company's domain (given, else its website's,
+ * else its generic address's; never an IP address, a hosting subdomain or a free-mail provider),
+ * recipient kind.
+ */
 function companyValues(organizationId: string, c: CompanyInput) {
   return {
     organization_id: organizationId,
     name: c.name,
     normalized_name: normalizeCompanyName(c.name),
-    domain: c.domain ? registrableDomain(c.domain) : c.website ? registrableDomain(c.website) : c.genericEmail ? registrableDomain(c.genericEmail) : null,
+    domain: (c.domain && companyDomain(c.domain)) || (c.website && companyDomain(c.website)) || domainFromAddresses([c.genericEmail]) || null,
     kvk_number: c.kvkNumber ?? null,
     address: c.address ?? null,
     website: c.website ?? null,
@@ -92,10 +97,11 @@ export function setEnrichmentStatus(tx: Tx, id: string, status: 'idle' | 'runnin
 }
 
 /** Company facts found by enrichment fill gaps; they never overwrite what a person entered. */
-export function fillCompanyGaps(tx: Tx, id: string, facts: { genericEmail?: string | null; phone?: string | null; address?: string | null }) {
+export function fillCompanyGaps(tx: Tx, id: string, facts: { genericEmail?: string | null; phone?: string | null; address?: string | null; domain?: string | null }) {
   return tx
     .updateTable('companies')
     .set((eb) => ({
+      domain: eb.fn.coalesce('domain', sql.val(facts.domain ?? null)),
       generic_email: eb.fn.coalesce('generic_email', sql.val(facts.genericEmail ?? null)),
       phone: eb.fn.coalesce('phone', sql.val(facts.phone ?? null)),
       address: eb.fn.coalesce('address', sql.val(facts.address ?? null)),

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Tx } from '../tenancy';
+import { wasErased } from './compliance/erasure';
 import { newestFirst } from './pagination';
 
 export const CONTACT_COLUMNS = [
@@ -49,9 +50,11 @@ export function insertContact(tx: Tx, organizationId: string, c: ContactInput) {
 /**
  * Enrichment's upsert: the same person is found by e-mail, else by name within the company; a
  * found contact only gains the fields it lacked. Run under the company's row lock, so concurrent
- * enrichments of one company cannot both insert. Erased contacts are never revived.
+ * enrichments of one company cannot both insert. Erased people are never revived nor re-created:
+ * null when the person's address or their name within the company carries an erasure marker.
  */
 export async function upsertContact(tx: Tx, organizationId: string, c: ContactInput): Promise<{ id: string; created: boolean } | null> {
+  if (await wasErased(tx, organizationId, { companyId: c.companyId, fullName: c.fullName, email: c.email ?? null })) return null;
   const byEmail = c.email
     ? await tx.selectFrom('contacts').select(['id', 'erased_at']).where('organization_id', '=', organizationId).where(sql`lower(email)`, '=', c.email.toLowerCase()).executeTakeFirst()
     : undefined;

@@ -1,16 +1,16 @@
-/** A person an enrichment provider found, with where the data came from (GDPR Art. 14: the source). */
-export interface PersonCandidate {
-  fullName: string;
-  title?: string | null;
-  email?: string | null;
-  phone?: string | null;
-  linkedinUrl?: string | null;
-  source: string;
-}
+import type { PersonCandidate } from '../../../domain/companies/people';
+
+export type { PersonCandidate };
 
 export interface EnrichmentResult {
   people: PersonCandidate[];
-  company: { genericEmail?: string | null; phone?: string | null; address?: string | null };
+  company: {
+    genericEmail?: string | null;
+    phone?: string | null;
+    address?: string | null;
+    /** Every address the company publishes (for its domain when its website does not name one). */
+    publishedAddresses?: string[];
+  };
   notes: string[];
 }
 

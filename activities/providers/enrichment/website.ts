@@ -1,17 +1,21 @@
 import * as cheerio from 'cheerio';
+import type { AnyNode } from 'domhandler';
 import robotsParser from 'robots-parser';
-import { isGenericMailbox, checkEmail, registrableDomain } from '../../../domain/companies/identity';
+import { siteDomain } from '../../../domain/companies/domains';
+import { isGenericMailbox, checkEmail } from '../../../domain/companies/identity';
+import { looksLikePersonName, mergePerson, PageLine, peopleFromLines } from '../../../domain/companies/people';
 import { DEFAULT_USER_AGENT, fetchDocument, FetchError, FetchLimits } from '../http-fetch';
 import { CompanyForEnrichment, EnrichmentProvider, EnrichmentResult, EnrichmentUnavailableError, PersonCandidate } from './types';
 
 /**
  * Reads the company's own website: the home page and the contact, team and about pages it links
  * to (same registrable domain, at most `maxPages`). From each page: schema.org JSON-LD
- * (Organization and its employees, Person), mailto: and tel: links. robots.txt is obeyed; every
- * fetch has the time and size limits of the source fetcher.
+ * (Organization and its employees, Person), people named in the text with their role and address
+ * (contact lines, team lists, cards), mailto: and tel: links; every address the site publishes is
+ * kept, so a company without a domain of its own can take it from them. robots.txt is obeyed;
+ * every fetch has the time and size limits of the source fetcher.
  */
 const CONTACT_LINK = /(contact|team|over-ons|overons|about|medewerkers|wie-zijn-wij|organisatie|people|ons-team|mensen)/i;
-const NAME = /^[A-ZÀ-Ý][\p{L}'’-]+(?:\s+(?:van|de|der|den|het|ter|ten|von|le|la|da|di)?\s*[A-ZÀ-Ý]?[\p{L}'’-]+){1,3}$/u;
 
 type JsonLd = Record<string, unknown>;
 
@@ -32,6 +36,7 @@ export class WebsiteEnrichmentProvider implements EnrichmentProvider {
     const seen = new Set<string>();
     const people = new Map<string, PersonCandidate>();
     const found: EnrichmentResult['company'] = {};
+    const published = new Set<string>();
     const notes: string[] = [];
 
     while (queue.length && seen.size < this.maxPages) {
@@ -54,7 +59,9 @@ export class WebsiteEnrichmentProvider implements EnrichmentProvider {
       }
       const $ = cheerio.load(html);
       this.readJsonLd($, url, people, found);
+      for (const p of peopleFromLines(pageLines($))) mergePerson(people, { ...p, source: `company website (${url})` });
       this.readLinks($, url, people, found);
+      for (const email of publishedAddresses($)) published.add(email);
       if (seen.size === 1) {
         $('a[href]').each((_, a) => {
           const href = $(a).attr('href')!;
@@ -71,7 +78,7 @@ export class WebsiteEnrichmentProvider implements EnrichmentProvider {
       }
     }
     notes.push(`website: read ${seen.size} page(s), found ${people.size} people`);
-    return { people: [...people.values()], company: found, notes };
+    return { people: [...people.values()], company: { ...found, publishedAddresses: [...published] }, notes };
   }
 
   /**
@@ -132,19 +139,13 @@ export class WebsiteEnrichmentProvider implements EnrichmentProvider {
     const emailRaw = typeof p.email === 'string' ? p.email.replace(/^mailto:/, '') : null;
     const email = emailRaw && checkEmail(emailRaw).ok && !isGenericMailbox(emailRaw.toLowerCase()) ? emailRaw.toLowerCase() : null;
     const sameAs = ([] as unknown[]).concat(p.sameAs ?? []).map(String);
-    // The same person on two pages (once with an address, once without) is one candidate.
-    const prevKey = [...people.entries()].find(([k, v]) => (email && k === email) || v.fullName.toLowerCase() === name.toLowerCase())?.[0];
-    const prev = prevKey ? people.get(prevKey) : undefined;
-    if (prevKey) people.delete(prevKey);
-    const key = email ?? prev?.email ?? name.toLowerCase();
-    // What was found first (the home page) wins; later pages fill gaps.
-    people.set(key, {
-      fullName: prev?.fullName ?? name,
-      title: prev?.title ?? (typeof p.jobTitle === 'string' ? p.jobTitle : null),
-      email: prev?.email ?? email,
-      phone: prev?.phone ?? (typeof p.telephone === 'string' ? p.telephone : null),
-      linkedinUrl: prev?.linkedinUrl ?? sameAs.find((s) => /linkedin\.com\/in\//i.test(s)) ?? null,
-      source: prev?.source ?? `company website (${page})`,
+    mergePerson(people, {
+      fullName: name,
+      title: typeof p.jobTitle === 'string' ? p.jobTitle : null,
+      email,
+      phone: typeof p.telephone === 'string' ? p.telephone : null,
+      linkedinUrl: sameAs.find((s) => /linkedin\.com\/in\//i.test(s)) ?? null,
+      source: `company website (${page})`,
     });
   }
 
@@ -160,8 +161,8 @@ export class WebsiteEnrichmentProvider implements EnrichmentProvider {
       // A personal address counts as a person only when the page names them.
       const label = $(a).text().trim();
       const context = $(a).closest('li, p, div, article, section').find('h1, h2, h3, h4, strong, b, .name').first().text().trim();
-      const name = [label, context].find((t) => NAME.test(t));
-      if (name) people.set(email, { fullName: name, email, source: `company website (${page})` });
+      const name = [label, context].find((t) => looksLikePersonName(t));
+      if (name) mergePerson(people, { fullName: name, email, source: `company website (${page})` });
     });
     $('a[href^="tel:"]').each((_, a) => {
       company.phone ??= $(a).attr('href')!.slice(4).trim();
@@ -169,7 +170,79 @@ export class WebsiteEnrichmentProvider implements EnrichmentProvider {
   }
 }
 
-/** The site a host belongs to: its registrable domain, or the host itself (an IP address, localhost). */
+/** The site a host belongs to: its registrable domain (a hosting subdomain is its own), or the host itself (an IP address, localhost). */
 function siteOf(hostname: string): string {
-  return registrableDomain(hostname) ?? hostname;
+  return siteDomain(hostname) ?? hostname;
+}
+
+// Elements that start a new line of text; of those, the ones that hold a block of lines (a card, a row).
+const LINE_TAGS = new Set(['p', 'div', 'li', 'tr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'dt', 'dd', 'dl', 'ul', 'ol', 'table', 'tbody', 'thead', 'address', 'section', 'article', 'header', 'footer', 'main', 'aside', 'nav', 'blockquote', 'figure', 'figcaption', 'form', 'fieldset', 'hr', 'body']);
+const GROUP_TAGS = new Set(['div', 'li', 'tr', 'dl', 'address', 'section', 'article', 'header', 'footer', 'main', 'aside', 'blockquote', 'figure', 'body']);
+const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head', 'select', 'button']);
+
+/**
+ * A page's visible text as lines (a new line at every block element and <br>; table cells joined
+ * by " | "), each with the addresses of its mailto:/tel: links and the block it belongs to.
+ */
+export function pageLines($: cheerio.CheerioAPI): PageLine[] {
+  const lines: PageLine[] = [];
+  const groupIds = new Map<AnyNode, number>();
+  let current: PageLine = { text: '' };
+  const flush = () => {
+    current.text = current.text.replace(/\s+/g, ' ').trim();
+    if (current.text || current.emails?.length || current.phones?.length) lines.push(current);
+    current = { text: '', group: current.group };
+  };
+  const walk = (node: AnyNode, group: number) => {
+    if (node.type === 'text') {
+      if (current.group !== group) {
+        if (current.text.trim()) flush();
+        current.group = group;
+      }
+      current.text += (node as unknown as { data: string }).data;
+      return;
+    }
+    if (node.type !== 'tag') return;
+    const el = node as unknown as { name: string; attribs: Record<string, string>; children: AnyNode[] };
+    if (SKIP_TAGS.has(el.name)) return;
+    if (el.name === 'br') return void flush();
+    if (el.name === 'td' || el.name === 'th') current.text += ' | ';
+    const isLine = LINE_TAGS.has(el.name);
+    if (isLine) flush();
+    let inner = group;
+    if (GROUP_TAGS.has(el.name)) {
+      if (!groupIds.has(node)) groupIds.set(node, groupIds.size + 1);
+      inner = groupIds.get(node)!;
+      current.group = inner;
+    }
+    const href = el.name === 'a' ? (el.attribs.href ?? '') : '';
+    if (/^mailto:/i.test(href)) {
+      try {
+        (current.emails ??= []).push(decodeURIComponent(href.slice(7).split('?')[0]!).trim().toLowerCase());
+      } catch {
+        // an undecodable address is not one
+      }
+    } else if (/^tel:/i.test(href)) (current.phones ??= []).push(href.slice(4).trim());
+    for (const child of el.children) walk(child, inner);
+    if (isLine) flush();
+    if (GROUP_TAGS.has(el.name)) current.group = group;
+  };
+  const root = $('body').get(0) ?? $.root().get(0);
+  if (root) walk(root as AnyNode, 0);
+  flush();
+  return lines;
+}
+
+/** Every address the page publishes, in links and in its text. */
+function publishedAddresses($: cheerio.CheerioAPI): string[] {
+  const found = new Set<string>();
+  $('a[href^="mailto:"]').each((_, a) => {
+    try {
+      found.add(decodeURIComponent($(a).attr('href')!.slice(7).split('?')[0]!).trim().toLowerCase());
+    } catch {
+      // skipped
+    }
+  });
+  for (const m of $('body').text().matchAll(/[a-z0-9._%+'-]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+/gi)) found.add(m[0].toLowerCase());
+  return [...found].filter((e) => checkEmail(e).ok);
 }

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { normalizeKvk, registrableDomain, checkEmail } from '../../../domain/companies/identity';
 import { CHANNEL_POLICY, CHANNEL_POLICY_VERSION, policyCountry } from '../../../domain/compliance/channel-policy';
+import { isErasureScope } from '../../../domain/compliance/erasure';
 import {
   addSuppression, changeComplianceSettings, complianceSettings, getSuppression, listAudit, listSuppressions, removeSuppression,
 } from '../../../db/queries/compliance';
@@ -49,7 +50,7 @@ export function complianceRoutes({ db }: ApiDeps): Router {
   r.delete('/compliance/suppressions/:suppressionId', async (req, res) => {
     const id = pathId(req, 'suppressionId', 'suppression');
     const removed = await withRecordRole(db, req, { what: 'suppression', load: (tx) => getSuppression(tx, id) }, 'admin', async (tx, s) => {
-      if (s.scope === 'email_hash') throw validationFailed([{ path: 'suppressionId', message: 'an erasure suppression cannot be removed' }]);
+      if (isErasureScope(s.scope)) throw validationFailed([{ path: 'suppressionId', message: 'an erasure suppression cannot be removed' }]);
       return removeSuppression(tx, id, userOf(req));
     });
     res.json(removed);
