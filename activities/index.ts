@@ -53,7 +53,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSignalStageActivities({ db: deps.db, classifierFor }),
     ...createIngestActivities({
       db: deps.db,
-      providers: createSourceProviders(),
+      providers: createSourceProviders({ secrets }),
       limits,
       batchSize: deps.config.SIGNAL_BATCH_SIZE,
     }),

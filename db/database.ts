@@ -479,6 +479,7 @@ export interface Sources {
   created_at: Generated<Timestamp>;
   enabled: Generated<boolean>;
   etag: string | null;
+  header_names: Generated<string[]>;
   id: Generated<string>;
   language: string | null;
   last_error: string | null;
@@ -489,6 +490,7 @@ export interface Sources {
   organization_id: string;
   provider_key: string;
   schedule: string | null;
+  secret_headers: Buffer | null;
   updated_at: Generated<Timestamp>;
 }
 

@@ -8,8 +8,16 @@ types.setTypeParser(types.builtins.INT8, (v) => (v === null ? null : Number(v)))
 
 export type DB = Kysely<Database>;
 
+const pools = new WeakMap<DB, Pool>();
+
 export function createDb(connectionString: string, max = 10): DB {
-  return new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: new Pool({ connectionString, max, application_name: 'outreach' }) }),
-  });
+  const pool = new Pool({ connectionString, max, application_name: 'outreach' });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  pools.set(db, pool);
+  return db;
+}
+
+/** The pg Pool behind a DB made by createDb (its use is exported as metrics). */
+export function poolOf(db: DB): Pool | undefined {
+  return pools.get(db);
 }

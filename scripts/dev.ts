@@ -69,6 +69,8 @@ async function main() {
       AUTH_AUDIENCE: DEV_AUDIENCE,
       PORT: String(API_PORT),
       INTEGRATION_SECRET_KEY: process.env.INTEGRATION_SECRET_KEY ?? devSecretKey(),
+      // The demo feeds are served on 127.0.0.1: development allows private destinations explicitly.
+      OUTBOUND_ALLOW_PRIVATE_NETWORKS: process.env.OUTBOUND_ALLOW_PRIVATE_NETWORKS ?? 'true',
     };
     // The demo organization was seeded directly, not through POST /organizations: give it its retention schedule.
     const temporalClient = new Client({ connection: await Connection.connect({ address: temporal.address }), namespace: temporal.namespace });

@@ -1,8 +1,57 @@
 import http from 'node:http';
-import { allowPrivateDestinations, assertPublicDestination, isPrivateAddress } from '../activities/providers/destination';
+import { gzipSync } from 'node:zlib';
+import {
+  allowPrivateDestinations, BlockedDestinationError, DestinationPolicy, destinationPolicy, guardedFetch, isPrivateAddress,
+} from '../activities/providers/destination';
 import { fetchDocument } from '../activities/providers/http-fetch';
 import { allowsPrivateNetworks, loadConfig } from '../apps/shared/config';
 
+/** A local server that records what reaches it and answers with `handler`. */
+interface Recorder {
+  port: number;
+  requests: Array<{ url: string; headers: http.IncomingHttpHeaders }>;
+  close(): Promise<void>;
+}
+async function serve(host: string, port: number, handler: (req: http.IncomingMessage, res: http.ServerResponse) => void): Promise<Recorder> {
+  const requests: Recorder['requests'] = [];
+  const server = http.createServer((req, res) => {
+    requests.push({ url: req.url ?? '', headers: req.headers });
+    handler(req, res);
+  });
+  await new Promise<void>((r, j) => server.once('error', j).listen(port, host, r));
+  return { port: (server.address() as { port: number }).port, requests, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+// In these tests 127.0.0.1 stands for a public server and 127.0.0.2 for the private network behind it
+// (both loopback, so nothing leaves the machine); the rule is the real one for every other address.
+const PUBLIC_STAND_IN = '127.0.0.1';
+const PRIVATE_TARGET = '127.0.0.2';
+const denyPolicy = (resolve: DestinationPolicy['resolve'] = async (h) => [{ address: h === 'localhost' ? '127.0.0.1' : PRIVATE_TARGET, family: 4 }]): DestinationPolicy => ({
+  allowPrivate: false,
+  resolve,
+  isPrivate: (a) => a !== PUBLIC_STAND_IN && isPrivateAddress(a),
+});
+
+let publicServer: Recorder;
+let privateServer: Recorder;
+beforeAll(async () => {
+  publicServer = await serve(PUBLIC_STAND_IN, 0, (req, res) => {
+    const to = new URL(req.url ?? '/', 'http://x').searchParams.get('to');
+    if (to) return void res.writeHead(302, { location: to }).end();
+    if (req.url === '/gzip') return void res.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'text/plain' }).end(gzipSync('unzipped body'));
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('public');
+  });
+  // The same port on the "private" address, so one URL can reach either through DNS.
+  privateServer = await serve(PRIVATE_TARGET, publicServer.port, (_req, res) => res.writeHead(200).end('SECRET'));
+});
+afterAll(async () => {
+  await publicServer.close();
+  await privateServer.close();
+});
+beforeEach(() => {
+  publicServer.requests.length = 0;
+  privateServer.requests.length = 0;
+});
 afterEach(() => allowPrivateDestinations(true));
 
 test('private, loopback, link-local and metadata addresses are recognised', () => {
@@ -12,26 +61,73 @@ test('private, loopback, link-local and metadata addresses are recognised', () =
   for (const a of ['93.184.216.34', '145.97.39.155', '2a00:1450:4001:82b::200e']) expect({ a, private: isPrivateAddress(a) }).toEqual({ a, private: false });
 });
 
-test('with private networks refused, a fetch to one fails without retry, redirects included', async () => {
-  const target = http.createServer((_q, r) => r.end('<rss/>'));
-  await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
-  const port = (target.address() as { port: number }).port;
-  try {
-    allowPrivateDestinations(false);
-    await expect(assertPublicDestination(`http://127.0.0.1:${port}/feed`)).rejects.toThrow(/private address \(127\.0\.0\.1\)/);
-    await expect(assertPublicDestination('http://[::1]/')).rejects.toThrow(/private address/);
-    await expect(assertPublicDestination('http://localhost/')).rejects.toThrow(/private address/);
-    await expect(fetchDocument(`http://127.0.0.1:${port}/feed`, { timeoutMs: 1000, maxBytes: 1000 })).rejects.toMatchObject({ retryable: false });
-    expect(target.listenerCount('request')).toBe(1);
-    allowPrivateDestinations(true);
-    await expect(fetchDocument(`http://127.0.0.1:${port}/feed`, { timeoutMs: 1000, maxBytes: 1000 })).resolves.toMatchObject({ status: 'ok', body: '<rss/>' });
-  } finally {
-    target.close();
-  }
+test('with private networks refused, a fetch to one fails without retry and never reaches the server; allowed, it is fetched', async () => {
+  const url = `http://127.0.0.1:${publicServer.port}/feed`;
+  allowPrivateDestinations(false);
+  await expect(fetchDocument(url, { timeoutMs: 1000, maxBytes: 1000 })).rejects.toMatchObject({ retryable: false, message: expect.stringMatching(/private address/) });
+  await expect(fetchDocument(`http://localhost:${publicServer.port}/feed`, { timeoutMs: 1000, maxBytes: 1000 })).rejects.toMatchObject({ retryable: false });
+  await expect(guardedFetch('http://[::1]/')).rejects.toBeInstanceOf(BlockedDestinationError);
+  await expect(guardedFetch('file:///etc/passwd')).rejects.toBeInstanceOf(BlockedDestinationError);
+  expect(publicServer.requests).toHaveLength(0);
+  allowPrivateDestinations(true);
+  await expect(fetchDocument(url, { timeoutMs: 1000, maxBytes: 1000 })).resolves.toMatchObject({ status: 'ok', body: 'public' });
+  expect(publicServer.requests).toHaveLength(1);
 });
 
-test('production refuses private networks unless configured otherwise', () => {
+test('a redirect to a private address, literal or by name, is refused at that hop; allowed, the same redirect is followed', async () => {
+  const base = `http://127.0.0.1:${publicServer.port}`;
+  const redirect = (to: string) => `${base}/?to=${encodeURIComponent(to)}`;
+  for (const to of [`http://${PRIVATE_TARGET}:${privateServer.port}/secret`, `http://internal.example:${privateServer.port}/secret`, 'http://169.254.169.254/latest/meta-data/']) {
+    await expect(guardedFetch(redirect(to), {}, denyPolicy())).rejects.toBeInstanceOf(BlockedDestinationError);
+  }
+  expect(publicServer.requests).toHaveLength(3); // the first hop was public and was fetched
+  expect(privateServer.requests).toHaveLength(0);
+  // The test's set-up can reach the private server: only the check stops it.
+  const followed = await guardedFetch(redirect(`http://internal.example:${privateServer.port}/secret`), {}, { ...denyPolicy(), allowPrivate: true });
+  expect(await followed.text()).toBe('SECRET');
+  expect(followed.url).toBe(`http://internal.example:${privateServer.port}/secret`);
+  expect(privateServer.requests).toHaveLength(1);
+});
+
+test('DNS rebinding: each connection checks the address it connects to, so a host that turns private is refused', async () => {
+  // First answer public, every later answer private: a check that resolves before the fetch resolves again would pass.
+  const answers: string[] = [];
+  const rebinding = denyPolicy(async () => {
+    const address = answers.length === 0 ? PUBLIC_STAND_IN : PRIVATE_TARGET;
+    answers.push(address);
+    return [{ address, family: 4 }];
+  });
+  const url = `http://rebind.example:${publicServer.port}/feed`;
+  const first = await guardedFetch(url, {}, rebinding);
+  expect(await first.text()).toBe('public');
+  await expect(guardedFetch(url, {}, rebinding)).rejects.toThrow(/rebind\.example resolves to a private address \(127\.0\.0\.2\)/);
+  expect(answers).toEqual([PUBLIC_STAND_IN, PRIVATE_TARGET]); // one resolution per connection, none beforehand
+  expect(privateServer.requests).toHaveLength(0);
+  expect(publicServer.requests).toHaveLength(1);
+});
+
+test('on a redirect to another origin, credentials stay behind', async () => {
+  const to = `http://${PRIVATE_TARGET}:${privateServer.port}/next`;
+  const res = await guardedFetch(`http://127.0.0.1:${publicServer.port}/?to=${encodeURIComponent(to)}`, {
+    headers: { authorization: 'Bearer s3cret', 'x-api-key': 'k3y', 'user-agent': 'test-agent' },
+  }, { ...destinationPolicy(), allowPrivate: true });
+  expect(res.status).toBe(200);
+  expect(publicServer.requests[0]!.headers).toMatchObject({ authorization: 'Bearer s3cret', 'x-api-key': 'k3y' });
+  const forwarded = privateServer.requests[0]!.headers;
+  expect({ authorization: forwarded.authorization, apiKey: forwarded['x-api-key'], ua: forwarded['user-agent'] }).toEqual({ authorization: undefined, apiKey: undefined, ua: 'test-agent' });
+});
+
+test('compressed answers are decompressed, and the size limit counts the decompressed bytes', async () => {
+  allowPrivateDestinations(true);
+  const url = `http://127.0.0.1:${publicServer.port}/gzip`;
+  await expect(fetchDocument(url, { timeoutMs: 1000, maxBytes: 1000 })).resolves.toMatchObject({ status: 'ok', body: 'unzipped body' });
+  await expect(fetchDocument(url, { timeoutMs: 1000, maxBytes: 5 })).rejects.toMatchObject({ retryable: false });
+});
+
+test('private networks are refused unless OUTBOUND_ALLOW_PRIVATE_NETWORKS is true, whatever NODE_ENV says', () => {
   expect(allowsPrivateNetworks(loadConfig({ NODE_ENV: 'production' }))).toBe(false);
+  expect(allowsPrivateNetworks(loadConfig({ NODE_ENV: 'development' }))).toBe(false);
+  expect(allowsPrivateNetworks(loadConfig({ NODE_ENV: 'test' }))).toBe(false);
   expect(allowsPrivateNetworks(loadConfig({ NODE_ENV: 'production', OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' }))).toBe(true);
-  expect(allowsPrivateNetworks(loadConfig({ NODE_ENV: 'development' }))).toBe(true);
+  expect(allowsPrivateNetworks(loadConfig({ NODE_ENV: 'development', OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' }))).toBe(true);
 });

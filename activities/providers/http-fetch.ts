@@ -33,8 +33,10 @@ export class FetchError extends Error {
 
 export const DEFAULT_USER_AGENT = 'OutreachSignalService/0.1 (+https://outreach-signal.dev/bot)';
 
-export async function fetchDocument(url: string, limits: FetchLimits, cond: ConditionalHeaders = {}, accept = '*/*'): Promise<FetchResult> {
+/** `extraHeaders` (a source's own, e.g. an API key) are sent too; they never travel to another origin on a redirect. */
+export async function fetchDocument(url: string, limits: FetchLimits, cond: ConditionalHeaders = {}, accept = '*/*', extraHeaders: Record<string, string> = {}): Promise<FetchResult> {
   const headers: Record<string, string> = { 'user-agent': limits.userAgent ?? DEFAULT_USER_AGENT, accept };
+  for (const [name, value] of Object.entries(extraHeaders)) headers[name.toLowerCase()] = value;
   if (cond.etag) headers['if-none-match'] = cond.etag;
   if (cond.lastModified) headers['if-modified-since'] = cond.lastModified;
   let res: Response;

@@ -49,9 +49,18 @@ const schema = z.object({
   LLM_API_KEY: z.string().min(1).optional(),
   // 32 bytes (64 hex characters or base64): encrypts integration secrets at rest. Required to add integrations.
   INTEGRATION_SECRET_KEY: z.string().min(32).optional(),
-  // Outbound fetches to loopback/private/link-local addresses: refused in production unless allowed here.
+  // Outbound fetches to loopback/private/link-local addresses: refused unless this is `true` (whatever NODE_ENV says).
   OUTBOUND_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).optional(),
   INGEST_RETRY_INITIAL_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),
+
+  // Requests per minute per user and per organization, per API process (token bucket); 0 = no limit.
+  RATE_LIMIT_USER_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  RATE_LIMIT_ORG_PER_MINUTE: z.coerce.number().int().min(0).default(3000),
+  // Bearer token for GET /metrics (API and worker). Unset: open outside production, not served in production.
+  METRICS_TOKEN: z.string().min(16).optional(),
+  // The worker's /metrics (activity outcomes + the Temporal SDK's metrics); 0 = off.
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  WORKER_METRICS_HOST: z.string().default('127.0.0.1'),
 });
 
 export type Config = z.infer<typeof schema>;
@@ -80,9 +89,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return parsed.data;
 }
 
-/** Private destinations: allowed in development and tests (local feeds), refused in production by default. */
+/** Private destinations: refused unless allowed explicitly (`npm run dev` and the tests allow them, for local feeds). */
 export function allowsPrivateNetworks(c: Config): boolean {
-  return c.OUTBOUND_ALLOW_PRIVATE_NETWORKS ? c.OUTBOUND_ALLOW_PRIVATE_NETWORKS === 'true' : c.NODE_ENV !== 'production';
+  return c.OUTBOUND_ALLOW_PRIVATE_NETWORKS === 'true';
 }
 
 /** The API's token verification settings; only the API needs (and checks) them. */

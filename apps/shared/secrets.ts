@@ -34,3 +34,5 @@ export class SecretBox {
 }
 
 export const secretContext = (organizationId: string, integrationId: string) => `integration:${organizationId}:${integrationId}`;
+/** A source's sealed request headers (json_api), bound to its row the same way. */
+export const sourceSecretContext = (organizationId: string, sourceId: string) => `source-headers:${organizationId}:${sourceId}`;

@@ -2,13 +2,23 @@ import { sql } from 'kysely';
 import type { Tx } from '../tenancy';
 import { newestFirst } from './pagination';
 
-/** The columns a Source answers with: the spec's fields plus the documented run state. */
+/**
+ * The columns a Source answers with: the spec's fields plus the documented run state, and the names
+ * (never the values) of its request headers. `secret_headers` leaves the database only for a fetch.
+ */
 const SOURCE_COLUMNS = [
   'id', 'organization_id', 'provider_key', 'name', 'config', 'enabled', 'schedule', 'country_code', 'language',
-  'last_run_at', 'last_run_status', 'last_error', 'created_at', 'updated_at',
+  'header_names', 'last_run_at', 'last_run_status', 'last_error', 'created_at', 'updated_at',
 ] as const;
 
+/** A source's request headers, sealed (apps/shared/secrets.ts, sourceSecretContext), with their names in the clear. */
+export interface SealedHeaders {
+  names: string[];
+  sealed: Buffer | null;
+}
+
 export interface NewSource {
+  id?: string;
   organization_id: string;
   provider_key: string;
   name: string;
@@ -19,10 +29,10 @@ export interface NewSource {
   language?: string;
 }
 
-export function insertSource(tx: Tx, s: NewSource) {
+export function insertSource(tx: Tx, s: NewSource, headers?: SealedHeaders) {
   return tx
     .insertInto('sources')
-    .values({ ...s, config: JSON.stringify(s.config) })
+    .values({ ...s, config: JSON.stringify(s.config), ...(headers ? { header_names: headers.names, secret_headers: headers.sealed } : {}) })
     .returning(SOURCE_COLUMNS)
     .executeTakeFirstOrThrow();
 }
@@ -39,11 +49,17 @@ export function updateSource(
   tx: Tx,
   id: string,
   patch: { name?: string; config?: Record<string, unknown>; enabled?: boolean; schedule?: string | null },
+  headers?: SealedHeaders,
 ) {
   const { config, ...rest } = patch;
   return tx
     .updateTable('sources')
-    .set({ ...rest, ...(config ? { config: JSON.stringify(config) } : {}), updated_at: sql`now()` })
+    .set({
+      ...rest,
+      ...(config ? { config: JSON.stringify(config) } : {}),
+      ...(headers ? { header_names: headers.names, secret_headers: headers.sealed } : {}),
+      updated_at: sql`now()`,
+    })
     .where('id', '=', id)
     .returning(SOURCE_COLUMNS)
     .executeTakeFirst();
@@ -53,7 +69,7 @@ export function updateSource(
 export function getSourceForFetch(tx: Tx, id: string) {
   return tx
     .selectFrom('sources')
-    .select(['id', 'organization_id', 'provider_key', 'config', 'enabled', 'etag', 'last_modified', 'country_code', 'language'])
+    .select(['id', 'organization_id', 'provider_key', 'config', 'enabled', 'etag', 'last_modified', 'country_code', 'language', 'secret_headers'])
     .where('id', '=', id)
     .executeTakeFirst();
 }

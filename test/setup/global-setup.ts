@@ -97,6 +97,8 @@ async function startStack(cleanups: Array<() => Promise<unknown>>): Promise<void
     TEST_PRIVATE_JWK: JSON.stringify(privateJwk),
     INGEST_RETRY_INITIAL_INTERVAL_MS: '200',
     INTEGRATION_SECRET_KEY: randomBytes(32).toString('hex'),
+    // The test feeds and providers run on 127.0.0.1: allowed explicitly (the default refuses private networks).
+    OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
   });
 
   // Two worker processes on one task queue, so every test also shows that several workers are safe.

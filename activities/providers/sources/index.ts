@@ -1,3 +1,4 @@
+import type { SecretBox } from '../../../apps/shared/secrets';
 import { BekendmakingenSourceProvider } from './bekendmakingen';
 import { JsonApiSourceProvider } from './json-api';
 import { RssSourceProvider } from './rss';
@@ -6,7 +7,7 @@ import type { SourceProvider } from './types';
 export * from './types';
 
 /** provider_key -> provider. */
-export function createSourceProviders(): Map<string, SourceProvider> {
-  const providers: SourceProvider[] = [new RssSourceProvider(), new JsonApiSourceProvider(), new BekendmakingenSourceProvider()];
+export function createSourceProviders(opts: { secrets?: SecretBox | null } = {}): Map<string, SourceProvider> {
+  const providers: SourceProvider[] = [new RssSourceProvider(), new JsonApiSourceProvider(opts.secrets ?? null), new BekendmakingenSourceProvider()];
   return new Map(providers.map((p) => [p.key, p]));
 }

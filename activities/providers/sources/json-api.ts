@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SecretBox, sourceSecretContext } from '../../../apps/shared/secrets';
 import { fetchDocument, FetchLimits } from '../http-fetch';
 import { pointFromText } from './geo';
 import { isoOrNull, sha256, stripHtml, titleDedupeKey } from './normalize';
@@ -11,12 +12,35 @@ import { MalformedSourceError, NormalizedPublication, SourceFetchResult, SourceF
  *     url: "links.self", summary: "description", lat: "geo.lat", lng: "geo.lon", municipality: "city" } }
  */
 const path = z.string().min(1).max(200);
+
+// Request headers sent with every fetch (an API key, a bearer token). Not framing or routing headers.
+const FORBIDDEN_HEADERS = new Set([
+  'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect',
+  'proxy-authorization', 'proxy-connection', 'accept-encoding', 'if-none-match', 'if-modified-since',
+]);
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+export const sourceHeadersSchema = z
+  .record(z.string(), z.string().max(4096).regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'must be a header value without line breaks or control characters'))
+  .superRefine((h, ctx) => {
+    const names = Object.keys(h);
+    if (names.length > 20) ctx.addIssue({ code: 'custom', message: 'at most 20 headers' });
+    const seen = new Set<string>();
+    for (const name of names) {
+      const lower = name.toLowerCase();
+      if (!HEADER_NAME.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'must be an HTTP header name' });
+      else if (FORBIDDEN_HEADERS.has(lower)) ctx.addIssue({ code: 'custom', path: [name], message: 'this header is set by the service' });
+      else if (seen.has(lower)) ctx.addIssue({ code: 'custom', path: [name], message: 'header names must be unique (case-insensitively)' });
+      seen.add(lower);
+    }
+  });
+
 export const jsonApiConfigSchema = z
   .object({
     url: z.string().url(),
     itemsPath: z.string().max(200).default(''),
     signalType: z.string().min(1).max(50).default('publication'),
-    headers: z.record(z.string(), z.string()).optional(),
+    // Write-only: stored sealed (sources.secret_headers), never in config; answered as header_names.
+    headers: sourceHeadersSchema.optional(),
     fields: z
       .object({
         externalId: path,
@@ -95,9 +119,13 @@ export function mapJsonItems(body: unknown, config: z.infer<typeof jsonApiConfig
 export class JsonApiSourceProvider implements SourceProvider {
   readonly key = 'json_api';
 
+  /** `secrets` opens the source's sealed request headers; without it a source with headers cannot be fetched. */
+  constructor(private readonly secrets: SecretBox | null = null) {}
+
   async fetch(source: SourceForFetch, limits: FetchLimits): Promise<SourceFetchResult> {
     const config = jsonApiConfigSchema.parse(source.config);
-    const res = await fetchDocument(config.url, limits, { etag: source.etag, lastModified: source.last_modified }, 'application/json');
+    const headers = this.headersOf(source);
+    const res = await fetchDocument(config.url, limits, { etag: source.etag, lastModified: source.last_modified }, 'application/json', headers);
     if (res.status === 'not_modified') return res;
     let body: unknown;
     try {
@@ -106,5 +134,16 @@ export class JsonApiSourceProvider implements SourceProvider {
       throw new MalformedSourceError(`${config.url} did not answer JSON: ${(err as Error).message}`);
     }
     return { status: 'fetched', publications: mapJsonItems(body, config), etag: res.etag, lastModified: res.lastModified };
+  }
+
+  private headersOf(source: SourceForFetch): Record<string, string> {
+    if (!source.secret_headers) return {};
+    if (!this.secrets) throw new MalformedSourceError('this source has request headers, but INTEGRATION_SECRET_KEY is not configured on the worker');
+    try {
+      return JSON.parse(this.secrets.open(source.secret_headers, sourceSecretContext(source.organization_id, source.id))) as Record<string, string>;
+    } catch {
+      // Sealed under another key, or for another row: retrying cannot help, and the message names no value.
+      throw new MalformedSourceError("this source's request headers cannot be decrypted (INTEGRATION_SECRET_KEY changed, or they belong to another source); set them again");
+    }
   }
 }

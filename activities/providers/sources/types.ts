@@ -5,12 +5,15 @@ export type { NormalizedPublication };
 
 export interface SourceForFetch {
   id: string;
+  organization_id: string;
   provider_key: string;
   config: unknown;
   etag: string | null;
   last_modified: string | null;
   country_code: string | null;
   language: string | null;
+  /** Request headers sealed with SecretBox (sourceSecretContext), or null. */
+  secret_headers?: Buffer | null;
 }
 
 export type SourceFetchResult =

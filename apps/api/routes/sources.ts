@@ -1,28 +1,57 @@
+import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
-import { getSource, insertSource, listSources, updateSource } from '../../../db/queries/sources';
+import { sourceHeadersSchema } from '../../../activities/providers/sources/json-api';
+import { getSource, insertSource, listSources, SealedHeaders, updateSource } from '../../../db/queries/sources';
+import { SecretBox, sourceSecretContext } from '../../shared/secrets';
 import { asCaller, requireRole, withRecordRole, withRole, WRITE } from '../access';
-import { conflict, notFound, validationFailed, zodToFieldErrors } from '../errors';
+import { conflict, notFound, ProblemError, validationFailed, zodToFieldErrors } from '../errors';
 import type { ApiDeps } from '../app';
 import { createSourceBody, emptyBody, listSourcesQuery, patchSourceBody, sourceConfigByProvider } from '../schemas';
 import { parseBody, parseQuery, pathId } from '../validate';
 
-export function sourceRoutes({ db, workflows }: ApiDeps): Router {
+/**
+ * A source's request headers (json_api) may carry credentials: they leave the readable config and are
+ * sealed like integration secrets, bound to the source's row. Only their names are answered.
+ */
+function splitHeaders(providerKey: string, input: Record<string, unknown>, at: string): { config: Record<string, unknown>; headers?: Record<string, string> } {
+  const { headers, ...config } = input;
+  if (headers === undefined) return { config };
+  if (providerKey !== 'json_api') throw validationFailed([{ path: `${at}.headers`, message: 'request headers are supported for json_api sources only' }]);
+  const parsed = sourceHeadersSchema.safeParse(headers);
+  if (!parsed.success) throw validationFailed(zodToFieldErrors(parsed.error, `${at}.headers`));
+  return { config, headers: parsed.data };
+}
+
+function sealHeaders(box: SecretBox, organizationId: string, sourceId: string, headers: Record<string, string>): SealedHeaders {
+  const names = Object.keys(headers);
+  return { names, sealed: names.length ? box.seal(JSON.stringify(headers), sourceSecretContext(organizationId, sourceId)) : null };
+}
+
+export function sourceRoutes({ db, workflows, secrets }: ApiDeps): Router {
   const r = Router();
+  const box = () => {
+    if (!secrets) throw new ProblemError('SERVICE_UNAVAILABLE', 'Source request headers are not available: INTEGRATION_SECRET_KEY is not configured');
+    return secrets;
+  };
 
   r.post('/sources', async (req, res) => {
     const body = parseBody(createSourceBody, req);
+    const { config, headers } = splitHeaders(body.providerKey, body.config, 'body.config');
+    const id = randomUUID();
+    const sealed = headers ? sealHeaders(box(), body.organizationId, id, headers) : undefined;
     const source = await asCaller(db, req, async (tx) => {
       await requireRole(tx, req, body.organizationId, WRITE);
       const created = await insertSource(tx, {
+        id,
         organization_id: body.organizationId,
         provider_key: body.providerKey,
         name: body.name,
-        config: body.config,
+        config,
         enabled: body.enabled,
         schedule: body.schedule ?? null,
         country_code: body.countryCode,
         language: body.language,
-      });
+      }, sealed);
       // Inside the transaction: when Temporal refuses the schedule, the source is not created either.
       if (created.schedule) await workflows.syncSourceSchedule(created);
       return created;
@@ -52,7 +81,11 @@ export function sourceRoutes({ db, workflows }: ApiDeps): Router {
         const parsed = schema.safeParse(body.config);
         if (!parsed.success) throw validationFailed(zodToFieldErrors(parsed.error, 'body.config'));
       }
-      const updated = (await updateSource(tx, id, body))!;
+      // Headers are replaced only when the new config names them ({} removes them): a client that
+      // sends back the config it read (which never shows them) keeps them.
+      const split = body.config ? splitHeaders(existing.provider_key, body.config, 'body.config') : undefined;
+      const sealed = split?.headers ? sealHeaders(box(), existing.organization_id, id, split.headers) : undefined;
+      const updated = (await updateSource(tx, id, split ? { ...body, config: split.config } : body, sealed))!;
       if (body.schedule !== undefined || body.enabled !== undefined || body.name !== undefined) {
         if (updated.schedule || existing.schedule) await workflows.syncSourceSchedule(updated);
       }
