@@ -9,6 +9,7 @@ import type { Classifier } from '../domain/classification/types';
 import { createEnrichmentActivities } from './enrichment';
 import { createIngestActivities } from './ingest';
 import { llmClassifierFrom } from './providers/registry';
+import { createReconcileActivities } from './reconcile';
 import { createRetentionActivities } from './retention';
 import { createSignalStageActivities } from './signal-stages';
 import { createSourceProviders } from './providers/sources';
@@ -17,7 +18,8 @@ export interface ActivityDeps {
   db: DB;
   config: Pick<
     Config,
-    'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_MAX_BYTES' | 'SIGNAL_BATCH_SIZE' | 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY' | 'INTEGRATION_SECRET_KEY'
+    | 'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_MAX_BYTES' | 'SIGNAL_BATCH_SIZE' | 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY' | 'INTEGRATION_SECRET_KEY'
+    | 'PROJECT_LINK_WINDOW_DAYS'
   >;
 }
 
@@ -50,12 +52,14 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createEnrichmentActivities({ db: deps.db, limits, secrets }),
     ...createRetentionActivities({ db: deps.db }),
+    ...createReconcileActivities({ db: deps.db }),
     ...createSignalStageActivities({ db: deps.db, classifierFor }),
     ...createIngestActivities({
       db: deps.db,
       providers: createSourceProviders({ secrets }),
       limits,
       batchSize: deps.config.SIGNAL_BATCH_SIZE,
+      projectWindowMs: deps.config.PROJECT_LINK_WINDOW_DAYS * 24 * 3600 * 1000,
     }),
   };
 }

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import {
-  activeScoringConfig, currentClassification, industryProfile, insertClassification, insertScore, lockSignal, setSignalState, signalForPipeline,
+  activeScoringConfig, currentClassification, industryProfile, insertClassification, insertScore, lockSignal, markProcessed, setSignalState,
+  signalForPipeline,
 } from '../db/queries/pipeline';
 import { matchOrCreateCompany, setEnrichmentStatus } from '../db/queries/companies';
 import { openOpportunity } from '../db/queries/opportunities';
@@ -41,9 +42,21 @@ export function createSignalStageActivities(deps: SignalStageDeps) {
   const notFound = (ref: SignalRef) => ApplicationFailure.nonRetryable(`signal ${ref.signalId} not found`, 'SignalNotFound');
 
   return {
+    /** Kept for runs recorded before the gate (their history replays it). */
     async readSignalStatus(ref: SignalRef): Promise<string | null> {
       const s = await asOrganization(db, ref.organizationId, (tx) => signalForPipeline(tx, ref.signalId));
       return s?.status ?? null;
+    },
+
+    /** Read before every stage: the pipeline stops only when the signal is gone or a person ignored it. */
+    async signalGate(ref: SignalRef): Promise<{ status: string | null; stop: boolean }> {
+      const s = await asOrganization(db, ref.organizationId, (tx) => signalForPipeline(tx, ref.signalId));
+      return { status: s?.status ?? null, stop: !s || s.ignored_at !== null };
+    },
+
+    /** The pipeline ran to its end: the reconcile no longer looks at the signal. */
+    async completeSignalPipeline(ref: SignalRef): Promise<void> {
+      await asOrganization(db, ref.organizationId, (tx) => markProcessed(tx, ref.signalId));
     },
 
     async classifySignal(ref: SignalRef): Promise<StageOutcome> {
@@ -96,7 +109,8 @@ export function createSignalStageActivities(deps: SignalStageDeps) {
           projectStage: result.projectStage,
           estimatedSize: result.estimatedSize,
         });
-        const status = locked.status === 'ignored' ? 'ignored' : 'classified';
+        // Only a person's ignore outlasts a stage; an ignore by an earlier score is scored again.
+        const status = locked.ignored_at ? 'ignored' : 'classified';
         await setSignalState(tx, ref.signalId, { status, failure_reason: null });
         return { status, detail: { classificationVersion: row.version, model: result.model, relevant: result.commercialRelevance } };
       });
@@ -146,7 +160,7 @@ export function createSignalStageActivities(deps: SignalStageDeps) {
         });
         // Below ignore_below: ignored. Between ignore_below and qualify_at: scored, kept for review.
         const status =
-          locked.status === 'ignored'
+          locked.ignored_at
             ? 'ignored'
             : result.decision === 'opportunity'
               ? 'ready'

@@ -338,6 +338,7 @@ export interface Projects {
   created_at: Generated<Timestamp>;
   dedupe_key: string;
   id: Generated<string>;
+  last_seen_at: Generated<Timestamp>;
   lat: number | null;
   lng: number | null;
   location_text: string | null;
@@ -456,11 +457,14 @@ export interface Signals {
   external_id: string;
   failure_reason: string | null;
   id: Generated<string>;
+  ignored_at: Timestamp | null;
+  ignored_by: string | null;
   lat: number | null;
   lng: number | null;
   location_text: string | null;
   municipality: string | null;
   organization_id: string;
+  processed_at: Timestamp | null;
   project_id: string | null;
   published_at: Timestamp | null;
   raw_publication_id: string | null;

@@ -1,7 +1,9 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { startApi, newOrganization, TestApi } from './helpers/api';
+import { Pool } from 'pg';
 import { startFeedServer, FeedServer } from './helpers/feed-server';
-import type { TestUser } from './helpers/tokens';
+import { rssFeed } from './helpers/rss';
+import { testEnv, TestUser } from './helpers/tokens';
 
 /** Ingest through the real worker process against recorded feeds served on 127.0.0.1. */
 let api: TestApi;
@@ -78,7 +80,7 @@ test('an RSS 2.0 feed becomes ingested signals; a second run adds nothing', asyn
   expect(detail.body).toMatchObject({ last_run_status: 'not_modified', last_error: null });
 });
 
-test('an Atom feed is ingested; a changed feed adds only its new entries, deduplicated by id and title', async () => {
+test('an Atom feed is ingested; a changed feed adds only its new entries; an entry re-published under a new id is a new signal of the same project', async () => {
   feeds.set('/tenders.atom', { fixture: 'feeds/tenders-atom.xml', contentType: 'application/atom+xml' });
   const source = await createSource('EU tenders', `${feeds.url}/tenders.atom`);
   expect(await run(source.id)).toMatchObject({ ok: true, outcome: { created: 2 } });
@@ -89,7 +91,8 @@ test('an Atom feed is ingested; a changed feed adds only its new entries, dedupl
     published_at: '2026-11-17T06:45:00.000Z',
   });
 
-  // A new entry, plus an old entry re-published under a new id (same title): only the new one counts.
+  // A new entry, plus an old entry re-published under a new id (same title): both are new signals;
+  // the re-published one joins the project of the original (same title, within the window).
   const changed = require('node:fs')
     .readFileSync(require('node:path').join(__dirname, 'fixtures/feeds/tenders-atom.xml'), 'utf8')
     .replace(
@@ -101,8 +104,87 @@ test('an Atom feed is ingested; a changed feed adds only its new entries, dedupl
       </feed>`,
     );
   feeds.set('/tenders.atom', { body: changed, contentType: 'application/atom+xml' });
-  expect(await run(source.id)).toMatchObject({ ok: true, outcome: { status: 'succeeded', fetched: 4, created: 1 } });
-  expect(await signalsOf(source.id)).toHaveLength(3);
+  expect(await run(source.id)).toMatchObject({ ok: true, outcome: { status: 'succeeded', fetched: 4, created: 2 } });
+  const after = await signalsOf(source.id);
+  expect(after).toHaveLength(4);
+  const byId = (id: string) => after.find((s: any) => s.external_id === id) as any;
+  expect(byId('urn:tender:2026-NL-44098-r1').project_id).toBe(byId('urn:tender:2026-NL-44098').project_id);
+  expect(byId('urn:tender:2026-NL-45001').project_id).not.toBe(byId('urn:tender:2026-NL-44098').project_id);
+});
+
+test('a feed with the same guid, or the same link, twice in one document stores each publication once', async () => {
+  const items = [
+    { guid: 'dup-1', title: 'Aanvraag omgevingsvergunning: dakopbouw Oudegracht 1', pubDate: new Date('2026-11-18T08:00:00Z') },
+    { guid: 'dup-1', title: 'Aanvraag omgevingsvergunning: dakopbouw Oudegracht 1', pubDate: new Date('2026-11-18T08:00:00Z') },
+  ];
+  // Without a guid the link is the external id: the same link twice is the same publication.
+  const linkOnly = (title: string) =>
+    `<item><title>${title}</title><link>https://example.org/same-link</link><pubDate>Wed, 18 Nov 2026 09:00:00 GMT</pubDate></item>`;
+  const body = rssFeed('Duplicates', items).replace('</channel>', `${linkOnly('Sloopmelding: loods Kanaalweg 5')}${linkOnly('Sloopmelding: loods Kanaalweg 5 (herzien)')}</channel>`);
+  feeds.set('/duplicates.xml', { body });
+  const source = await createSource('Duplicates', `${feeds.url}/duplicates.xml`);
+  const result = await run(source.id);
+  expect(result).toMatchObject({ ok: true, outcome: { status: 'succeeded', fetched: 4, created: 2 } });
+  expect((await signalsOf(source.id)).map((s: any) => s.external_id).sort()).toEqual(['dup-1', 'https://example.org/same-link']);
+});
+
+test('a yearly publication with the same title is a new signal; the title links signals to one project only within the window', async () => {
+  const title = 'Aanbesteding: jaarlijks onderhoud warmtepompen gemeentehuis';
+  feeds.set('/yearly.xml', {
+    body: rssFeed('Yearly', [
+      { guid: 'y-2024', title, pubDate: new Date('2024-11-10T08:00:00Z') },
+      { guid: 'y-2025', title, pubDate: new Date('2025-11-10T08:00:00Z') },
+      { guid: 'y-2025-correction', title, pubDate: new Date('2025-11-24T08:00:00Z') },
+    ]),
+  });
+  const source = await createSource('Yearly tenders', `${feeds.url}/yearly.xml`);
+  expect(await run(source.id)).toMatchObject({ ok: true, outcome: { status: 'succeeded', fetched: 3, created: 3 } });
+  const signals = await signalsOf(source.id);
+  const project = (id: string) => (signals.find((s: any) => s.external_id === id) as any).project_id;
+  expect(signals).toHaveLength(3);
+  expect(project('y-2025-correction')).toBe(project('y-2025')); // 14 days apart: one project
+  expect(project('y-2024')).not.toBe(project('y-2025')); // a year apart: a new project
+  expect(new Set(signals.map((s: any) => s.dedupe_key)).size).toBe(1);
+});
+
+test('a retried run returns every signal of its fetch still waiting to be processed, also those an earlier attempt stored', async () => {
+  const owners = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
+  // A real failure after the batches are stored: the first "succeeded" update of this source fails once.
+  await owners.query(`
+    CREATE SEQUENCE IF NOT EXISTS test_fail_once_seq;
+    CREATE OR REPLACE FUNCTION test_fail_once() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
+    BEGIN
+      IF NEW.name = 'Fails once' AND NEW.last_run_status = 'succeeded' THEN
+        IF nextval('test_fail_once_seq') = 1 THEN
+          RAISE EXCEPTION 'simulated failure after the batches were stored';
+        END IF;
+      END IF;
+      RETURN NEW;
+    END $$;
+    CREATE TRIGGER test_fail_once BEFORE UPDATE ON sources FOR EACH ROW EXECUTE FUNCTION test_fail_once();`);
+  try {
+    feeds.set('/retried.xml', { fixture: 'feeds/permits-rss.xml' });
+    const source = await createSource('Fails once', `${feeds.url}/retried.xml`);
+    const result = await run(source.id);
+    expect(result.ok).toBe(true);
+    const outcome = (result as { outcome: any }).outcome;
+    expect(outcome.status).toBe('succeeded');
+    expect(feeds.hits('/retried.xml').total).toBe(2); // the activity was retried
+    expect(outcome.signalIds).toHaveLength(3); // stored by the first attempt, returned by the second
+    await Promise.all(outcome.signalIds.map((id: string) => api.temporal.workflow.getHandle(`signal/${id}`).result()));
+    expect((await signalsOf(source.id)).filter((s: any) => s.status === 'ingested')).toEqual([]);
+
+    // The fetch's validators moved, then the result was lost: the next run (304) returns what is still waiting.
+    const waiting = outcome.signalIds[0];
+    await owners.query(`UPDATE signals SET status = 'ingested' WHERE id = $1`, [waiting]);
+    const again = await run(source.id);
+    expect(again).toMatchObject({ ok: true, outcome: { status: 'not_modified', created: 0, signalIds: [waiting] } });
+    await api.temporal.workflow.getHandle(`signal/${waiting}`).result();
+    expect((await signalsOf(source.id)).find((s: any) => s.id === waiting) as any).toMatchObject({ status: expect.not.stringMatching(/^ingested$/) });
+  } finally {
+    await owners.query('DROP TRIGGER IF EXISTS test_fail_once ON sources; DROP FUNCTION IF EXISTS test_fail_once(); DROP SEQUENCE IF EXISTS test_fail_once_seq;');
+    await owners.end();
+  }
 });
 
 test('a malformed feed fails the run, records the error on the source and writes nothing', async () => {

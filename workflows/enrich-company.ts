@@ -1,5 +1,6 @@
-import { ActivityFailure, log, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { dbActivityOptions, NON_RETRYABLE_STAGE_ERRORS, providerActivityOptions } from './retry';
 import type { ProviderOutcome } from '../activities/enrichment';
 
 export interface EnrichCompanyInput {
@@ -22,10 +23,16 @@ export interface EnrichCompanyResult {
  * the reasons when no provider succeeded.
  */
 export async function enrichCompanyWorkflow(input: EnrichCompanyInput): Promise<EnrichCompanyResult> {
-  const a = proxyActivities<Activities>({
+  const db = proxyActivities<Activities>(dbActivityOptions(input.retryInitialIntervalMs ?? 5000));
+  // A provider call runs on the rate-limited providers queue. Its attempts stay bounded: the waterfall
+  // moves on to the next provider rather than waiting hours for one that is down.
+  const providers = proxyActivities<Activities>({
+    ...providerActivityOptions(workflowInfo().taskQueue, input.retryInitialIntervalMs ?? 5000),
     startToCloseTimeout: '5 minutes',
-    retry: { initialInterval: input.retryInitialIntervalMs ?? 5000, backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: ['CompanyNotFound', 'EnrichmentNotConfigured', 'EnrichmentRejected'] },
+    scheduleToCloseTimeout: '30 minutes',
+    retry: { initialInterval: input.retryInitialIntervalMs ?? 5000, backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE_STAGE_ERRORS },
   });
+  const a = { enrichmentPlan: db.enrichmentPlan, finishEnrichment: db.finishEnrichment, enrichFromProvider: providers.enrichFromProvider };
   const ref = { organizationId: input.organizationId, companyId: input.companyId };
   const minContacts = input.minContacts ?? 3;
   const result: EnrichCompanyResult = { status: 'done', providers: [], errors: [] };

@@ -4,3 +4,4 @@ export { ingestSourceWorkflow } from './ingest-source';
 export { processSignalWorkflow } from './process-signal';
 export { enrichCompanyWorkflow } from './enrich-company';
 export { retentionSweepWorkflow } from './retention';
+export { reconcileSignalsWorkflow } from './reconcile';

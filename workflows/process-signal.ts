@@ -1,13 +1,18 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { ActivityFailure, ApplicationFailure, log, ParentClosePolicy, patched, proxyActivities, startChild } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, log, ParentClosePolicy, patched, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { StageOutcome } from '../activities/signal-stages';
 import { enrichCompanyWorkflow } from './enrich-company';
+import { dbActivityOptions, providerActivityOptions } from './retry';
 import { searchAttributes, workflowIds } from './search-attributes';
-import { PIPELINE_STAGES, PipelineStage, STAGE_ACTIVITY } from './stages';
+import { PIPELINE_STAGES, PipelineStage, STAGES } from './stages';
 
-/** Runs recorded before the enrichment stage existed must replay without it. */
-const ENRICHMENT_STAGE_PATCH = 'enrichment-stage';
+/**
+ * Runs recorded before it stopped only on any `ignored` status (a score's too) and did not mark the
+ * signal processed at the end. With it: only a person's ignore stops the run, and a finished run
+ * sets processed_at (what the scheduled reconcile looks at).
+ */
+const PERSON_IGNORE_GATE_PATCH = 'person-ignore-gate';
 
 export interface ProcessSignalInput {
   organizationId: string;
@@ -23,46 +28,51 @@ export interface ProcessSignalResult {
   finalStatus: string | null;
 }
 
-const NON_RETRYABLE = ['SignalNotFound', 'StagePrecondition'];
-
 /**
- * classification -> scoring -> opportunity (-> enrichment -> drafting -> strategist, as they
- * arrive). Before each stage the signal is read again: an ignored signal stops the run there. A
- * stage that keeps failing marks the signal failed with the reason, and the run fails.
+ * classification -> scoring -> opportunity -> enrichment (-> drafting -> strategist, as they
+ * arrive). Before each stage the signal is read again: a signal a person ignored stops the run
+ * there. A stage that fails for good marks the signal failed with the reason, and the run fails.
  */
 export async function processSignalWorkflow(input: ProcessSignalInput): Promise<ProcessSignalResult> {
-  const activities = proxyActivities<Activities>({
-    startToCloseTimeout: '2 minutes',
-    retry: { initialInterval: input.retryInitialIntervalMs ?? 2000, backoffCoefficient: 2, maximumAttempts: 4, nonRetryableErrorTypes: NON_RETRYABLE },
-  });
-  const stageActivities = activities as unknown as Record<string, (ref: { organizationId: string; signalId: string }) => Promise<StageOutcome>>;
+  const gated = patched(PERSON_IGNORE_GATE_PATCH);
+  const db = proxyActivities<Activities>(dbActivityOptions(input.retryInitialIntervalMs));
+  const providers = proxyActivities<Activities>(providerActivityOptions(workflowInfo().taskQueue, input.retryInitialIntervalMs));
   const ref = { organizationId: input.organizationId, signalId: input.signalId };
   const first = PIPELINE_STAGES.indexOf(input.fromStage ?? 'classification');
   const result: ProcessSignalResult = { stages: [], finalStatus: null };
 
   for (const stage of PIPELINE_STAGES.slice(first)) {
-    const activity = STAGE_ACTIVITY[stage];
-    if (!activity) continue;
-    if (stage === 'enrichment' && !patched(ENRICHMENT_STAGE_PATCH)) continue;
-    const status = await activities.readSignalStatus(ref);
-    result.finalStatus = status;
-    if (status === null || status === 'ignored') {
+    const entry = STAGES[stage];
+    if (!entry) continue;
+    if (entry.patch && !patched(entry.patch)) continue;
+    let stop: boolean;
+    if (gated) {
+      const gate = await db.signalGate(ref);
+      result.finalStatus = gate.status;
+      stop = gate.stop;
+    } else {
+      const status = await db.readSignalStatus(ref);
+      result.finalStatus = status;
+      stop = status === null || status === 'ignored';
+    }
+    if (stop) {
       result.stoppedAt = stage;
       log.info('signal is ignored: later stages skipped', { stage });
       return result;
     }
     try {
-      const outcome = await stageActivities[activity]!(ref);
+      const outcome = await entry.activity(entry.queue === 'providers' ? providers : db)(ref);
       result.stages.push({ stage, ...outcome });
       result.finalStatus = outcome.status;
       if (stage === 'enrichment' && outcome.detail?.enrich) await startEnrichment(input, outcome.detail.companyId as string);
     } catch (err) {
       const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
       const reason = cause instanceof Error ? cause.message : String(cause);
-      await activities.markSignalFailed({ ...ref, stage, reason });
+      await db.markSignalFailed({ ...ref, stage, reason });
       throw ApplicationFailure.nonRetryable(`stage ${stage} failed: ${reason}`, 'StageFailed');
     }
   }
+  if (gated) await db.completeSignalPipeline(ref);
   return result;
 }
 

@@ -29,4 +29,5 @@ export const workflowIds = {
   sourceSchedule: (sourceId: string) => `source/${sourceId}`,
   enrichCompany: (companyId: string) => `company/${companyId}/enrich`,
   retention: (organizationId: string) => `retention/${organizationId}`,
+  reconcileSchedule: 'reconcile/signals',
 };

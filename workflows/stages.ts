@@ -1,16 +1,56 @@
+import type { Activities } from '../activities';
+import type { SignalRef, StageOutcome } from '../activities/signal-stages';
+
 /**
  * The signal pipeline's stages, in order (api-contract `fromStage` values). A stage is run by the
- * activity named here; a stage without an activity yet is skipped, so later work plugs a stage in
- * by naming its activity, without touching the others.
+ * activity its entry names; a stage without an entry yet (drafting, strategist) is skipped, so later
+ * work plugs a stage in by adding its entry, without touching the others.
  */
 export const PIPELINE_STAGES = ['classification', 'scoring', 'opportunity', 'enrichment', 'drafting', 'strategist'] as const;
 export type PipelineStage = (typeof PIPELINE_STAGES)[number];
 
-export const STAGE_ACTIVITY: Record<PipelineStage, string | null> = {
-  classification: 'classifySignal',
-  scoring: 'scoreSignal',
-  opportunity: 'openSignalOpportunity',
-  enrichment: 'enrichSignalCompany',
-  drafting: null,
-  strategist: null,
+/** The activities that can run a stage: (ref) => StageOutcome. */
+export type StageActivityName = {
+  [K in keyof Activities]: Activities[K] extends (ref: SignalRef) => Promise<StageOutcome> ? K : never;
+}[keyof Activities];
+export type StageActivities = Pick<Activities, StageActivityName>;
+
+/**
+ * The stages of the first recorded runs. Every stage added since changes the commands of a running
+ * workflow, so its entry must name the patch that guards it (workflows/process-signal.ts calls
+ * `patched(patch)` before running it): the type below does not compile without one.
+ */
+type OriginalStage = 'classification' | 'scoring' | 'opportunity';
+
+export type StageEntry<S extends PipelineStage> = {
+  /** The stage's activity, picked from the activities (go-to-definition leads to it). */
+  activity: (a: StageActivities) => StageActivities[StageActivityName];
+  /** Model and provider calls run on the rate-limited providers task queue. */
+  queue?: 'providers';
+} & (S extends OriginalStage ? { patch?: never } : { patch: string });
+
+export type StageTable = { [S in PipelineStage]?: StageEntry<S> };
+
+export const STAGES: StageTable = {
+  classification: { activity: (a) => a.classifySignal, queue: 'providers' },
+  scoring: { activity: (a) => a.scoreSignal },
+  opportunity: { activity: (a) => a.openSignalOpportunity },
+  enrichment: { activity: (a) => a.enrichSignalCompany, patch: 'enrichment-stage' },
+  // drafting and strategist: added with their activities (and patches) by the outreach work.
 };
+
+/** Where a pipeline left off, by the signal's status: the stage to resume from. */
+export function resumeStage(status: string): PipelineStage | null {
+  switch (status) {
+    case 'ingested':
+      return 'classification';
+    case 'classified':
+      return 'scoring';
+    case 'scored':
+    case 'qualified':
+    case 'ready':
+      return 'opportunity';
+    default:
+      return null;
+  }
+}

@@ -52,6 +52,14 @@ const schema = z.object({
   // Outbound fetches to loopback/private/link-local addresses: refused unless this is `true` (whatever NODE_ENV says).
   OUTBOUND_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).optional(),
   INGEST_RETRY_INITIAL_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),
+  // Signals with the same normalised title share a project within this many days of its latest signal.
+  PROJECT_LINK_WINDOW_DAYS: z.coerce.number().min(0).default(60),
+  // The scheduled reconcile (reconcile/signals): how often, and how long a signal may sit unfinished.
+  RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(10).default(300),
+  RECONCILE_STUCK_AFTER_SECONDS: z.coerce.number().int().min(0).default(600),
+  // The providers task queue (<TEMPORAL_TASK_QUEUE>-providers): model and provider calls, rate-limited.
+  PROVIDER_ACTIVITIES_PER_SECOND: z.coerce.number().positive().default(20),
+  PROVIDER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).default(8),
 
   // Requests per minute per user and per organization, per API process (token bucket); 0 = no limit.
   RATE_LIMIT_USER_PER_MINUTE: z.coerce.number().int().min(0).default(600),

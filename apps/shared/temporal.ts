@@ -21,14 +21,41 @@ export class WorkflowStarter {
   /** First retry delay of the workflows it starts (INGEST_RETRY_INITIAL_INTERVAL_MS; tests shorten it). */
   private readonly retryInitialIntervalMs: number;
   private readonly scheduleTimezone: string;
+  private readonly reconcile: { intervalSeconds: number; stuckAfterSeconds: number };
 
   constructor(
     private readonly client: Client,
-    config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'INGEST_RETRY_INITIAL_INTERVAL_MS'> & { SCHEDULE_TIMEZONE?: string },
+    config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'INGEST_RETRY_INITIAL_INTERVAL_MS'> &
+      Partial<Pick<Config, 'SCHEDULE_TIMEZONE' | 'RECONCILE_INTERVAL_SECONDS' | 'RECONCILE_STUCK_AFTER_SECONDS'>>,
   ) {
     this.taskQueue = config.TEMPORAL_TASK_QUEUE;
     this.retryInitialIntervalMs = config.INGEST_RETRY_INITIAL_INTERVAL_MS;
     this.scheduleTimezone = config.SCHEDULE_TIMEZONE ?? 'UTC';
+    this.reconcile = { intervalSeconds: config.RECONCILE_INTERVAL_SECONDS ?? 300, stuckAfterSeconds: config.RECONCILE_STUCK_AFTER_SECONDS ?? 600 };
+  }
+
+  /**
+   * The scheduled reconcile (`reconcile/signals`, every RECONCILE_INTERVAL_SECONDS, overlap skip):
+   * starts processing for signals left unfinished longer than RECONCILE_STUCK_AFTER_SECONDS. Every
+   * worker ensures it at start-up: created when missing, else updated to the current configuration.
+   */
+  async ensureReconcileSchedule(): Promise<void> {
+    const scheduleId = workflowIds.reconcileSchedule;
+    const spec = { intervals: [{ every: this.reconcile.intervalSeconds * 1000 }] };
+    const action = {
+      type: 'startWorkflow' as const,
+      workflowType: 'reconcileSignalsWorkflow',
+      taskQueue: this.taskQueue,
+      workflowId: scheduleId,
+      args: [{ stuckAfterSeconds: this.reconcile.stuckAfterSeconds, retryInitialIntervalMs: this.retryInitialIntervalMs }],
+    };
+    const note = 'starts processing for signals left ingested or mid-pipeline';
+    try {
+      await this.client.schedule.create({ scheduleId, spec, action, policies: { overlap: ScheduleOverlapPolicy.SKIP }, state: { note } });
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+      await this.client.schedule.getHandle(scheduleId).update((prev) => ({ ...prev, spec, action, policies: { ...prev.policies, overlap: ScheduleOverlapPolicy.SKIP } }));
+    }
   }
 
   /**

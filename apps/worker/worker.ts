@@ -1,23 +1,60 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { ActivityInterceptorsFactory, NativeConnection, Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config';
 import type { DB } from '../../db/pool';
 import { createActivities } from '../../activities';
+import { providerTaskQueue } from '../../workflows/task-queues';
+
+/** The activities that call models and outside providers: served from the rate-limited providers task queue. */
+export const PROVIDER_ACTIVITIES = ['classifySignal', 'enrichFromProvider'] as const;
+
+export interface Workers {
+  /** The bundled workflows and every activity, on TEMPORAL_TASK_QUEUE. */
+  worker: Worker;
+  /** Model and provider calls, on <TEMPORAL_TASK_QUEUE>-providers, rate-limited with bounded concurrency. */
+  providerWorker: Worker;
+  connection: NativeConnection;
+}
 
 /**
- * One worker hosts the bundled workflows and every activity. Several worker processes may poll
- * the same task queue: activities are idempotent and workflows are deterministic.
+ * Two Workers in one process, sharing one connection. The main one hosts the bundled workflows and
+ * every activity (runs scheduled before the providers queue existed still find theirs there). The
+ * providers one hosts only the model and provider calls, at most PROVIDER_ACTIVITIES_PER_SECOND
+ * across all workers of the queue (a server-side limit) and PROVIDER_MAX_CONCURRENT_ACTIVITIES at
+ * once in this process, so a burst of signals cannot stampede a provider. Several worker processes
+ * may poll the same queues: activities are idempotent and workflows are deterministic.
  */
-export async function createWorker(opts: { config: Config; db: DB; logger: Logger }): Promise<{ worker: Worker; connection: NativeConnection }> {
+export async function createWorker(opts: {
+  config: Config;
+  db: DB;
+  logger: Logger;
+  /** The workflow bundle (the benchmark adds its own workflows); default the service's workflows. */
+  workflowsPath?: string;
+  extraActivities?: Record<string, (...args: never[]) => Promise<unknown>>;
+  /** Activity interceptors for every Worker of the process (the metrics' outcome recorder). */
+  activityInterceptors?: ActivityInterceptorsFactory[];
+}): Promise<Workers> {
   const { config } = opts;
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const activities = { ...createActivities({ db: opts.db, config }), ...opts.extraActivities };
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    workflowsPath: require.resolve('../../workflows'),
-    activities: createActivities({ db: opts.db, config }),
+    workflowsPath: opts.workflowsPath ?? require.resolve('../../workflows'),
+    activities,
+    interceptors: { activity: opts.activityInterceptors ?? [] },
     shutdownGraceTime: '20 seconds',
   });
-  return { worker, connection };
+  const providerWorker = await Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: providerTaskQueue(config.TEMPORAL_TASK_QUEUE),
+    activities: Object.fromEntries(PROVIDER_ACTIVITIES.map((name) => [name, activities[name]])),
+    maxTaskQueueActivitiesPerSecond: config.PROVIDER_ACTIVITIES_PER_SECOND,
+    maxConcurrentActivityTaskExecutions: config.PROVIDER_MAX_CONCURRENT_ACTIVITIES,
+    interceptors: { activity: opts.activityInterceptors ?? [] },
+    shutdownGraceTime: '20 seconds',
+  });
+  return { worker, providerWorker, connection };
 }

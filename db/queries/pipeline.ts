@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
+import type { DB as Database } from '../database';
 import { DIMENSIONS } from '../../domain/scoring/engine';
 import type { Tx } from '../tenancy';
 
@@ -13,7 +14,7 @@ export function signalForPipeline(tx: Tx, signalId: string) {
     .innerJoin('sources', 'sources.id', 'signals.source_id')
     .select([
       'signals.id', 'signals.organization_id', 'signals.status', 'signals.title', 'signals.summary', 'signals.signal_type',
-      'signals.published_at', 'signals.lat', 'signals.lng', 'signals.project_id', 'signals.current_score', 'signals.source_id',
+      'signals.published_at', 'signals.lat', 'signals.lng', 'signals.project_id', 'signals.current_score', 'signals.source_id', 'signals.ignored_at',
       'sources.provider_key as source_kind', 'sources.language',
     ])
     .where('signals.id', '=', signalId)
@@ -22,7 +23,7 @@ export function signalForPipeline(tx: Tx, signalId: string) {
 
 /** Locks the signal row so that concurrent runs of one stage take versions one after the other. */
 export async function lockSignal(tx: Tx, signalId: string) {
-  return tx.selectFrom('signals').select(['id', 'status']).where('id', '=', signalId).forUpdate().executeTakeFirst();
+  return tx.selectFrom('signals').select(['id', 'status', 'ignored_at']).where('id', '=', signalId).forUpdate().executeTakeFirst();
 }
 
 export async function industryProfile(tx: Tx, organizationId: string) {
@@ -133,11 +134,40 @@ export async function insertScore(
   return score;
 }
 
+/** A stage's new status; the signal is mid-pipeline again until the run finishes (processed_at). */
 export function setSignalState(tx: Tx, signalId: string, patch: { status: string; current_score?: number | null; failure_reason?: string | null }) {
   return tx
     .updateTable('signals')
-    .set({ ...patch, updated_at: sql`now()` })
+    .set({ ...patch, processed_at: null, updated_at: sql`now()` })
     .where('id', '=', signalId)
     .returning(['id', 'status'])
     .executeTakeFirst();
+}
+
+export function markProcessed(tx: Tx, signalId: string) {
+  return tx.updateTable('signals').set({ processed_at: sql`now()` }).where('id', '=', signalId).execute();
+}
+
+/** Statuses of a signal whose pipeline has not finished (with processed_at null). */
+export const UNFINISHED_STATUSES = ['ingested', 'classified', 'scored', 'qualified', 'ready'] as const;
+
+/**
+ * Signals left unfinished for longer than olderThanSeconds, in every organization: ids only, through
+ * the SECURITY DEFINER function app.stuck_signals (the caller has no tenant context).
+ */
+export async function stuckSignalIds(db: Kysely<Database>, olderThanSeconds: number, limit: number) {
+  const rows = await sql<{ organization_id: string; signal_id: string }>`
+    SELECT organization_id, signal_id FROM app.stuck_signals(${olderThanSeconds}::int, ${limit}::int)`.execute(db);
+  return rows.rows;
+}
+
+/** The unfinished ones among these signals, read as their organization (RLS). */
+export function unfinishedSignals(tx: Tx, ids: string[]) {
+  return tx
+    .selectFrom('signals')
+    .select(['id', 'organization_id', 'source_id', 'status'])
+    .where('id', 'in', ids)
+    .where('processed_at', 'is', null)
+    .where('status', 'in', [...UNFINISHED_STATUSES])
+    .execute();
 }

@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { CompanyHint, extractCompanyHint } from '../../domain/companies/extract';
+import { linkProjects, uniqueByExternalId } from '../../domain/signals/projects';
 import type { Tx } from '../tenancy';
 import { newestFirst } from './pagination';
 
@@ -12,6 +14,16 @@ export const SIGNAL_COLUMNS = [
 
 export function getSignal(tx: Tx, id: string) {
   return tx.selectFrom('signals').select(SIGNAL_COLUMNS).where('id', '=', id).executeTakeFirst();
+}
+
+/** A person ignores a signal: only this stops its pipeline (an ignore by its score does not). */
+export function ignoreSignal(tx: Tx, id: string, userId: string) {
+  return tx
+    .updateTable('signals')
+    .set({ status: 'ignored', ignored_by: userId, ignored_at: sql`now()`, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .returning(SIGNAL_COLUMNS)
+    .executeTakeFirstOrThrow();
 }
 
 export function listSignals(
@@ -46,18 +58,30 @@ export interface NormalizedPublication {
   company?: Partial<CompanyHint> | null;
 }
 
+export interface StoredBatch {
+  /** Signals this call created. */
+  created: number;
+  /** Every signal of the batch still `ingested` (also those an earlier attempt stored): to be processed. */
+  pending: string[];
+}
+
 /**
  * Stores one batch idempotently: raw publications upsert on (source, external_id); a signal is
- * created only for a publication whose external id and dedupe key are both new for the source.
- * Returns the ids of the signals this call created (none on a repeat).
+ * created for every publication whose external id is new for the source (an item listed twice
+ * counts once). The dedupe key links a new signal to a project only within `projectWindowMs` of
+ * that project's latest signal. Returns the number created and every signal of the batch still
+ * waiting to be processed, so a retried run hands on what an earlier attempt stored.
  */
 export async function storePublicationBatch(
   tx: Tx,
   organizationId: string,
   sourceId: string,
-  items: NormalizedPublication[],
-): Promise<string[]> {
-  if (items.length === 0) return [];
+  batch: NormalizedPublication[],
+  opts: { projectWindowMs: number; now: Date },
+): Promise<StoredBatch> {
+  const items = uniqueByExternalId(batch);
+  if (items.length === 0) return { created: 0, pending: [] };
+  const externalIds = items.map((p) => p.externalId);
   const raws = await tx
     .insertInto('raw_publications')
     .values(
@@ -82,69 +106,115 @@ export async function storePublicationBatch(
     .execute();
   const rawIdByExternal = new Map(raws.map((r) => [r.external_id, r.id]));
 
-  const knownKeys = new Set(
-    (
-      await tx
-        .selectFrom('signals')
-        .select('dedupe_key')
-        .where('source_id', '=', sourceId)
-        .where('dedupe_key', 'in', items.map((i) => i.dedupeKey))
-        .execute()
-    ).map((r) => r.dedupe_key),
+  const known = new Set(
+    (await tx.selectFrom('signals').select('external_id').where('source_id', '=', sourceId).where('external_id', 'in', externalIds).execute()).map(
+      (r) => r.external_id,
+    ),
   );
-  const fresh: NormalizedPublication[] = [];
-  for (const p of items) {
-    if (knownKeys.has(p.dedupeKey)) continue;
-    knownKeys.add(p.dedupeKey); // the same item twice in one feed counts once
-    fresh.push(p);
+  const fresh = items.filter((p) => !known.has(p.externalId)).map((p) => ({ ...p, at: p.publishedAt ? new Date(p.publishedAt) : opts.now }));
+  let created = 0;
+  if (fresh.length > 0) {
+    const projectOf = await linkToProjects(tx, organizationId, fresh, opts.projectWindowMs);
+    const rows = await tx
+      .insertInto('signals')
+      .values(
+        fresh.map((p) => ({
+          organization_id: organizationId,
+          source_id: sourceId,
+          raw_publication_id: rawIdByExternal.get(p.externalId) ?? null,
+          project_id: projectOf.get(p) ?? null,
+          external_id: p.externalId,
+          status: 'ingested',
+          signal_type: p.signalType,
+          title: p.title,
+          summary: p.summary,
+          published_at: p.publishedAt,
+          effective_start: p.effectiveStart,
+          effective_end: p.effectiveEnd,
+          source_url: p.url,
+          dedupe_key: p.dedupeKey,
+          location_text: p.locationText,
+          municipality: p.municipality,
+          lat: p.lat,
+          lng: p.lng,
+          company_hint: jsonOrNull(extractCompanyHint(`${p.title}\n${p.summary ?? ''}`, p.company)),
+        })),
+      )
+      .onConflict((oc) => oc.columns(['source_id', 'external_id']).doNothing())
+      .returning('id')
+      .execute();
+    created = rows.length;
   }
-  if (fresh.length === 0) return [];
-  // Signals with the same dedupe key describe the same real project, whichever source they came from.
-  const projects = await tx
-    .insertInto('projects')
-    .values(
-      [...new Map(fresh.map((p) => [p.dedupeKey, p])).values()].map((p) => ({
-        organization_id: organizationId,
-        dedupe_key: p.dedupeKey,
-        title: p.title,
-        location_text: p.locationText,
-        lat: p.lat,
-        lng: p.lng,
-      })),
-    )
-    .onConflict((oc) => oc.columns(['organization_id', 'dedupe_key']).doUpdateSet({ updated_at: sql`now()` }))
-    .returning(['id', 'dedupe_key'])
+  const pending = await tx
+    .selectFrom('signals')
+    .select('id')
+    .where('source_id', '=', sourceId)
+    .where('external_id', 'in', externalIds)
+    .where('status', '=', 'ingested')
     .execute();
-  const projectByKey = new Map(projects.map((p) => [p.dedupe_key, p.id]));
-  const created = await tx
-    .insertInto('signals')
-    .values(
-      fresh.map((p) => ({
-        organization_id: organizationId,
-        source_id: sourceId,
-        raw_publication_id: rawIdByExternal.get(p.externalId) ?? null,
-        project_id: projectByKey.get(p.dedupeKey) ?? null,
-        external_id: p.externalId,
-        status: 'ingested',
-        signal_type: p.signalType,
-        title: p.title,
-        summary: p.summary,
-        published_at: p.publishedAt,
-        effective_start: p.effectiveStart,
-        effective_end: p.effectiveEnd,
-        source_url: p.url,
-        dedupe_key: p.dedupeKey,
-        location_text: p.locationText,
-        municipality: p.municipality,
-        lat: p.lat,
-        lng: p.lng,
-        company_hint: jsonOrNull(extractCompanyHint(`${p.title}\n${p.summary ?? ''}`, p.company)),
-      })),
-    )
-    .onConflict((oc) => oc.columns(['source_id', 'external_id']).doNothing())
-    .returning('id')
+  return { created, pending: pending.map((r) => r.id) };
+}
+
+/**
+ * Projects of new signals: signals with the same dedupe key, from any source, share a project while
+ * they fall within the window of its latest signal. The keys are locked for the transaction, so two
+ * sources storing the same project at once open it only once.
+ */
+async function linkToProjects<T extends NormalizedPublication & { at: Date }>(
+  tx: Tx,
+  organizationId: string,
+  items: T[],
+  windowMs: number,
+): Promise<Map<T, string>> {
+  const keys = [...new Set(items.map((p) => p.dedupeKey))].sort();
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${organizationId}::text || '/' || k, 0))
+              FROM (SELECT k FROM unnest(${keys}::text[]) AS k ORDER BY k) AS ordered`.execute(tx);
+  const existing = await tx
+    .selectFrom('projects')
+    .select(['id', 'dedupe_key', 'last_seen_at'])
+    .where('organization_id', '=', organizationId)
+    .where('dedupe_key', 'in', keys)
     .execute();
-  return created.map((r) => r.id);
+  const links = linkProjects(
+    items,
+    existing.map((p) => ({ id: p.id, dedupeKey: p.dedupe_key, lastSeenAt: new Date(p.last_seen_at) })),
+    windowMs,
+    randomUUID,
+  );
+  if (links.created.length > 0) {
+    const first = new Map<string, T>();
+    for (const p of items) if (!first.has(links.projectOf.get(p)!)) first.set(links.projectOf.get(p)!, p);
+    await tx
+      .insertInto('projects')
+      .values(
+        links.created.map((project) => {
+          const p = first.get(project.id)!;
+          return {
+            id: project.id,
+            organization_id: organizationId,
+            dedupe_key: project.dedupeKey,
+            title: p.title,
+            location_text: p.locationText,
+            lat: p.lat,
+            lng: p.lng,
+            last_seen_at: project.lastSeenAt,
+          };
+        }),
+      )
+      .execute();
+  }
+  if (links.moved.length > 0) {
+    await sql`UPDATE projects p SET last_seen_at = greatest(p.last_seen_at, m.at), updated_at = now()
+                FROM unnest(${links.moved.map((m) => m.id)}::uuid[], ${links.moved.map((m) => m.lastSeenAt.toISOString())}::timestamptz[]) AS m(id, at)
+               WHERE p.id = m.id`.execute(tx);
+  }
+  return links.projectOf;
+}
+
+/** Signals of a source still waiting to be processed (a run whose document did not change hands these on). */
+export async function pendingSignalsOfSource(tx: Tx, sourceId: string, limit: number): Promise<string[]> {
+  const rows = await tx.selectFrom('signals').select('id').where('source_id', '=', sourceId).where('status', '=', 'ingested').orderBy('created_at').limit(limit).execute();
+  return rows.map((r) => r.id);
 }
 
 /** GET /signals/{id}: the signal with its current classification, score and score components. */

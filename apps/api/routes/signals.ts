@@ -1,8 +1,7 @@
 import { Router } from 'express';
-import { sql } from 'kysely';
-import { getSignal, getSignalDetail, listSignals, SIGNAL_COLUMNS } from '../../../db/queries/signals';
+import { getSignal, getSignalDetail, ignoreSignal, listSignals } from '../../../db/queries/signals';
 import { WorkflowRunningError } from '../../shared/temporal';
-import { asCaller, withRecordRole, withRole, WRITE } from '../access';
+import { asCaller, userOf, withRecordRole, withRole, WRITE } from '../access';
 import { conflict, notFound } from '../errors';
 import type { ApiDeps } from '../app';
 import { emptyBody, listSignalsQuery, reprocessBody } from '../schemas';
@@ -33,9 +32,8 @@ export function signalRoutes({ db, workflows }: ApiDeps): Router {
   r.post('/signals/:signalId/ignore', async (req, res) => {
     const id = pathId(req, 'signalId', 'signal');
     parseBody(emptyBody, req);
-    const signal = await withRecordRole(db, req, { what: 'signal', load: (tx) => getSignal(tx, id) }, WRITE, (tx) =>
-      tx.updateTable('signals').set({ status: 'ignored', updated_at: sql`now()` }).where('id', '=', id).returning(SIGNAL_COLUMNS).executeTakeFirstOrThrow(),
-    );
+    // A person's ignore (who and when are kept): the one decision that stops the signal's pipeline.
+    const signal = await withRecordRole(db, req, { what: 'signal', load: (tx) => getSignal(tx, id) }, WRITE, (tx) => ignoreSignal(tx, id, userOf(req)));
     res.json(signal);
   });
 
