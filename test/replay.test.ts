@@ -33,8 +33,12 @@ test('every recorded history replays against the current workflow code', async (
   expect(histories.map((h) => h.workflowId).sort()).toEqual([
     'ingest-source',
     'process-signal-ignored',
+    'process-signal-ignored-before-person-ignore-gate',
     'process-signal-opportunity',
     'process-signal-opportunity-before-enrichment',
+    'process-signal-opportunity-before-person-ignore-gate',
+    'process-signal-resumed',
+    'reconcile-signals',
   ]);
   const failures: string[] = [];
   for await (const result of Worker.runReplayHistories({ workflowsPath: WORKFLOWS, replayName: 'recorded-histories' }, histories)) {

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { Pool } from 'pg';
 import { startApi, newOrganization } from '../helpers/api';
 import { startFeedServer } from '../helpers/feed-server';
 import { rssFeed } from '../helpers/rss';
@@ -35,6 +36,7 @@ test('record histories through the real worker', async () => {
           pubDate: now,
         },
         { guid: 'rec-2', title: 'Kapvergunning: 2 bomen', pubDate: now },
+        { guid: 'rec-3', title: 'Verleende omgevingsvergunning: renovatie kantoorpand Catharijnesingel 30', description: 'Renovatie van 1.200 m2 kantoorruimte.', pubDate: now },
       ]),
     });
     const src = await api.call('POST', '/sources', { token: owner.token, body: { organizationId: orgId, providerKey: 'rss', name: 'Recorded', config: { url: `${feeds.url}/feed.xml` } } });
@@ -49,6 +51,25 @@ test('record histories through the real worker', async () => {
     const ignored = signals.find((s) => s.result.finalStatus === 'ignored')!;
     exportHistory(`signal/${ready.id}`, undefined, 'process-signal-opportunity.json');
     exportHistory(`signal/${ignored.id}`, undefined, 'process-signal-ignored.json');
+
+    // A signal left mid-pipeline (classified, the worker gone): the reconcile resumes it from scoring.
+    const resumed = signals.find((s) => s.result.finalStatus === 'qualified')!;
+    const owners = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
+    try {
+      await owners.query(`UPDATE signals SET status = 'classified', processed_at = NULL, updated_at = now() - interval '1 hour' WHERE id = $1`, [resumed.id]);
+    } finally {
+      await owners.end();
+    }
+    const reconcile = await api.temporal.workflow.start('reconcileSignalsWorkflow', {
+      taskQueue: testEnv('TEMPORAL_TASK_QUEUE'),
+      workflowId: 'reconcile/recorded',
+      args: [{ stuckAfterSeconds: 300 }],
+    });
+    const reconciled = await reconcile.result();
+    if (!reconciled.started.includes(resumed.id)) throw new Error(`reconcile did not start ${resumed.id}: ${JSON.stringify(reconciled)}`);
+    await api.temporal.workflow.getHandle(`signal/${resumed.id}`).result();
+    exportHistory('reconcile/recorded', reconcile.firstExecutionRunId, 'reconcile-signals.json');
+    exportHistory(`signal/${resumed.id}`, undefined, 'process-signal-resumed.json');
   } finally {
     await feeds.close();
     await api.close();
