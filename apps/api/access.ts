@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { roleOf } from '../../db/queries/organizations';
-import { asUser, Tx } from '../../db/tenancy';
+import { asUser, NotAMemberError, RoleTooLowError, Tx } from '../../db/tenancy';
 import type { DB } from '../../db/pool';
 import { forbidden, notFound, ProblemError } from './errors';
 import type { Role } from './schemas';
@@ -32,12 +32,19 @@ export function asCaller<T>(db: DB, req: Request, fn: (tx: Tx) => Promise<T>): P
   return asUser(db, userOf(req), fn);
 }
 
-/** The common route shape: check the caller's role in an organization, then run fn in the same transaction. */
-export function withRole<T>(db: DB, req: Request, organizationId: string, minRole: Role, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return asCaller(db, req, async (tx) => {
-    await requireRole(tx, req, organizationId, minRole);
-    return fn(tx);
-  });
+/**
+ * The common route shape: check the caller's role in an organization, then run fn in the same
+ * transaction. The check travels with BEGIN and the caller's identity in one round trip
+ * (db/tenancy.ts); its answers are requireRole's.
+ */
+export async function withRole<T>(db: DB, req: Request, organizationId: string, minRole: Role, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  try {
+    return await asUser(db, userOf(req), fn, { organizationId, minRole });
+  } catch (err) {
+    if (err instanceof NotAMemberError) throw notFound('organization');
+    if (err instanceof RoleTooLowError) throw forbidden(`This needs the ${minRole} role or higher; yours is ${err.role}`);
+    throw err;
+  }
 }
 
 /** How a route finds its record: what it is called in a 404, and how to read it as the caller. */

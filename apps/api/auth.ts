@@ -3,6 +3,7 @@ import type { RequestHandler } from 'express';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, JWTPayload, JWTVerifyGetKey } from 'jose';
 import type { AuthConfig } from '../shared/config';
 import { sendProblem } from './errors';
+import { cacheVerifiedTokens } from './token-cache';
 
 /**
  * Bearer JWT verification with jose: a JWKS URL (any OIDC issuer) or an HS256 shared secret
@@ -44,7 +45,7 @@ export function createTokenVerifier(config: AuthConfig): TokenVerifier {
     config.mode === 'jwks'
       ? createRemoteJWKSet(new URL(config.jwksUrl!), { timeoutDuration: 5000, cooldownDuration: 30000 })
       : new TextEncoder().encode(config.hs256Secret!);
-  return async (token) => {
+  return cacheVerifiedTokens(async (token) => {
     const { payload } = await jwtVerify(token, key as JWTVerifyGetKey, {
       issuer: config.issuer,
       audience: config.audience,
@@ -53,7 +54,7 @@ export function createTokenVerifier(config: AuthConfig): TokenVerifier {
       requiredClaims: ['sub', 'exp'],
     });
     return payload;
-  };
+  });
 }
 
 function reasonOf(err: unknown): string {

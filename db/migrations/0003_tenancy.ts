@@ -86,6 +86,24 @@ $$ SELECT ARRAY(
       WHERE m.user_id = app.current_user_id() AND app.role_rank(m.role) >= app.role_rank(min_role)
      UNION
      SELECT app.current_org_id() WHERE app.current_org_id() IS NOT NULL) $$;
+
+-- The API's role gate in the same round trip as BEGIN and set_config (db/tenancy.ts): the caller's
+-- role in org, or an error the API answers with 404 (not a member: OR404) or 403 (too low: OR403).
+-- Runs as the caller: memberships' policy shows the caller their own rows.
+CREATE FUNCTION app.require_role(org uuid, min_role text) RETURNS text LANGUAGE plpgsql STABLE AS
+$$
+DECLARE r text;
+BEGIN
+  SELECT m.role INTO r FROM public.memberships m WHERE m.organization_id = org AND m.user_id = app.current_user_id();
+  IF r IS NULL THEN
+    RAISE EXCEPTION 'not a member of the organization' USING ERRCODE = 'OR404';
+  END IF;
+  IF app.role_rank(r) < app.role_rank(min_role) THEN
+    RAISE EXCEPTION 'the caller''s role is too low' USING ERRCODE = 'OR403', DETAIL = r;
+  END IF;
+  RETURN r;
+END
+$$;
 `;
 
 const policies_sql = `
@@ -251,6 +269,7 @@ CREATE POLICY compliance_audit_insert ON compliance_audit_log FOR INSERT WITH CH
 `;
 
 const down_functions_sql = `
+DROP FUNCTION app.require_role(uuid, text);
 DROP FUNCTION app.writable_organization_ids(text);
 DROP FUNCTION app.visible_organization_ids();
 CREATE OR REPLACE FUNCTION app.current_org_id() RETURNS uuid LANGUAGE sql STABLE AS
