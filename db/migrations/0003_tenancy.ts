@@ -71,21 +71,26 @@ $$ SELECT CASE WHEN pg_catalog.pg_has_role(session_user, 'outreach_worker', 'MEM
 
 -- The organizations the caller may read: the user's memberships, or the organization the worker
 -- acts for. One call per statement from the policies (an InitPlan), reading memberships as the owner.
-CREATE FUNCTION app.visible_organization_ids() RETURNS uuid[] LANGUAGE sql STABLE SECURITY DEFINER
+-- plpgsql rather than sql: its query plan is kept per session (a SQL function is planned per call).
+CREATE FUNCTION app.visible_organization_ids() RETURNS uuid[] LANGUAGE plpgsql STABLE SECURITY DEFINER
 SET search_path = pg_catalog, public AS
-$$ SELECT ARRAY(
-     SELECT m.organization_id FROM public.memberships m WHERE m.user_id = app.current_user_id()
-     UNION
-     SELECT app.current_org_id() WHERE app.current_org_id() IS NOT NULL) $$;
+$$ BEGIN
+  RETURN ARRAY(
+    SELECT m.organization_id FROM public.memberships m WHERE m.user_id = app.current_user_id()
+    UNION
+    SELECT app.current_org_id() WHERE app.current_org_id() IS NOT NULL);
+END $$;
 
 -- The organizations in which the caller holds min_role or above (the worker's organization: all roles).
-CREATE FUNCTION app.writable_organization_ids(min_role text) RETURNS uuid[] LANGUAGE sql STABLE SECURITY DEFINER
+CREATE FUNCTION app.writable_organization_ids(min_role text) RETURNS uuid[] LANGUAGE plpgsql STABLE SECURITY DEFINER
 SET search_path = pg_catalog, public AS
-$$ SELECT ARRAY(
-     SELECT m.organization_id FROM public.memberships m
-      WHERE m.user_id = app.current_user_id() AND app.role_rank(m.role) >= app.role_rank(min_role)
-     UNION
-     SELECT app.current_org_id() WHERE app.current_org_id() IS NOT NULL) $$;
+$$ BEGIN
+  RETURN ARRAY(
+    SELECT m.organization_id FROM public.memberships m
+     WHERE m.user_id = app.current_user_id() AND app.role_rank(m.role) >= app.role_rank(min_role)
+    UNION
+    SELECT app.current_org_id() WHERE app.current_org_id() IS NOT NULL);
+END $$;
 
 -- The API's role gate in the same round trip as BEGIN and set_config (db/tenancy.ts): the caller's
 -- role in org, or an error the API answers with 404 (not a member: OR404) or 403 (too low: OR403).
