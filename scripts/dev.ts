@@ -30,7 +30,8 @@ const FEEDS_DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'feeds');
 async function main() {
   const temporalConfig = loadTemporalDevConfig();
   const cli = resolveTemporalCli(log);
-  const temporal = await startTemporalDevServer({ cli, config: temporalConfig, dataDir: DATA_DIR, log });
+  // Its own process group: Ctrl-C must not stop it before the worker that polls it.
+  const temporal = await startTemporalDevServer({ cli, config: temporalConfig, dataDir: DATA_DIR, ownProcessGroup: true, log });
   const cleanups: Array<() => Promise<void>> = [() => temporal.stop()];
 
   try {

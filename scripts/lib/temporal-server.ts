@@ -85,6 +85,8 @@ export async function startTemporalDevServer(opts: {
   grpcPort?: number;
   uiPort?: number;
   headless?: boolean;
+  /** Its own process group, so that Ctrl-C in a terminal leaves it to the caller to stop (in order). */
+  ownProcessGroup?: boolean;
   log: (line: string) => void;
 }): Promise<TemporalServerHandle> {
   const { config } = opts;
@@ -101,7 +103,7 @@ export async function startTemporalDevServer(opts: {
   }
   for (const [name, type] of Object.entries(config.searchAttributes)) args.push('--search-attribute', `${name}=${type}`);
 
-  const child = spawn(opts.cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(opts.cli, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: opts.ownProcessGroup ?? false });
   let output = '';
   const collect = (b: Buffer) => {
     output = (output + b.toString()).slice(-4000);
