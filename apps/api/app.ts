@@ -3,12 +3,15 @@ import express, { Express, RequestHandler } from 'express';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
-import type { DB } from '../../db/pool';
+import { DB, poolOf } from '../../db/pool';
+import type { MetricsAccess } from '../shared/metrics';
 import type { SecretBox } from '../shared/secrets';
 import type { WorkflowStarter } from '../shared/temporal';
 import { authenticate, TokenVerifier } from './auth';
 import { errorHandler, sendProblem } from './errors';
+import { ApiMetrics } from './metrics';
 import { openApiDocument } from './openapi';
+import { limitPerOrganization, limitPerUser, RateLimits } from './rate-limit';
 import { rejectUnsafeInput } from './validate';
 import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
@@ -32,6 +35,12 @@ export interface ApiDeps {
   bodyLimit: string;
   /** Encrypts integration secrets; null when INTEGRATION_SECRET_KEY is not configured. */
   secrets: SecretBox | null;
+  /** Requests per minute per user and per organization (rate-limit.ts); absent: no limits. */
+  rateLimits?: RateLimits;
+  /** Prometheus metrics; absent: a registry of this app's own, with the pool behind `db`. */
+  metrics?: ApiMetrics;
+  /** Who may read GET /metrics (METRICS_TOKEN); absent: anyone. */
+  metricsAccess?: MetricsAccess;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -49,6 +58,8 @@ export function createApp(deps: ApiDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  const metrics = deps.metrics ?? new ApiMetrics({ pool: poolOf(deps.db) });
+  app.use(metrics.middleware());
   app.use(
     pinoHttp({
       logger: deps.logger,
@@ -62,14 +73,17 @@ export function createApp(deps: ApiDeps): Express {
     }),
   );
   app.use(healthRoutes(deps));
+  app.get('/metrics', metrics.handler(deps.metricsAccess ?? { production: false }));
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument());
   });
   app.use(docsRoutes());
   app.use(authenticate(deps.verifyToken, deps.issuer));
+  if (deps.rateLimits) app.use(limitPerUser(deps.rateLimits));
   app.use(requireJsonBody);
   app.use(express.json({ limit: deps.bodyLimit, strict: true, type: 'application/json' }));
   app.use(rejectUnsafeInput);
+  if (deps.rateLimits) app.use(limitPerOrganization(deps.rateLimits));
   app.use(organizationRoutes(deps));
   app.use(sourceRoutes(deps));
   app.use(signalRoutes(deps));

@@ -24,6 +24,8 @@ async function main() {
     issuer: auth.issuer,
     bodyLimit: config.BODY_LIMIT,
     secrets: config.INTEGRATION_SECRET_KEY ? new SecretBox(config.INTEGRATION_SECRET_KEY) : null,
+    rateLimits: { userPerMinute: config.RATE_LIMIT_USER_PER_MINUTE, orgPerMinute: config.RATE_LIMIT_ORG_PER_MINUTE },
+    metricsAccess: { token: config.METRICS_TOKEN, production: config.NODE_ENV === 'production' },
   });
   const http = await listen(app, config.PORT, config.HOST);
   logger.info({ url: http.url }, 'api listening');

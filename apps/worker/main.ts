@@ -2,20 +2,38 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { allowPrivateDestinations } from '../../activities/providers/destination';
 import { allowsPrivateNetworks, workerDatabaseUrl, loadConfig } from '../shared/config';
 import { createLogger } from '../shared/logger';
-import { createDb } from '../../db/pool';
+import { createDb, poolOf } from '../../db/pool';
+import { freeLoopbackPort, serveWorkerMetrics, WorkerMetrics } from './metrics';
 import { createWorker } from './worker';
 
 async function main() {
   const config = loadConfig();
   allowPrivateDestinations(allowsPrivateNetworks(config));
   const logger = createLogger(config.LOG_LEVEL, 'worker');
-  Runtime.install({ logger: new DefaultLogger(config.LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN') });
+  // Metrics (WORKER_METRICS_PORT): the SDK's Core serves its own on a loopback port, appended to ours.
+  const sdkMetrics = config.WORKER_METRICS_PORT ? `127.0.0.1:${await freeLoopbackPort()}` : undefined;
+  Runtime.install({
+    logger: new DefaultLogger(config.LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN'),
+    ...(sdkMetrics ? { telemetryOptions: { metrics: { prometheus: { bindAddress: sdkMetrics } } } } : {}),
+  });
   const db = createDb(workerDatabaseUrl(config), config.DB_POOL_SIZE);
-  const { worker, connection } = await createWorker({ config, db, logger });
+  const metrics = config.WORKER_METRICS_PORT ? new WorkerMetrics({ pool: poolOf(db) }) : undefined;
+  const { worker, connection } = await createWorker({ config, db, logger, activityInterceptors: metrics ? [metrics.interceptor] : [] });
+  const metricsServer = metrics
+    ? await serveWorkerMetrics({
+        metrics,
+        host: config.WORKER_METRICS_HOST,
+        port: config.WORKER_METRICS_PORT,
+        access: { token: config.METRICS_TOKEN, production: config.NODE_ENV === 'production' },
+        sdkAddress: sdkMetrics,
+      })
+    : undefined;
+  if (metricsServer) logger.info({ url: `http://${config.WORKER_METRICS_HOST}:${config.WORKER_METRICS_PORT}/metrics`, sdk: sdkMetrics }, 'worker metrics served');
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker started');
   // Runtime.install's default shutdown signals (SIGINT, SIGTERM) make run() resolve after in-flight tasks finish.
   await worker.run();
   await connection.close();
+  await new Promise((r) => (metricsServer ? metricsServer.close(r) : r(undefined)));
   await db.destroy();
   logger.info('worker stopped');
 }

@@ -1,0 +1,71 @@
+import { TokenBuckets } from '../apps/api/rate-limit';
+import { addMember, expectProblem, newOrganization, startApi, TestApi } from './helpers/api';
+import { newUser } from './helpers/tokens';
+
+test('a token bucket allows its minute’s burst, then one request per refill interval, per key', () => {
+  let now = 1_000_000;
+  const b = new TokenBuckets(3, () => now);
+  for (let i = 0; i < 3; i++) {
+    expect(b.waitMs('a')).toBe(0);
+    b.take('a');
+  }
+  expect(b.waitMs('a')).toBe(20_000); // 3 per minute: one every 20 s
+  expect(b.waitMs('b')).toBe(0); // another key has its own bucket
+  now += 19_999;
+  expect(b.waitMs('a')).toBe(1);
+  now += 1;
+  expect(b.waitMs('a')).toBe(0);
+  b.take('a');
+  b.refund('a');
+  expect(b.waitMs('a')).toBe(0);
+});
+
+test('the bucket map forgets full buckets instead of growing without bound', () => {
+  let now = 0;
+  const b = new TokenBuckets(60, () => now, 100);
+  for (let i = 0; i < 100; i++) b.take(`k${i}`);
+  now += 60_000; // all refilled
+  b.take('new');
+  expect(b.size).toBe(1);
+});
+
+describe('through the API', () => {
+  let now = Date.now();
+  let api: TestApi;
+  afterEach(() => api.close());
+
+  test('per user: 429 RATE_LIMITED with Retry-After once the user’s allowance is spent; other users are not affected', async () => {
+    api = await startApi({ rateLimits: { userPerMinute: 3, orgPerMinute: 0, now: () => now } });
+    const [greedy, other] = [await newUser(), await newUser()];
+    for (let i = 0; i < 3; i++) expect((await api.call('GET', '/organizations', { token: greedy.token })).status).toBe(200);
+    const limited = await api.call('GET', '/organizations', { token: greedy.token });
+    expectProblem(limited, 429, 'RATE_LIMITED');
+    expect(limited.headers.get('retry-after')).toBe('20');
+    expect(limited.body).toMatchObject({ scope: 'user', retry_after: 20 });
+    expect((await api.call('GET', '/organizations', { token: other.token })).status).toBe(200);
+    // Unauthenticated probes are not counted against anyone; health stays open.
+    expect((await api.call('GET', '/healthz')).status).toBe(200);
+    now += 20_000;
+    expect((await api.call('GET', '/organizations', { token: greedy.token })).status).toBe(200);
+    expectProblem(await api.call('GET', '/organizations', { token: greedy.token }), 429, 'RATE_LIMITED');
+  });
+
+  test('per organization: members share its allowance; another organization, and requests a non-member makes in its name, do not spend it', async () => {
+    api = await startApi({ rateLimits: { userPerMinute: 0, orgPerMinute: 4, now: () => now } });
+    const { owner, orgId } = await newOrganization(api, 'Busy B.V.');
+    const member = await addMember(api, owner, orgId, 'member');
+    const quiet = await newOrganization(api, 'Quiet B.V.');
+    const outsider = await newUser();
+    // A non-member naming the organization gets 404 (or 400 for a bad body) and uses up nothing.
+    for (let i = 0; i < 10; i++) expect((await api.call('GET', `/sources?organizationId=${orgId}`, { token: outsider.token })).status).toBe(404);
+    for (let i = 0; i < 3; i++) expect((await api.call('POST', '/sources', { token: outsider.token, body: { organizationId: orgId, providerKey: 'rss' } })).status).toBe(400);
+    for (const user of [owner, member, owner, member]) expect((await api.call('GET', `/sources?organizationId=${orgId}`, { token: user.token })).status).toBe(200);
+    const limited = await api.call('POST', '/sources', { token: member.token, body: { organizationId: orgId, providerKey: 'rss', name: 'x', config: { url: 'https://feeds.example/rss' } } });
+    expectProblem(limited, 429, 'RATE_LIMITED');
+    expect(limited.body.scope).toBe('organization');
+    expect(Number(limited.headers.get('retry-after'))).toBe(15);
+    expect((await api.call('GET', `/sources?organizationId=${quiet.orgId}`, { token: quiet.owner.token })).status).toBe(200);
+    // Requests that name no organization count against the user only.
+    expect((await api.call('GET', '/organizations', { token: owner.token })).status).toBe(200);
+  });
+});
