@@ -1,40 +1,46 @@
 /**
  * bench/pipeline: N generated publications (default 2,000) served by a local feed, ingested and
- * processed end to end (every pipeline stage that has an activity) by one worker; then the same worker
- * runs an empty pipeline of the same shape. Prints signals per second for both and their ratio.
+ * processed end to end (every pipeline stage that has an activity) by one worker process; then the
+ * same worker runs an empty pipeline of the same shape: one child per signal running as many no-op
+ * activities as that signal's real run took (so ignored, scored, qualified and ready signals each
+ * count what they cost). The two alternate, three rounds by default, each round with a fresh
+ * organization; the medians are printed, with the worker process's resident memory.
  *
- *   npx tsx bench/pipeline.ts [--n 2000]
+ *   npx tsx bench/pipeline.ts [--n 2000] [--rounds 3]
  *
  * Uses DATABASE_URL (else the embedded PostgreSQL) and TEMPORAL_ADDRESS (else a dev server it starts).
  */
+import { ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { sql } from 'kysely';
-import { createActivities } from '../activities';
 import { loadConfig, withRole, WORKER_DB_ROLE } from '../apps/shared/config';
 import { WorkflowStarter } from '../apps/shared/temporal';
-import { createDb } from '../db/pool';
+import { createDb, DB } from '../db/pool';
 import { dropDatabase, ensureDatabase, migrate } from '../db/migrator';
 import { createOrganization } from '../db/queries/organizations';
 import { seedOrganizationDefaults } from '../db/queries/organization-defaults';
 import { insertSource } from '../db/queries/sources';
 import { asUser } from '../db/tenancy';
-import { PIPELINE_STAGES, STAGE_ACTIVITY } from '../workflows/stages';
+import type { ProcessSignalResult } from '../workflows/process-signal';
 import { startDatabase } from '../scripts/lib/postgres';
 import { loadTemporalDevConfig, resolveTemporalCli, startTemporalDevServer } from '../scripts/lib/temporal-server';
 
-// Per stage that has an activity: readSignalStatus, then the stage itself (workflows/process-signal.ts).
-const ACTIVITIES_PER_SIGNAL = PIPELINE_STAGES.filter((s) => STAGE_ACTIVITY[s]).length * 2;
-
-const { values } = parseArgs({ options: { n: { type: 'string', default: '2000' } } });
+const { values } = parseArgs({ options: { n: { type: 'string', default: '2000' }, rounds: { type: 'string', default: '3' } } });
 const N = Number(values.n);
+const ROUNDS = Number(values.rounds);
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
-function feed(n: number): string {
+/** Activities one processSignalWorkflow run took: per stage run, the gate and the stage; a gate that stopped it; the completion. */
+export function activitiesOf(r: ProcessSignalResult): number {
+  return r.stages.length * 2 + (r.stoppedAt ? 1 : 1);
+}
+
+function feed(n: number, round: number): string {
   const kinds = [
     (i: number) => [`Aanvraag omgevingsvergunning: nieuwbouw ${20 + (i % 80)} woningen met warmtepompen, kavel ${i}`, `Geraamde bouwsom EUR ${(i % 30) + 1},5 mln.`],
     (i: number) => [`Verleende omgevingsvergunning: renovatie kantoorpand ${i}`, `Renovatie van ${1000 + i} m2 kantoorruimte.`],
@@ -44,16 +50,35 @@ function feed(n: number): string {
   const now = new Date().toUTCString();
   const items = Array.from({ length: n }, (_, i) => {
     const [title, description] = kinds[i % kinds.length]!(i);
-    return `<item><title>${title}</title><guid isPermaLink="false">bench-${i}</guid><link>https://example.org/${i}</link><pubDate>${now}</pubDate><description>${description}</description></item>`;
+    return `<item><title>${title}</title><guid isPermaLink="false">bench-${round}-${i}</guid><link>https://example.org/${round}/${i}</link><pubDate>${now}</pubDate><description>${description}</description></item>`;
   });
   return `<?xml version="1.0"?><rss version="2.0"><channel><title>bench</title><link>https://example.org</link><description>bench</description>${items.join('')}</channel></rss>`;
 }
 
-async function waitAll(client: Client, ids: string[], concurrency = 200): Promise<void> {
-  for (let i = 0; i < ids.length; i += concurrency) {
-    await Promise.all(ids.slice(i, i + concurrency).map((id) => client.workflow.getHandle(id).result()));
-  }
+async function resultsOf<T>(client: Client, ids: string[], concurrency = 200): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < ids.length; i += concurrency) out.push(...(await Promise.all(ids.slice(i, i + concurrency).map((id) => client.workflow.getHandle(id).result()))));
+  return out;
 }
+
+/** Resident memory of a process, now and at its peak (Linux /proc), in MiB. */
+function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
+}
+
+function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'worker.ts')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    child.stdout!.on('data', (b: Buffer) => {
+      if (b.toString().includes('bench worker started')) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`bench worker exited (${code})`)));
+  });
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main() {
   const runId = Date.now().toString(36);
@@ -62,7 +87,7 @@ async function main() {
   owner.pathname = `/outreach_bench_${runId}`;
   await ensureDatabase(owner.toString());
   await migrate(owner.toString(), { appPassword: db.appPassword });
-  const appUrl = withRole(owner.toString(), WORKER_DB_ROLE, db.appPassword); // the worker's role (it also sets up as a user)
+  const appUrl = withRole(owner.toString(), WORKER_DB_ROLE, db.appPassword); // the worker's role (the bench also sets up as a user)
 
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
   const temporal = temporalAddress
@@ -70,62 +95,74 @@ async function main() {
     : await startTemporalDevServer({ cli: resolveTemporalCli(log), config: loadTemporalDevConfig(), grpcPort: 7299, headless: true, log });
   temporalAddress ??= temporal!.address;
 
-  const feedBody = feed(N);
-  const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/xml' }).end(feedBody));
+  const feeds = new Map<string, string>();
+  const server = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'application/xml' }).end(feeds.get(req.url ?? '') ?? ''));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const feedUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/feed.xml`;
+  const feedBase = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 
-  const config = loadConfig({ ...process.env, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_TASK_QUEUE: `bench-${runId}`, SOURCE_FETCH_MAX_BYTES: String(50 * 1024 * 1024) });
-  const appDb = createDb(appUrl, 20);
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  const workerConnection = await NativeConnection.connect({ address: temporalAddress });
-  const worker = await Worker.create({
-    connection: workerConnection,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    workflowsPath: require.resolve('./workflows'),
-    activities: { ...createActivities({ db: appDb, config }), benchNoop: async () => undefined },
-  });
-  const running = worker.run();
+  const taskQueue = `bench-${runId}`;
+  const workerEnv = {
+    ...process.env,
+    WORKER_DATABASE_URL: appUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    SOURCE_FETCH_MAX_BYTES: String(50 * 1024 * 1024),
+    // The rules classifier calls no provider: the providers queue's rate limit is raised so that it
+    // does not set the pace (its concurrency bound stays the default).
+    PROVIDER_ACTIVITIES_PER_SECOND: '1000',
+    LOG_LEVEL: 'warn',
+  };
+  const config = loadConfig({ ...workerEnv, APP_DATABASE_URL: undefined });
+  const worker = await startWorker(workerEnv);
+  const appDb: DB = createDb(appUrl, 5);
   const connection = await Connection.connect({ address: temporalAddress });
   const client = new Client({ connection });
+  const userId = '00000000-0000-4000-8000-00000000be9c';
+  const rounds: Array<{ pipeline: number; empty: number; ratio: number; statuses: string; activities: number }> = [];
 
   try {
-    const userId = '00000000-0000-4000-8000-00000000be9c';
-    const { orgId, sourceId } = await asUser(appDb, userId, async (tx) => {
-      const org = await createOrganization(tx, 'Bench');
-      await seedOrganizationDefaults(tx, org!.id, userId);
-      const source = await insertSource(tx, { organization_id: org!.id, provider_key: 'rss', name: 'bench', config: { url: feedUrl } });
-      return { orgId: org!.id, sourceId: source.id };
-    });
+    for (let round = 1; round <= ROUNDS; round++) {
+      feeds.set(`/feed-${round}.xml`, feed(N, round));
+      const { orgId, sourceId } = await asUser(appDb, userId, async (tx) => {
+        const org = await createOrganization(tx, `Bench ${round}`);
+        await seedOrganizationDefaults(tx, org!.id, userId);
+        const source = await insertSource(tx, { organization_id: org!.id, provider_key: 'rss', name: 'bench', config: { url: `${feedBase}/feed-${round}.xml` } });
+        return { orgId: org!.id, sourceId: source.id };
+      });
 
-    log(`pipeline: ${N} publications`);
-    const t0 = performance.now();
-    const run = await new WorkflowStarter(client, config).startIngest(orgId, sourceId);
-    const outcome = await client.workflow.getHandle(run.workflowId, run.runId).result();
-    await waitAll(client, outcome.signalIds.map((id: string) => `signal/${id}`));
-    const pipelineSeconds = (performance.now() - t0) / 1000;
-    const statuses = await asUser(appDb, userId, (tx) =>
-      tx.selectFrom('signals').select(['status', sql<number>`count(*)::int`.as('n')]).where('organization_id', '=', orgId).groupBy('status').execute(),
-    );
+      log(`round ${round}: pipeline, ${N} publications`);
+      const t0 = performance.now();
+      const run = await new WorkflowStarter(client, config).startIngest(orgId, sourceId);
+      const outcome = await client.workflow.getHandle(run.workflowId, run.runId).result();
+      const results = await resultsOf<ProcessSignalResult>(client, outcome.signalIds.map((id: string) => `signal/${id}`));
+      const pipelineSeconds = (performance.now() - t0) / 1000;
+      const counts = results.map(activitiesOf);
+      const statuses = await asUser(appDb, userId, (tx) =>
+        tx.selectFrom('signals').select(['status', sql<number>`count(*)::int`.as('n')]).where('organization_id', '=', orgId).groupBy('status').orderBy('status').execute(),
+      );
 
-    log(`empty pipeline: ${N} children x ${ACTIVITIES_PER_SIGNAL} activities`);
-    const t1 = performance.now();
-    const empty = await client.workflow.execute('emptyIngestWorkflow', { taskQueue: config.TEMPORAL_TASK_QUEUE, workflowId: `bench-empty/${runId}`, args: [N, ACTIVITIES_PER_SIGNAL] });
-    await waitAll(client, empty as string[]);
-    const emptySeconds = (performance.now() - t1) / 1000;
+      log(`round ${round}: empty pipeline, ${counts.length} children, ${counts.reduce((a, b) => a + b, 0)} activities`);
+      const t1 = performance.now();
+      const empty = await client.workflow.execute('emptyIngestWorkflow', { taskQueue, workflowId: `bench-empty/${runId}/${round}`, args: [counts] });
+      await resultsOf(client, empty as string[]);
+      const emptySeconds = (performance.now() - t1) / 1000;
 
-    const pipelineRate = outcome.signalIds.length / pipelineSeconds;
-    const emptyRate = N / emptySeconds;
-    console.log(`publications            ${N}`);
-    console.log(`signals processed       ${outcome.signalIds.length} (${statuses.map((s) => `${s.status} ${s.n}`).join(', ')})`);
-    console.log(`pipeline                ${pipelineSeconds.toFixed(1)} s, ${pipelineRate.toFixed(1)} signals/s`);
-    console.log(`empty workflow ceiling  ${emptySeconds.toFixed(1)} s, ${emptyRate.toFixed(1)} signals/s (${ACTIVITIES_PER_SIGNAL} no-op activities each)`);
-    console.log(`ratio                   ${(pipelineRate / emptyRate).toFixed(2)} (target >= 0.6)`);
-    console.log(`worker process RSS      ${(process.memoryUsage().rss / 1024 / 1024).toFixed(0)} MiB, ${os.cpus().length} cores`);
+      const pipeline = results.length / pipelineSeconds;
+      const emptyRate = counts.length / emptySeconds;
+      rounds.push({ pipeline, empty: emptyRate, ratio: pipeline / emptyRate, statuses: statuses.map((s) => `${s.status} ${s.n}`).join(', '), activities: counts.reduce((a, b) => a + b, 0) });
+      log(`round ${round}: pipeline ${pipeline.toFixed(1)}/s, empty ${emptyRate.toFixed(1)}/s, ratio ${(pipeline / emptyRate).toFixed(2)}`);
+    }
+    const memory = memoryOf(worker.pid!);
+    console.log(`publications            ${N} per round, ${ROUNDS} rounds (pipeline and empty pipeline alternating)`);
+    console.log(`signals                 ${rounds[0]!.statuses}; ${rounds[0]!.activities} activities in all`);
+    for (const [i, r] of rounds.entries()) console.log(`round ${i + 1}                 pipeline ${r.pipeline.toFixed(1)} signals/s, empty ${r.empty.toFixed(1)} signals/s, ratio ${r.ratio.toFixed(2)}`);
+    console.log(`pipeline (median)       ${median(rounds.map((r) => r.pipeline)).toFixed(1)} signals/s`);
+    console.log(`empty ceiling (median)  ${median(rounds.map((r) => r.empty)).toFixed(1)} signals/s (same activities per signal, no-ops)`);
+    console.log(`ratio (median)          ${median(rounds.map((r) => r.ratio)).toFixed(2)} (target >= 0.6)`);
+    console.log(`worker process RSS      ${memory.rss.toFixed(0)} MiB now, ${memory.peak.toFixed(0)} MiB peak; ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   } finally {
-    worker.shutdown();
-    await running;
-    await workerConnection.close();
+    worker.kill('SIGTERM');
+    await new Promise((r) => worker.once('exit', r));
     await connection.close();
     await appDb.destroy();
     server.close();

@@ -1,5 +1,5 @@
-// The benchmark's worker bundle: the real workflows plus an empty pipeline with the same shape
-// (one ingest activity, then one child per signal with the same number of activities).
+// The benchmark's worker bundle: the real workflows plus an empty pipeline of the same shape (one
+// ingest activity, then one child per signal running as many activities as that signal's real run).
 import { ParentClosePolicy, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
 
 export * from '../workflows';
@@ -10,13 +10,14 @@ export async function emptySignalWorkflow(activities: number): Promise<void> {
   for (let i = 0; i < activities; i++) await benchNoop();
 }
 
-export async function emptyIngestWorkflow(signals: number, activitiesPerSignal: number): Promise<string[]> {
+/** activitiesPerSignal[i]: the number of activities the real run of signal i took. */
+export async function emptyIngestWorkflow(activitiesPerSignal: number[]): Promise<string[]> {
   await benchNoop();
-  const ids = Array.from({ length: signals }, (_, i) => `${workflowInfo().workflowId}/${i}`);
+  const ids = activitiesPerSignal.map((_, i) => `${workflowInfo().workflowId}/${i}`);
   for (let i = 0; i < ids.length; i += 100) {
     await Promise.all(
-      ids.slice(i, i + 100).map((workflowId) =>
-        startChild(emptySignalWorkflow, { workflowId, args: [activitiesPerSignal], parentClosePolicy: ParentClosePolicy.ABANDON }),
+      ids.slice(i, i + 100).map((workflowId, j) =>
+        startChild(emptySignalWorkflow, { workflowId, args: [activitiesPerSignal[i + j]!], parentClosePolicy: ParentClosePolicy.ABANDON }),
       ),
     );
   }
