@@ -78,7 +78,7 @@ test('every operation has a readable operationId, a tag, a 2xx answer with its s
       const [media, { schema }] = Object.entries(response.content as Json)[0]! as [string, Json];
       // A JSON answer is a named record (or an array of one) of components/schemas.
       if (media === 'application/json') expect([where, schema.$ref ?? schema.items?.$ref]).toEqual([where, expect.stringMatching(/^#\/components\/schemas\/\w+$/)]);
-      else expect([where, media, schema]).toEqual([where, 'text/html', { type: 'string' }]);
+      else expect([where, media, schema]).toEqual([where, expect.stringMatching(/^text\/(html|plain)$/), { type: 'string' }]);
     }
 
     const problems = Object.keys(op.responses).filter((s) => /^[45]\d\d$/.test(s));
@@ -87,8 +87,10 @@ test('every operation has a readable operationId, a tag, a 2xx answer with its s
       expect([where, status, doc.components.responses[ref].content]).toEqual([where, status, { 'application/problem+json': { schema: problem } }]);
     }
     const open = ['/healthz', '/readyz', '/openapi.json', '/docs'].includes(key.split(' ')[1]!);
-    expect([where, op.security]).toEqual([where, open ? [] : [{ bearer: [] }]]);
-    if (!open) expect([where, problems]).toEqual([where, expect.arrayContaining(['401', '429', '500'])]);
+    const metrics = key === 'GET /metrics';
+    expect([where, op.security]).toEqual([where, open ? [] : metrics ? [{ metricsToken: [] }] : [{ bearer: [] }]]);
+    if (metrics) expect([where, problems]).toEqual([where, ['401', '404', '500']]);
+    else if (!open) expect([where, problems]).toEqual([where, expect.arrayContaining(['401', '429', '500'])]);
     if (op.requestBody) expect([where, problems]).toEqual([where, expect.arrayContaining(['400', '413', '415'])]);
     if (/\{\w+\}/.test(key)) expect([where, problems]).toEqual([where, expect.arrayContaining(['404'])]);
   }

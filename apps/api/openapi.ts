@@ -15,7 +15,7 @@ import * as s from './schemas';
 type Tag = 'Health' | 'Reference' | 'Organizations' | 'Sources' | 'Signals' | 'Opportunities' | 'Settings' | 'Companies' | 'Contacts' | 'Compliance' | 'Integrations';
 
 export const TAGS: Record<Tag, string> = {
-  Health: 'Liveness and readiness of the API process (no token)',
+  Health: 'Liveness, readiness and metrics of the API process',
   Reference: 'This document and its interactive reference (no token)',
   Organizations: 'Tenants and their members; every other record belongs to one organization',
   Sources: 'Where signals come from: RSS/Atom feeds, JSON APIs, Dutch official publications',
@@ -37,8 +37,8 @@ interface Operation {
   path: string; // OpenAPI form: /sources/{sourceId}
   tag: Tag;
   summary: string;
-  /** Who may call it: 'none' needs no token; 'any user' any valid token; else the minimum role in the organization. */
-  role: 'viewer' | 'member' | 'admin' | 'any user' | 'none';
+  /** Who may call it: 'none' needs no token; 'any user' any valid token; 'metrics token' METRICS_TOKEN; else the minimum role in the organization. */
+  role: 'viewer' | 'member' | 'admin' | 'any user' | 'none' | 'metrics token';
   body?: z.ZodType;
   query?: z.ZodType;
   /** The success status (default 200) and, for an idempotent create, the status of a repeat. */
@@ -47,7 +47,7 @@ interface Operation {
   /** What a success answers: a schema registered in responses.ts, or an array of one. */
   answer: z.ZodType;
   /** Media type of the success answer (default application/json). */
-  media?: 'application/json' | 'text/html';
+  media?: 'application/json' | 'text/html' | 'text/plain';
   /** Problems beyond those implied by the token, role, inputs and body (see problemsOf). */
   problems?: ProblemStatus[];
 }
@@ -55,6 +55,7 @@ interface Operation {
 export const OPERATIONS: Operation[] = [
   { id: 'getHealth', method: 'get', path: '/healthz', tag: 'Health', summary: 'Liveness', role: 'none', answer: r.Health },
   { id: 'getReadiness', method: 'get', path: '/readyz', tag: 'Health', summary: 'Readiness: PostgreSQL and Temporal reachable', role: 'none', answer: r.Readiness, problems: [503] },
+  { id: 'getMetrics', method: 'get', path: '/metrics', tag: 'Health', summary: 'Prometheus metrics (text exposition format)', role: 'metrics token', answer: z.string(), media: 'text/plain' },
   { id: 'getOpenApiDocument', method: 'get', path: '/openapi.json', tag: 'Reference', summary: 'This document', role: 'none', answer: r.OpenApiDocument },
   { id: 'getApiReference', method: 'get', path: '/docs', tag: 'Reference', summary: 'Interactive API reference (HTML)', role: 'none', answer: z.string(), media: 'text/html' },
   { id: 'createOrganization', method: 'post', path: '/organizations', tag: 'Organizations', summary: 'Create an organization; the caller becomes owner', role: 'any user', body: s.createOrganizationBody, status: 201, answer: r.Organization },
@@ -126,6 +127,9 @@ const PROBLEM_RESPONSES: Record<ProblemStatus, { name: string; description: stri
 /** The problems an operation can answer: from its token, role, inputs and body, plus its own. */
 export function problemsOf(op: Operation): ProblemStatus[] {
   const out = new Set<ProblemStatus>(op.problems ?? []);
+  // GET /metrics: a wrong token is 401; not served in production without METRICS_TOKEN (404).
+  if (op.role === 'metrics token') [401, 404, 500].forEach((st) => out.add(st as ProblemStatus));
+  if (op.role === 'metrics token') return [...out].sort();
   if (op.role !== 'none') [401, 429, 500].forEach((st) => out.add(st as ProblemStatus));
   if (op.body || op.query) out.add(400);
   if (op.body) [413, 415].forEach((st) => out.add(st as ProblemStatus));
@@ -141,6 +145,7 @@ const ROLE_TEXT: Record<Operation['role'], string> = {
   viewer: 'Any member of the organization (viewer or above).',
   member: 'The member role or above in the organization.',
   admin: 'The admin or owner role in the organization.',
+  'metrics token': 'The METRICS_TOKEN as a bearer token when it is set; without it, open outside production and not served (404) in production.',
 };
 
 type Json = Record<string, unknown>;
@@ -181,7 +186,7 @@ const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
 /** An answer is a registered record, or an array of one; anything else is a mistake in OPERATIONS. */
 function answerSchema(op: Operation): Json {
-  if (op.media === 'text/html') return { type: 'string' };
+  if (op.media && op.media !== 'application/json') return { type: 'string' };
   const named = r.records.get(op.answer)?.id;
   if (named) return ref(named);
   if (op.answer instanceof z.ZodArray) {
@@ -207,7 +212,7 @@ function operationObject(op: Operation): Json {
     tags: [op.tag],
     summary: op.summary,
     description: ROLE_TEXT[op.role],
-    security: op.role === 'none' ? [] : [{ bearer: [] }],
+    security: op.role === 'none' ? [] : op.role === 'metrics token' ? [{ metricsToken: [] }] : [{ bearer: [] }],
     ...(pathParams.length || op.query ? { parameters: [...pathParams, ...(op.query ? queryParameters(op.query) : [])] } : {}),
     ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body) } } } } : {}),
     responses,
@@ -236,7 +241,10 @@ export function openApiDocument(): Json {
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token of the identity provider (JWKS or HS256)' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token of the identity provider (JWKS or HS256)' },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, for GET /metrics only' },
+      },
       schemas: componentSchemas(),
       responses: Object.fromEntries(
         [...used].sort().map((st) => {
