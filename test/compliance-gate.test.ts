@@ -47,6 +47,10 @@ test.each([
 test('the company domain is also read from its website and from the domain of its generic address', () => {
   const bare = { ...company, domain: null, genericEmail: null };
   expect(gate({ company: bare, suppressions: [suppression('domain', 'dakdekker.nl')] }).blocks[0]).toMatchObject({ rule_id: 'GATE-SUPPRESSED-COMPANY-DOMAIN' });
+  // A site on a hosting subdomain is the company's own: suppressible as itself.
+  const hosted = { ...company, domain: null, website: 'https://dakdekker.wixsite.com/home', genericEmail: null };
+  expect(gate({ company: hosted, suppressions: [suppression('domain', 'dakdekker.wixsite.com')] }).blocks[0]).toMatchObject({ rule_id: 'GATE-SUPPRESSED-COMPANY-DOMAIN' });
+  expect(gate({ company: hosted, suppressions: [suppression('domain', 'wixsite.com')] }).contactable).toBe(true);
   const viaGeneric = { ...company, domain: null, website: null, genericEmail: 'post@dakdekker-post.nl' };
   expect(gate({ company: viaGeneric, suppressions: [suppression('domain', 'dakdekker-post.nl')] }).blocks[0]).toMatchObject({ rule_id: 'GATE-SUPPRESSED-COMPANY-ADDRESS-DOMAIN', applies_to: 'company' });
 });

@@ -145,6 +145,13 @@ describe('the gate closes every channel to everyone at a suppressed company', ()
     expect(hosted.company.domain).toBe('gehost-dicht.nl');
     await post('/compliance/suppressions', { organizationId: orgId, scope: 'domain', value: 'gehost-dicht.nl', reason: 'objection' });
     await closedFor(hosted.contact.id, 'GATE-SUPPRESSED-COMPANY-DOMAIN', 'company_domain');
+    // Its hosting subdomain is suppressed as itself, never as the whole host.
+    const site = await companyWithContact({ name: 'Alleen Site B.V.', website: 'https://alleen-site.wixsite.com/home' });
+    expect(site.company.domain).toBeNull();
+    const s = await post('/compliance/suppressions', { organizationId: orgId, scope: 'domain', value: 'https://alleen-site.wixsite.com/contact', reason: 'objection' });
+    expect(s.body.value).toBe('alleen-site.wixsite.com');
+    expectProblem(await post('/compliance/suppressions', { organizationId: orgId, scope: 'domain', value: 'wixsite.com' }), 400, 'VALIDATION_FAILED');
+    await closedFor(site.contact.id, 'GATE-SUPPRESSED-COMPANY-DOMAIN', 'company_domain');
   });
 
   test("a suppression of the contact's own address closes that contact only", async () => {

@@ -1,4 +1,4 @@
-import { companyDomain, siteDomain } from '../companies/domains';
+import { siteDomain } from '../companies/domains';
 import { emailHash, type RecipientKind } from '../companies/identity';
 import { CHANNEL_POLICY_VERSION, channelsFor, type ChannelDecision } from './channel-policy';
 import { erasureMarkers } from './erasure';
@@ -111,7 +111,8 @@ export function suppressionKeys(contact: GateContact, company: GateCompany): Sup
   };
   // The company first: its suppressions explain the block for everyone there.
   add('domain', company.domain, 'company_domain');
-  if (company.website) add('domain', companyDomain(company.website), 'company_domain');
+  // A site on a hosting subdomain (foo.wixsite.com) is the company's own site, and suppressible as such.
+  if (company.website) add('domain', siteDomain(company.website), 'company_domain');
   add('kvk_number', company.kvkNumber, 'company_kvk_number');
   if (company.genericEmail) {
     const generic = company.genericEmail.trim().toLowerCase();

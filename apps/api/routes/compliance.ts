@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import { normalizeKvk, registrableDomain, checkEmail } from '../../../domain/companies/identity';
+import { siteDomain } from '../../../domain/companies/domains';
+import { normalizeKvk, checkEmail } from '../../../domain/companies/identity';
 import { CHANNEL_POLICY, CHANNEL_POLICY_VERSION, policyCountry } from '../../../domain/compliance/channel-policy';
 import { isErasureScope } from '../../../domain/compliance/erasure';
 import {
@@ -20,7 +21,8 @@ function normalizeSuppressionValue(scope: string, value: string): string {
     return r.email;
   }
   if (scope === 'domain') {
-    const d = registrableDomain(value);
+    // A hosting subdomain (foo.wixsite.com) is suppressed as itself, never as the whole host (wixsite.com).
+    const d = siteDomain(value);
     if (!d) throw fail('is not a registrable domain');
     return d;
   }
