@@ -2,6 +2,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { allowPrivateDestinations } from '../../activities/providers/destination';
 import { allowsPrivateNetworks, workerDatabaseUrl, loadConfig } from '../shared/config';
 import { createLogger } from '../shared/logger';
+import { connectTemporal, WorkflowStarter } from '../shared/temporal';
 import { createDb, poolOf } from '../../db/pool';
 import { freeLoopbackPort, serveWorkerMetrics, WorkerMetrics } from './metrics';
 import { createWorker } from './worker';
@@ -18,7 +19,7 @@ async function main() {
   });
   const db = createDb(workerDatabaseUrl(config), config.DB_POOL_SIZE);
   const metrics = config.WORKER_METRICS_PORT ? new WorkerMetrics({ pool: poolOf(db) }) : undefined;
-  const { worker, connection } = await createWorker({ config, db, logger, activityInterceptors: metrics ? [metrics.interceptor] : [] });
+  const { worker, providerWorker, connection } = await createWorker({ config, db, logger, activityInterceptors: metrics ? [metrics.interceptor] : [] });
   const metricsServer = metrics
     ? await serveWorkerMetrics({
         metrics,
@@ -29,9 +30,13 @@ async function main() {
       })
     : undefined;
   if (metricsServer) logger.info({ url: `http://${config.WORKER_METRICS_HOST}:${config.WORKER_METRICS_PORT}/metrics`, sdk: sdkMetrics }, 'worker metrics served');
+  // The scheduled reconcile of unfinished signals: created, or brought in line with the configuration.
+  const client = await connectTemporal(config);
+  await new WorkflowStarter(client, config).ensureReconcileSchedule();
+  await client.connection.close();
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker started');
   // Runtime.install's default shutdown signals (SIGINT, SIGTERM) make run() resolve after in-flight tasks finish.
-  await worker.run();
+  await Promise.all([worker.run(), providerWorker.run()]);
   await connection.close();
   await new Promise((r) => (metricsServer ? metricsServer.close(r) : r(undefined)));
   await db.destroy();
