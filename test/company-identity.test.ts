@@ -69,7 +69,7 @@ import * as cheerio from 'cheerio';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { companyDomain, domainFromAddresses, genericAddressFor, siteDomain } from '../domain/companies/domains';
-import { emailFitsName, looksLikePersonName, mergePerson, normalizePersonName, peopleFromLines, type PersonCandidate } from '../domain/companies/people';
+import { addressesIn, emailFitsName, looksLikePersonName, mergePerson, normalizePersonName, peopleFromLines, type PersonCandidate } from '../domain/companies/people';
 import { erasureMarkers, personHash } from '../domain/compliance/erasure';
 import { pageLines } from '../activities/providers/enrichment/website';
 
@@ -142,6 +142,13 @@ test('people in the text of a page: a contact line, a team list, a card, a table
     ['Kim Jansen', 'Administratie', 'k.jansen@devries-installatie.nl'],
   ]);
   expect(peopleFromLines(pageLines(fixture('website-text/index.html')))).toEqual([]);
+  expect(peopleFromLines([{ text: 'Contactpersoon: Jan de Vries — Projectleider — j.devries@example.nl' }])).toEqual([
+    { fullName: 'Jan de Vries', title: 'Projectleider', email: 'j.devries@example.nl', phone: null },
+  ]);
+  // What the pages publish, in links and in text (scripts are not text): the input of the company's domain.
+  expect(addressesIn(pageLines(fixture('website-text/index.html'))).sort()).toEqual(['hallo@pixelwebdesign.nl', 'info@devries-installatie.nl']);
+  const withScript = cheerio.load('<body><p>Mail <a href="mailto:A@Een.nl">ons</a> of b@een.nl</p><script>var x = "tracker@elders.nl"</script></body>');
+  expect(addressesIn(pageLines(withScript)).sort()).toEqual(['a@een.nl', 'b@een.nl']);
 });
 
 test('one person found twice is one candidate: by address, else by name; the first find wins and later ones fill gaps', () => {

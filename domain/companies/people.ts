@@ -94,7 +94,7 @@ export interface PageLine {
 const SEPARATOR = /\s+[—–-]\s+|\s*[|•·;\u2022]\s*|,\s+|\t+|:\s+|\s{3,}/;
 const EMAIL_IN_TEXT = /[a-z0-9._%+'-]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+/gi;
 const PHONE_IN_TEXT = /(?:\+|00)?\d[\d ().\/-]{7,16}\d/g;
-const LABEL = /^(?:tel(?:efoon)?\.?|t\.?|m\.?|e\.?|mob(?:iel)?\.?|phone|e-?mail|mail|fax|linkedin|website|functie)$/i;
+const LABEL = /^(?:tel(?:efoon)?\.?|t\.?|m\.?|e\.?|mob(?:iel)?\.?|phone|e-?mail|mail|fax|linkedin|website|functie|naam|contact(?:persoon)?|adres)$/i;
 const NOT_A_ROLE = /^(?:mail|e-?mail|stuur|bel|tel|telefoon|contact|linkedin|website|www|fax|bezoek|post)\b|@|\d/i;
 const ROLE = /^[\p{L}][\p{L}\s/&'’.()-]{1,60}$/u;
 
@@ -163,4 +163,13 @@ export function peopleFromLines(lines: PageLine[]): Array<Omit<PersonCandidate, 
     }
   }
   return found;
+}
+
+/** Every valid address a page's lines publish, in their links and in their text, lower-cased. */
+export function addressesIn(lines: PageLine[]): string[] {
+  const found = new Set<string>();
+  for (const line of lines) {
+    for (const e of [...(line.emails ?? []), ...(line.text.match(EMAIL_IN_TEXT) ?? [])]) found.add(e.toLowerCase());
+  }
+  return [...found].filter((e) => checkEmail(e).ok);
 }

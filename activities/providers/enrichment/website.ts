@@ -3,7 +3,7 @@ import type { AnyNode } from 'domhandler';
 import robotsParser from 'robots-parser';
 import { siteDomain } from '../../../domain/companies/domains';
 import { isGenericMailbox, checkEmail } from '../../../domain/companies/identity';
-import { looksLikePersonName, mergePerson, PageLine, peopleFromLines } from '../../../domain/companies/people';
+import { addressesIn, looksLikePersonName, mergePerson, PageLine, peopleFromLines } from '../../../domain/companies/people';
 import { DEFAULT_USER_AGENT, fetchDocument, FetchError, FetchLimits } from '../http-fetch';
 import { CompanyForEnrichment, EnrichmentProvider, EnrichmentResult, EnrichmentUnavailableError, PersonCandidate } from './types';
 
@@ -59,9 +59,10 @@ export class WebsiteEnrichmentProvider implements EnrichmentProvider {
       }
       const $ = cheerio.load(html);
       this.readJsonLd($, url, people, found);
-      for (const p of peopleFromLines(pageLines($))) mergePerson(people, { ...p, source: `company website (${url})` });
+      const lines = pageLines($);
+      for (const p of peopleFromLines(lines)) mergePerson(people, { ...p, source: `company website (${url})` });
       this.readLinks($, url, people, found);
-      for (const email of publishedAddresses($)) published.add(email);
+      for (const email of addressesIn(lines)) published.add(email);
       if (seen.size === 1) {
         $('a[href]').each((_, a) => {
           const href = $(a).attr('href')!;
@@ -231,18 +232,4 @@ export function pageLines($: cheerio.CheerioAPI): PageLine[] {
   if (root) walk(root as AnyNode, 0);
   flush();
   return lines;
-}
-
-/** Every address the page publishes, in links and in its text. */
-function publishedAddresses($: cheerio.CheerioAPI): string[] {
-  const found = new Set<string>();
-  $('a[href^="mailto:"]').each((_, a) => {
-    try {
-      found.add(decodeURIComponent($(a).attr('href')!.slice(7).split('?')[0]!).trim().toLowerCase());
-    } catch {
-      // skipped
-    }
-  });
-  for (const m of $('body').text().matchAll(/[a-z0-9._%+'-]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+/gi)) found.add(m[0].toLowerCase());
-  return [...found].filter((e) => checkEmail(e).ok);
 }
