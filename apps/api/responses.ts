@@ -492,30 +492,39 @@ export const Integration = record(
 type Row<F extends (...args: never[]) => unknown> = NonNullable<Awaited<ReturnType<F>>>;
 /** JSON columns (and unknown fields) admit null by type alone; their nullability is not compared. */
 type NullableKeys<T> = { [K in keyof T]-?: null extends T[K] ? ({ [k: string]: never } extends T[K] ? never : K) : never }[keyof T];
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-/** true when the row and the schema have the same required fields and the same nullable ones. */
-type Agrees<R, S extends z.ZodType> = Same<keyof R, keyof z.output<S>> extends true ? Same<NullableKeys<R>, NullableKeys<z.output<S>>> : false;
+/** What differs between a query's row and a schema: fields on one side only, fields nullable on one side only. */
+type Diff<R, S> = {
+  only_in_query: Exclude<keyof R, keyof S>;
+  only_in_schema: Exclude<keyof S, keyof R>;
+  nullable_on_one_side: Exclude<NullableKeys<R>, NullableKeys<S>> | Exclude<NullableKeys<S>, NullableKeys<R>>;
+};
+/** true when the row and the schema agree; else the differences, which the compiler then prints. */
+type Agrees<R, S extends z.ZodType> = Diff<R, z.output<S>> extends { only_in_query: never; only_in_schema: never; nullable_on_one_side: never } ? true : Diff<R, z.output<S>>;
 
-/** Fails to compile when a column list and its response schema drift apart. */
-export const ROWS_MATCH_SCHEMAS: [
-  Agrees<Row<typeof getSource>, typeof Source>,
-  Agrees<Row<typeof getSignal>, typeof Signal>,
-  Agrees<NonNullable<Row<typeof getSignalDetail>['classification']>, typeof Classification>,
-  Agrees<NonNullable<Row<typeof getSignalDetail>['score']>, typeof Score>,
-  Agrees<NonNullable<Row<typeof getSignalDetail>['components']>[number], typeof ScoreComponent>,
-  Agrees<Row<typeof getOpportunity>, typeof Opportunity>,
-  Agrees<Row<typeof scoringSettings>['config'], typeof ScoringConfig>,
-  Agrees<Row<typeof scoringSettings>['rules'][number], typeof ScoringRule>,
-  Agrees<Row<typeof industryProfileSettings>['profile'], typeof IndustryProfile>,
-  Agrees<Row<typeof industryProfileSettings>['personas'][number], typeof Persona>,
-  Agrees<Row<typeof industryProfileSettings>['products'][number], typeof Product>,
-  Agrees<Row<typeof getCompany>, typeof Company>,
-  Agrees<Row<typeof getContact>, typeof Contact>,
-  Agrees<Row<typeof currentLawfulBasis>, typeof LawfulBasis>,
-  Agrees<GateResult, typeof ComplianceGate>,
-  Agrees<Row<typeof getSuppression>, typeof Suppression>,
-  Agrees<Row<typeof complianceSettings>, typeof ComplianceSettings>,
-  Agrees<Row<typeof listAudit>[number], typeof AuditEntry>,
-  Agrees<Row<typeof getIntegration>, typeof Integration>,
-  Agrees<NonNullable<Row<typeof addOrChangeMembership>['membership']>, typeof Membership>,
-] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
+/** Fails to compile, naming the fields, when a query's column list and its response schema drift apart. */
+export const ROWS_MATCH_SCHEMAS: {
+  Source: Agrees<Row<typeof getSource>, typeof Source>;
+  Signal: Agrees<Row<typeof getSignal>, typeof Signal>;
+  Classification: Agrees<NonNullable<Row<typeof getSignalDetail>['classification']>, typeof Classification>;
+  Score: Agrees<NonNullable<Row<typeof getSignalDetail>['score']>, typeof Score>;
+  ScoreComponent: Agrees<NonNullable<Row<typeof getSignalDetail>['components']>[number], typeof ScoreComponent>;
+  Opportunity: Agrees<Row<typeof getOpportunity>, typeof Opportunity>;
+  ScoringConfig: Agrees<Row<typeof scoringSettings>['config'], typeof ScoringConfig>;
+  ScoringRule: Agrees<Row<typeof scoringSettings>['rules'][number], typeof ScoringRule>;
+  IndustryProfile: Agrees<Row<typeof industryProfileSettings>['profile'], typeof IndustryProfile>;
+  Persona: Agrees<Row<typeof industryProfileSettings>['personas'][number], typeof Persona>;
+  Product: Agrees<Row<typeof industryProfileSettings>['products'][number], typeof Product>;
+  Company: Agrees<Row<typeof getCompany>, typeof Company>;
+  Contact: Agrees<Row<typeof getContact>, typeof Contact>;
+  LawfulBasis: Agrees<Row<typeof currentLawfulBasis>, typeof LawfulBasis>;
+  ComplianceGate: Agrees<GateResult, typeof ComplianceGate>;
+  Suppression: Agrees<Row<typeof getSuppression>, typeof Suppression>;
+  ComplianceSettings: Agrees<Row<typeof complianceSettings>, typeof ComplianceSettings>;
+  AuditEntry: Agrees<Row<typeof listAudit>[number], typeof AuditEntry>;
+  Integration: Agrees<Row<typeof getIntegration>, typeof Integration>;
+  Membership: Agrees<NonNullable<Row<typeof addOrChangeMembership>['membership']>, typeof Membership>;
+} = {
+  Source: true, Signal: true, Classification: true, Score: true, ScoreComponent: true, Opportunity: true, ScoringConfig: true, ScoringRule: true,
+  IndustryProfile: true, Persona: true, Product: true, Company: true, Contact: true, LawfulBasis: true, ComplianceGate: true, Suppression: true,
+  ComplianceSettings: true, AuditEntry: true, Integration: true, Membership: true,
+};
