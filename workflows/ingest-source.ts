@@ -3,6 +3,7 @@ import { ActivityFailure, ApplicationFailure, log, ParentClosePolicy, proxyActiv
 import type { Activities } from '../activities';
 import type { IngestOutcome, IngestSourceInput } from '../activities/ingest';
 import { NON_RETRYABLE_INGEST_ERRORS } from './failure-types';
+import { dbActivityOptions } from './retry';
 import { processSignalWorkflow } from './process-signal';
 import { searchAttributes, workflowIds } from './search-attributes';
 
@@ -31,10 +32,10 @@ export async function ingestSourceWorkflow(input: IngestSourceWorkflowInput): Pr
       nonRetryableErrorTypes: NON_RETRYABLE_INGEST_ERRORS,
     },
   });
-  const { recordSourceFailure } = proxyActivities<Activities>({
-    startToCloseTimeout: '30 seconds',
-    retry: { initialInterval: 1000, maximumAttempts: 10 },
-  });
+  // A fetch that keeps failing ends the run after a few attempts: the next scheduled run fetches again,
+  // and whatever an attempt stored is handed on by the next run's result or the reconcile.
+  // Recording the failure is database work: retried for hours, not a few seconds.
+  const { recordSourceFailure } = proxyActivities<Activities>(dbActivityOptions(1000));
   const target = { organizationId: input.organizationId, sourceId: input.sourceId };
   let outcome: IngestOutcome;
   try {
