@@ -7,6 +7,7 @@ import { listen } from '../../apps/api/server';
 import { SecretBox } from '../../apps/shared/secrets';
 import { WorkflowStarter } from '../../apps/shared/temporal';
 import { createDb, DB } from '../../db/pool';
+import { apiClient, ok, Schemas } from './client';
 import { assertMatchesContract } from './contract';
 import { newUser, testEnv, TestUser } from './tokens';
 
@@ -86,18 +87,17 @@ export async function startApi(overrides: Partial<ApiDeps> = {}): Promise<TestAp
   };
 }
 
-/** A new user who owns a new organization. */
+/** A new user who owns a new organization (through the typed client). */
 export async function newOrganization(api: TestApi, name = 'Acme Installaties B.V.'): Promise<{ owner: TestUser; orgId: string }> {
   const owner = await newUser();
-  const res = await api.call('POST', '/organizations', { token: owner.token, body: { name } });
-  if (res.status !== 201) throw new Error(`creating an organization failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return { owner, orgId: res.body.id };
+  const org = ok(await apiClient(api.url, owner.token).POST('/organizations', { body: { name } }));
+  return { owner, orgId: org.id };
 }
 
-export async function addMember(api: TestApi, admin: TestUser, orgId: string, role: string): Promise<TestUser> {
+export async function addMember(api: TestApi, admin: TestUser, orgId: string, role: Schemas['Membership']['role']): Promise<TestUser> {
   const user = await newUser();
-  const res = await api.call('POST', `/organizations/${orgId}/members`, { token: admin.token, body: { userId: user.id, role } });
-  if (res.status !== 201) throw new Error(`adding a member failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const added = await apiClient(api.url, admin.token).POST('/organizations/{organizationId}/members', { params: { path: { organizationId: orgId } }, body: { userId: user.id, role } });
+  if (added.response.status !== 201) throw new Error(`adding a member failed: ${added.response.status} ${JSON.stringify(added.error)}`);
   return user;
 }
 
