@@ -1,8 +1,9 @@
-import { Pool } from 'pg';
+import { Client, Pool } from 'pg';
 import { startApi, newOrganization, addMember, expectProblem, TestApi } from './helpers/api';
 import { startFeedServer } from './helpers/feed-server';
 import { startProviderServer, ProviderServer } from './helpers/provider-server';
 import { rssFeed } from './helpers/rss';
+import { emailHash } from '../domain/companies/identity';
 import { testEnv, type TestUser } from './helpers/tokens';
 
 /** Enrichment through the real worker, against a recorded company website and recorded Hunter responses. */
@@ -199,6 +200,43 @@ test('a person erased without an e-mail address is not re-created by the people-
   const contacts = (await api.call('GET', `/contacts?organizationId=${orgId}&companyId=${c.id}`, { token: owner.token })).body as Array<{ full_name: string; email: string | null }>;
   expect(contacts.map((x) => x.full_name).sort()).toEqual(['Petra Jansen', 'erased']);
   expect(contacts.some((x) => x.email === 'mark.bakker@bouwjansen.nl')).toBe(false);
+});
+
+test('an erasure that commits while enrichment waits for the contact’s row is not undone', async () => {
+  const { owner, orgId } = await newOrganization(api, 'Gelijktijdig B.V.');
+  const c = (await api.call('POST', '/companies', { token: owner.token, body: { organizationId: orgId, name: 'Bouwbedrijf Jansen B.V.', website: `${site.url}/`, domain: 'bouwjansen.nl' } })).body;
+  await enrich(c.id, owner.token);
+  const list = async () => (await api.call('GET', `/contacts?organizationId=${orgId}&companyId=${c.id}`, { token: owner.token })).body as Array<{ id: string; full_name: string; email: string | null }>;
+  const kees = (await list()).find((x) => x.full_name === 'Kees de Boer')!;
+
+  // An erasure of Kees, as eraseContact does it, held open: it locks his row until it commits.
+  const eraser = new Client({ connectionString: testEnv('TEST_OWNER_DB_URL') });
+  await eraser.connect();
+  try {
+    await eraser.query('BEGIN');
+    await eraser.query('SELECT id FROM contacts WHERE id = $1 FOR UPDATE', [kees.id]);
+    await eraser.query(`INSERT INTO suppressions (organization_id, scope, value, reason) VALUES ($1, 'email_hash', $2, 'erasure')`, [orgId, emailHash('k.deboer@bouwjansen.nl')]);
+    await eraser.query(`UPDATE contacts SET full_name = 'erased', email = NULL, phone = NULL, title = NULL, erased_at = now() WHERE id = $1`, [kees.id]);
+    const running = enrich(c.id, owner.token);
+    // Wait until the enrichment's update of Kees waits for the erasure's lock, then commit the erasure.
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const waiting = await owners.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE 'update "contacts"%'`,
+      );
+      if (waiting.rows[0].n > 0) break;
+      if (Date.now() > deadline) throw new Error('the enrichment never waited for the erasure');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await eraser.query('COMMIT');
+    const result = await running;
+    expect(result.providers[0]).toMatchObject({ created: 0, skipped: 1 });
+  } finally {
+    await eraser.end();
+  }
+  const after = (await owners.query('SELECT full_name, email, phone, title FROM contacts WHERE id = $1', [kees.id])).rows[0];
+  expect(after).toEqual({ full_name: 'erased', email: null, phone: null, title: null });
+  expect((await list()).some((x) => x.email === 'k.deboer@bouwjansen.nl')).toBe(false);
 });
 
 test('enrich needs a write role; another tenant gets 404', async () => {

@@ -52,9 +52,12 @@ export function insertContact(tx: Tx, organizationId: string, c: ContactInput) {
  * found contact only gains the fields it lacked. Run under the company's row lock, so concurrent
  * enrichments of one company cannot both insert. Erased people are never revived nor re-created:
  * null when the person's address or their name within the company carries an erasure marker.
+ *
+ * Against an erasure committing meanwhile (it locks only the contact's row): the markers are read
+ * after the lookup, so an erasure committed before it is seen by one or the other, and the update
+ * of a found contact only applies while it is not erased (re-checked on the row it waited for).
  */
 export async function upsertContact(tx: Tx, organizationId: string, c: ContactInput): Promise<{ id: string; created: boolean } | null> {
-  if (await wasErased(tx, organizationId, { companyId: c.companyId, fullName: c.fullName, email: c.email ?? null })) return null;
   const byEmail = c.email
     ? await tx.selectFrom('contacts').select(['id', 'erased_at']).where('organization_id', '=', organizationId).where(sql`lower(email)`, '=', c.email.toLowerCase()).executeTakeFirst()
     : undefined;
@@ -68,8 +71,9 @@ export async function upsertContact(tx: Tx, organizationId: string, c: ContactIn
       .where(sql`lower(full_name)`, '=', c.fullName.toLowerCase())
       .executeTakeFirst());
   if (existing?.erased_at) return null;
+  if (await wasErased(tx, organizationId, { companyId: c.companyId, fullName: c.fullName, email: c.email ?? null })) return null;
   if (existing) {
-    await tx
+    const updated = await tx
       .updateTable('contacts')
       .set((eb) => ({
         title: eb.fn.coalesce('title', sql.val(c.title ?? null)),
@@ -79,8 +83,9 @@ export async function upsertContact(tx: Tx, organizationId: string, c: ContactIn
         updated_at: sql`now()`,
       }))
       .where('id', '=', existing.id)
-      .execute();
-    return { id: existing.id, created: false };
+      .where('erased_at', 'is', null)
+      .executeTakeFirst();
+    return updated.numUpdatedRows > 0n ? { id: existing.id, created: false } : null;
   }
   const created = await insertContact(tx, organizationId, c);
   return { id: created.id, created: true };
