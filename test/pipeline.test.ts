@@ -286,6 +286,14 @@ test('stage activities: database work has a time budget instead of an attempt ca
     const a = scheduled.get(name);
     expect({ name, queue: a.taskQueue.name }).toEqual({ name, queue });
   }
+  // The providers queue is polled by a Worker that reports its rate limit (PROVIDER_ACTIVITIES_PER_SECOND, default 20).
+  const providers = await api.temporal.workflowService.describeTaskQueue({
+    namespace: 'default',
+    taskQueue: { name: `${queue}-providers`, kind: 1 /* TASK_QUEUE_KIND_NORMAL */ },
+    taskQueueType: 2 /* TASK_QUEUE_TYPE_ACTIVITY */,
+  });
+  expect(providers.pollers.length).toBeGreaterThan(0);
+  expect(providers.pollers.map((p) => p.ratePerSecond)).toEqual(providers.pollers.map(() => 20));
   for (const [name, a] of scheduled) {
     // No attempt cap (0 = unlimited): a database failover or a burst of 429s waits, within hours.
     expect({ name, maximumAttempts: a.retryPolicy.maximumAttempts ?? 0 }).toEqual({ name, maximumAttempts: 0 });

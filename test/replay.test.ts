@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temporalio/worker';
+import { STAGES, StageTable } from '../workflows/stages';
 
 /**
  * Recorded workflow histories (test/histories/*.json) must replay against today's workflow code.
@@ -52,4 +53,23 @@ test('a non-deterministic change of the workflow fails the replay', async () => 
   await expect(
     Worker.runReplayHistory({ workflowsPath: require.resolve('./fixtures/workflows/reordered-process-signal'), replayName: 'reordered' }, history),
   ).rejects.toThrow(/[Nn]ondeterminism|DeterminismViolation/);
+});
+
+test('the stage table: typed activities, and every stage added after the first recorded runs names its patch', () => {
+  // Checked by the type-check of `npm test`: each line below must fail to compile.
+  // @ts-expect-error a stage added after the first recorded runs needs the patch that guards it
+  const withoutPatch: StageTable = { drafting: { activity: (a) => a.scoreSignal } };
+  // @ts-expect-error a stage's activity takes a signal and returns a stage outcome
+  const notAStage: StageTable = { scoring: { activity: (a) => a.readSignalStatus } };
+  // @ts-expect-error the first stages replay without a patch and must not gain one
+  const patchedOriginal: StageTable = { scoring: { activity: (a) => a.scoreSignal, patch: 'x' } };
+  const drafting: StageTable = { drafting: { activity: (a) => a.scoreSignal, patch: 'drafting-stage' } };
+  expect([withoutPatch, notAStage, patchedOriginal, drafting]).toHaveLength(4);
+
+  expect(Object.entries(STAGES).map(([stage, entry]) => [stage, entry?.patch ?? null, entry?.queue ?? 'main'])).toEqual([
+    ['classification', null, 'providers'],
+    ['scoring', null, 'main'],
+    ['opportunity', null, 'main'],
+    ['enrichment', 'enrichment-stage', 'main'],
+  ]);
 });
