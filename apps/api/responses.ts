@@ -46,6 +46,8 @@ export const PROBLEM_CODES = [
   'VALIDATION_FAILED', 'MALFORMED_JSON', 'UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'INTERNAL',
 ] as const satisfies readonly ProblemCode[];
+/** Fails to compile, naming it, when errors.ts gains a problem code this list lacks. */
+export const PROBLEM_CODES_COMPLETE: Exclude<ProblemCode, (typeof PROBLEM_CODES)[number]> extends never ? true : Exclude<ProblemCode, (typeof PROBLEM_CODES)[number]> = true;
 
 export const Problem = record(
   'Problem',
