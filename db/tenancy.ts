@@ -1,8 +1,11 @@
-import { sql, Transaction } from 'kysely';
+import { CompiledQuery, Kysely, sql, Transaction } from 'kysely';
+import { escapeLiteral, QueryResult } from 'pg';
 import type { DB as Database } from './database';
-import type { DB } from './pool';
+import { DB, poolOf } from './pool';
 
 export type Tx = Transaction<Database>;
+/** What a read query is built on: a transaction, or the pool (readAsUser compiles it without running it). */
+export type Reader = Kysely<Database>;
 
 export type MemberRole = 'owner' | 'admin' | 'member' | 'viewer';
 const ROLES: readonly string[] = ['owner', 'admin', 'member', 'viewer'];
@@ -31,17 +34,22 @@ function literalUuid(value: string, what: string): string {
  * an organization (app.require_role; NotAMemberError / RoleTooLowError), sent as one simple-protocol
  * query. The values are inlined, so they are checked to be UUIDs and a known role first.
  */
-export async function asUser<T>(
-  db: DB,
-  userId: string,
-  fn: (tx: Tx) => Promise<T>,
-  gate?: { organizationId: string; minRole: MemberRole },
-): Promise<T> {
+export interface Gate {
+  organizationId: string;
+  minRole: MemberRole;
+}
+
+function openingSql(userId: string, gate?: Gate): string {
   let opening = `BEGIN; SELECT set_config('app.user_id', ${literalUuid(userId, 'user id')}, true)`;
   if (gate) {
     if (!ROLES.includes(gate.minRole)) throw new Error(`unknown role ${gate.minRole}`);
     opening += `; SELECT app.require_role(${literalUuid(gate.organizationId, 'organization id')}, '${gate.minRole}')`;
   }
+  return opening;
+}
+
+export async function asUser<T>(db: DB, userId: string, fn: (tx: Tx) => Promise<T>, gate?: Gate): Promise<T> {
+  const opening = openingSql(userId, gate);
   return db.connection().execute(async (conn) => {
     // conn is bound to one pooled connection; within BEGIN..COMMIT it is the transaction.
     const tx = conn as unknown as Tx;
@@ -55,6 +63,66 @@ export async function asUser<T>(
       throw err;
     }
   });
+}
+
+interface ReadQuery<O> {
+  compile(): CompiledQuery<O>;
+  execute(): Promise<O[]>;
+}
+
+/**
+ * One read query as the user, behind the role gate, in ONE round trip: BEGIN, the caller, the gate,
+ * the query and COMMIT go as one simple-protocol query string, with the query's parameters inlined as
+ * literals (quoted and escaped as pg's escapeLiteral does, untyped like the parameters pg sends, so
+ * PostgreSQL resolves their types the same way). Used by the list endpoints, which are one query each;
+ * anything else (writes, several queries) uses asUser. When the compiled query holds anything but
+ * identifiers, keywords and $n placeholders (a string literal, a comment, a semicolon), or a parameter
+ * that is not a plain value, it runs through asUser instead (three round trips).
+ */
+export async function readAsUser<O>(db: DB, userId: string, gate: Gate, build: (qb: Reader) => ReadQuery<O>): Promise<O[]> {
+  const opening = openingSql(userId, gate);
+  const pool = poolOf(db);
+  const inlined = pool ? inlineParameters(build(db).compile()) : undefined;
+  if (!pool || inlined === undefined) return asUser(db, userId, (tx) => build(tx).execute(), gate);
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    const results = (await client.query(`${opening}; ${inlined}; COMMIT`)) as unknown as QueryResult[];
+    return results[results.length - 2]!.rows as O[];
+  } catch (err) {
+    await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+    return gateError(err);
+  } finally {
+    client.release(broken);
+  }
+}
+
+const SAFE_SQL = /^(?:[A-Za-z0-9_.,()<>=!*+\-\s]|\$\d+|"[A-Za-z_][A-Za-z0-9_]*")*$/;
+
+/** The compiled query with its $n parameters as literals, or undefined when that is not plainly safe. */
+export function inlineParameters(q: CompiledQuery): string | undefined {
+  if (!SAFE_SQL.test(q.sql) || q.sql.includes('--')) return undefined;
+  const literals: string[] = [];
+  for (const v of q.parameters) {
+    let text: string;
+    if (typeof v === 'string') text = v;
+    else if (typeof v === 'number' && Number.isFinite(v)) text = String(v);
+    else if (typeof v === 'boolean') text = String(v);
+    else if (v instanceof Date && !Number.isNaN(v.getTime())) text = v.toISOString();
+    else if (v === null) {
+      literals.push('NULL');
+      continue;
+    } else return undefined;
+    if (text.includes('\0')) return undefined; // PostgreSQL refuses NUL either way; let it say so as usual
+    literals.push(escapeLiteral(text));
+  }
+  let bad = false;
+  const out = q.sql.replace(/\$(\d+)/g, (_m, n: string) => {
+    const lit = literals[Number(n) - 1];
+    if (lit === undefined) bad = true;
+    return lit ?? '';
+  });
+  return bad ? undefined : out;
 }
 
 function gateError(err: unknown): never {

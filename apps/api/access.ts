@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { roleOf } from '../../db/queries/organizations';
-import { asUser, NotAMemberError, RoleTooLowError, Tx } from '../../db/tenancy';
+import { asUser, NotAMemberError, readAsUser, Reader, RoleTooLowError, Tx } from '../../db/tenancy';
 import type { DB } from '../../db/pool';
 import { forbidden, notFound, ProblemError } from './errors';
 import type { Role } from './schemas';
@@ -38,8 +38,26 @@ export function asCaller<T>(db: DB, req: Request, fn: (tx: Tx) => Promise<T>): P
  * (db/tenancy.ts); its answers are requireRole's.
  */
 export async function withRole<T>(db: DB, req: Request, organizationId: string, minRole: Role, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return gateProblems(minRole, () => asUser(db, userOf(req), fn, { organizationId, minRole }));
+}
+
+/**
+ * withRole for a route that is one read query (the lists): the whole transaction in one round trip
+ * (readAsUser). build returns the query unexecuted.
+ */
+export function readWithRole<O>(
+  db: DB,
+  req: Request,
+  organizationId: string,
+  minRole: Role,
+  build: (qb: Reader) => { compile(): import('kysely').CompiledQuery<O>; execute(): Promise<O[]> },
+): Promise<O[]> {
+  return gateProblems(minRole, () => readAsUser(db, userOf(req), { organizationId, minRole }, build));
+}
+
+async function gateProblems<T>(minRole: Role, run: () => Promise<T>): Promise<T> {
   try {
-    return await asUser(db, userOf(req), fn, { organizationId, minRole });
+    return await run();
   } catch (err) {
     if (err instanceof NotAMemberError) throw notFound('organization');
     if (err instanceof RoleTooLowError) throw forbidden(`This needs the ${minRole} role or higher; yours is ${err.role}`);

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { companyDomain, domainFromAddresses } from '../../domain/companies/domains';
 import { normalizeCompanyName, recipientKindFor } from '../../domain/companies/identity';
-import type { Tx } from '../tenancy';
+import type { Reader, Tx } from '../tenancy';
 import { newestFirst } from './pagination';
 
 export const COMPANY_COLUMNS = [
@@ -55,12 +55,13 @@ export function getCompany(tx: Tx, id: string) {
   return tx.selectFrom('companies').select(COMPANY_COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
-export function listCompanies(tx: Tx, f: { organizationId: string; q?: string; kvkNumber?: string; domain?: string; limit: number; before?: string }) {
+/** The list query, not run: the route runs it in one round trip (readWithRole). */
+export function listCompanies(tx: Reader, f: { organizationId: string; q?: string; kvkNumber?: string; domain?: string; limit: number; before?: string }) {
   let q = tx.selectFrom('companies').select(COMPANY_COLUMNS).where('organization_id', '=', f.organizationId);
   if (f.kvkNumber) q = q.where('kvk_number', '=', f.kvkNumber);
   if (f.domain) q = q.where('domain', '=', f.domain);
   if (f.q) q = q.where('normalized_name', 'like', `%${normalizeCompanyName(f.q).replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-  return newestFirst(q, 'companies', f).execute();
+  return newestFirst(q, 'companies', f);
 }
 
 /**

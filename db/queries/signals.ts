@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { CompanyHint, extractCompanyHint } from '../../domain/companies/extract';
 import { linkProjects, uniqueByExternalId } from '../../domain/signals/projects';
-import type { Tx } from '../tenancy';
+import type { Reader, Tx } from '../tenancy';
 import { newestFirst } from './pagination';
 
 /** Exactly the spec's Signal fields. */
@@ -26,15 +26,16 @@ export function ignoreSignal(tx: Tx, id: string, userId: string) {
     .executeTakeFirstOrThrow();
 }
 
+/** The list query, not run: the route runs it in one round trip (readWithRole). */
 export function listSignals(
-  tx: Tx,
+  tx: Reader,
   f: { organizationId: string; status?: string; projectId?: string; q?: string; limit: number; before?: string },
 ) {
   let q = tx.selectFrom('signals').select(SIGNAL_COLUMNS).where('organization_id', '=', f.organizationId);
   if (f.status) q = q.where('status', '=', f.status);
   if (f.projectId) q = q.where('project_id', '=', f.projectId);
   if (f.q) q = q.where('title', 'ilike', `%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-  return newestFirst(q, 'signals', f).execute();
+  return newestFirst(q, 'signals', f);
 }
 
 /** A publication as a source provider normalises it, ready to become a raw publication and a signal. */

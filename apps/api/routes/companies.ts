@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { getCompany, insertCompany, listCompanies, setEnrichmentStatus } from '../../../db/queries/companies';
 import { toE164 } from '../../../domain/companies/identity';
-import { asCaller, requireRole, withRecordRole, withRole, WRITE } from '../access';
+import { asCaller, readWithRole, requireRole, withRecordRole, withRole, WRITE } from '../access';
 import { conflict, notFound, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';
 import { createCompanyBody, emptyBody, listCompaniesQuery } from '../schemas';
@@ -27,7 +27,7 @@ export function companyRoutes({ db, workflows }: ApiDeps): Router {
 
   r.get('/companies', async (req, res) => {
     const q = parseQuery(listCompaniesQuery, req);
-    const rows = await withRole(db, req, q.organizationId, 'viewer', (tx) => listCompanies(tx, q));
+    const rows = await readWithRole(db, req, q.organizationId, 'viewer', (qb) => listCompanies(qb, q));
     res.json(rows);
   });
 

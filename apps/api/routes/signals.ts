@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { getSignal, getSignalDetail, ignoreSignal, listSignals } from '../../../db/queries/signals';
 import { WorkflowRunningError } from '../../shared/temporal';
-import { asCaller, userOf, withRecordRole, withRole, WRITE } from '../access';
+import { asCaller, readWithRole, userOf, withRecordRole, withRole, WRITE } from '../access';
 import { conflict, notFound } from '../errors';
 import type { ApiDeps } from '../app';
 import { emptyBody, listSignalsQuery, reprocessBody } from '../schemas';
@@ -12,7 +12,7 @@ export function signalRoutes({ db, workflows }: ApiDeps): Router {
 
   r.get('/signals', async (req, res) => {
     const q = parseQuery(listSignalsQuery, req);
-    const rows = await withRole(db, req, q.organizationId, 'viewer', (tx) => listSignals(tx, q));
+    const rows = await readWithRole(db, req, q.organizationId, 'viewer', (qb) => listSignals(qb, q));
     res.json(rows);
   });
 

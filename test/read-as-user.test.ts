@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { Pool } from 'pg';
+import { listSignals } from '../db/queries/signals';
+import { createDb, DB } from '../db/pool';
+import { asUser, inlineParameters, NotAMemberError, readAsUser, RoleTooLowError } from '../db/tenancy';
+import { testEnv } from './helpers/tokens';
+
+/**
+ * readAsUser runs a list query in one round trip with its parameters inlined: it must answer exactly
+ * what the same query answers with bound parameters, whatever the input, and gate like withRole.
+ */
+let owner: Pool;
+let db: DB;
+const org = randomUUID();
+const user = randomUUID();
+const viewer = randomUUID();
+const titles = [`O'Brien's "loods" 100% klaar`, 'pad C:\\bouw\\fase_1', 'warmtepomp_installatie', 'Ünïcödé straat 😀', "'; DROP TABLE signals; --", 'gewoon'];
+
+beforeAll(async () => {
+  owner = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
+  db = createDb(testEnv('TEST_APP_DB_URL'), 2);
+  await owner.query(`INSERT INTO organizations (id, name, created_by) VALUES ($1, 'Inline', $2)`, [org, user]);
+  await owner.query(`INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, 'owner'), ($1, $3, 'viewer')`, [org, user, viewer]);
+  const source = await owner.query(`INSERT INTO sources (organization_id, provider_key, name) VALUES ($1, 'rss', 's') RETURNING id`, [org]);
+  for (const [i, title] of titles.entries()) {
+    await owner.query(
+      `INSERT INTO signals (organization_id, source_id, external_id, title, dedupe_key, created_at) VALUES ($1, $2, $3, $4, $3, now() - make_interval(secs => $5))`,
+      [org, source.rows[0].id, `x-${i}`, title, i],
+    );
+  }
+});
+afterAll(async () => {
+  await db.destroy();
+  await owner.end();
+});
+
+const gate = { organizationId: org, minRole: 'viewer' as const };
+
+test.each([
+  [{}],
+  [{ q: "O'Brien" }],
+  [{ q: '100%' }],
+  [{ q: 'C:\\bouw' }],
+  [{ q: '_installatie' }],
+  [{ q: 'ünïcödé' }],
+  [{ q: "'; DROP TABLE signals; --" }],
+  [{ q: '\\' }],
+  [{ status: 'ingested', limit: 2 }],
+])('the one-round-trip read answers what the bound query answers: %j', async (filters) => {
+  const f = { organizationId: org, limit: 50, ...filters };
+  const bound = await asUser(db, user, (tx) => listSignals(tx, f).execute(), gate);
+  const inlined = await readAsUser(db, user, gate, (qb) => listSignals(qb, f));
+  expect(inlined).toEqual(bound);
+  expect(inlineParameters(listSignals(db, f).compile())).toBeDefined(); // it did take the one-round-trip path
+});
+
+test('keyset pagination: the before cursor is inlined too', async () => {
+  const page1 = await readAsUser(db, user, gate, (qb) => listSignals(qb, { organizationId: org, limit: 2 }));
+  const page2 = await readAsUser(db, user, gate, (qb) => listSignals(qb, { organizationId: org, limit: 50, before: page1[1]!.id }));
+  expect([...page1, ...page2].map((s) => s.title)).toEqual(titles);
+});
+
+test('a query holding a literal or a cast is not inlined, and still answers through bound parameters', async () => {
+  const build = (qb: DB) => qb.selectFrom('signals').select('title').where(sql<boolean>`title = ${"O'x"}::text OR true`).where('organization_id', '=', org);
+  expect(inlineParameters(build(db).compile())).toBeUndefined();
+  expect(inlineParameters(db.selectFrom('signals').select(sql<string>`'x'`.as('x')).compile())).toBeUndefined();
+  const rows = await readAsUser(db, user, gate, build);
+  expect(rows).toHaveLength(titles.length);
+});
+
+test('the gate: a non-member and a too-low role are refused, and the transaction leaves nothing behind', async () => {
+  await expect(readAsUser(db, randomUUID(), gate, (qb) => listSignals(qb, { organizationId: org, limit: 5 }))).rejects.toBeInstanceOf(NotAMemberError);
+  await expect(
+    readAsUser(db, viewer, { organizationId: org, minRole: 'member' }, (qb) => listSignals(qb, { organizationId: org, limit: 5 })),
+  ).rejects.toMatchObject({ role: 'viewer' });
+  await expect(
+    readAsUser(db, viewer, { organizationId: org, minRole: 'member' }, (qb) => listSignals(qb, { organizationId: org, limit: 5 })),
+  ).rejects.toBeInstanceOf(RoleTooLowError);
+  // The pooled connections carry no caller afterwards.
+  const leftover = await Promise.all([1, 2].map(() => db.selectFrom('signals').select('id').execute()));
+  expect(leftover).toEqual([[], []]);
+});
