@@ -178,7 +178,11 @@ async function initdb(binDir: string, clusterDir: string, user: SystemUser | und
   }
 }
 
-/** Starts the server and resolves once it accepts connections; stop() is a fast shutdown. */
+/**
+ * Starts the server and resolves once it accepts connections. stop() is a smart shutdown (sessions
+ * that are closing finish; a fast one would send them an error a just-ended pg pool cannot catch),
+ * fast after 5 s, killed after 30 s.
+ */
 async function startServer(postgres: string, args: string[], user: SystemUser | undefined): Promise<{ stop(): Promise<void> }> {
   const child: ChildProcess = spawn(postgres, args, { ...asUser(user), stdio: ['ignore', 'ignore', 'pipe'] });
   // A safety net for an exit without stop(): the server must not outlive this process.
@@ -214,10 +218,10 @@ async function startServer(postgres: string, args: string[], user: SystemUser | 
     stop: async () => {
       process.off('exit', onExit);
       if (child.exitCode !== null || child.signalCode !== null) return;
-      const kill = setTimeout(() => child.kill('SIGKILL'), 30000);
-      child.kill('SIGINT');
+      const timers = [setTimeout(() => child.kill('SIGINT'), 5000), setTimeout(() => child.kill('SIGKILL'), 30000)];
+      child.kill('SIGTERM');
       await exited;
-      clearTimeout(kill);
+      timers.forEach(clearTimeout);
     },
   };
 }
