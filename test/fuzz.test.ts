@@ -180,7 +180,7 @@ const examples: Record<string, (t: Tenant) => Example> = {
 const exampleFor = (op: Operation, t: Tenant): Example => examples[key(op)]?.(t) ?? (op.body && op.method !== 'GET' ? { body: {} } : {});
 
 // Sending -----------------------------------------------------------------------------------------------
-interface Request {
+interface FuzzRequest {
   method: string;
   path: string;
   query: Array<[string, string]>; // already percent-encoded
@@ -195,10 +195,10 @@ interface Reply {
   status: number;
   contentType: string;
   text: string;
-  body: any;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
-async function send(r: Request): Promise<Reply> {
+async function send(r: FuzzRequest): Promise<Reply> {
   const headers: Record<string, string> = {};
   if (r.token) headers.authorization = `Bearer ${r.token}`;
   let body: Buffer | string | undefined;
@@ -222,7 +222,7 @@ async function send(r: Request): Promise<Reply> {
   return { status: res.status, contentType: res.headers.get('content-type') ?? '', text, body: parsed };
 }
 
-const describeRequest = (r: Request) => {
+const describeRequest = (r: FuzzRequest) => {
   const body = r.body && 'json' in r.body ? JSON.stringify(r.body.json) : r.body ? `<${r.body.contentType} ${r.body.contentEncoding ?? ''} ${r.body.raw.length} bytes>` : '';
   return `${r.caller} ${r.method} ${r.path}?${r.query.map(([k, v]) => `${k}=${v}`).join('&')} ${body.length > 300 ? `${body.slice(0, 300)}… (${body.length} chars)` : body}`;
 };
@@ -231,7 +231,7 @@ const describeRequest = (r: Request) => {
 const seen = new Map<number, number>();
 
 /** The properties every answer must have, whatever the request. */
-function checkReply(r: Request, res: Reply): void {
+function checkReply(r: FuzzRequest, res: Reply): void {
   seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
   if (process.env.FUZZ_DEBUG) console.log(`${res.status} ${describeRequest(r)}`);
   const where = `${describeRequest(r)}\n  -> ${res.status} ${res.text.slice(0, 300)}`;
@@ -380,8 +380,7 @@ function fieldFromSchema(op: Operation): fc.Arbitrary<BodyMutation> {
 }
 
 /** Whole-body replacements: not an object, not JSON, not its Content-Encoding, not JSON at all. */
-type RawBody = Exclude<Request['body'], { json: unknown } | undefined> | { json: unknown };
-const rawBody: fc.Arbitrary<RawBody> = fc.oneof(
+const rawBody: fc.Arbitrary<NonNullable<FuzzRequest['body']>> = fc.oneof(
   fc.constantFrom<unknown>([], 'text', 42, null, true, [{}]).map((json) => ({ json })),
   fc.constantFrom('{"name": "x",', '{', '}', '[1,', '{"a":1}{"b":2}', '\u0000', '{"\\ud800": 1}', '{"a": "\\u0000"}').map((raw) => ({ raw, contentType: 'application/json' })),
   fc.constantFrom('gzip', 'deflate', 'br', 'compress', 'zstd', 'gzip, br', 'identity').map((contentEncoding) => ({ raw: '{"name":"not compressed"}', contentType: 'application/json', contentEncoding })),
@@ -501,7 +500,7 @@ function mutateQuery(query: Array<[string, string]>, m: QueryMutation): Array<[s
 }
 
 /** Whether a request names another tenant's record or organization where the API must look it up. */
-function namesForeign(op: Operation, path: string, query: Array<[string, string]>, body: Request['body']): boolean {
+function namesForeign(op: Operation, path: string, query: Array<[string, string]>, body: FuzzRequest['body']): boolean {
   const segments = path.split('/');
   const templ = op.path.split('/');
   const inPath = templ.some((t, i) => /^\{\w+\}$/.test(t) && Object.values(b.ids).includes(segments[i] ?? ''));
@@ -521,7 +520,7 @@ const idChoice = (name: string): fc.Arbitrary<string> =>
   );
 
 /** Requests for one operation: valid ones (example plus schema-generated fields) and mutated ones. */
-function requestsFor(op: Operation): fc.Arbitrary<Request> {
+function requestsFor(op: Operation): fc.Arbitrary<FuzzRequest> {
   const bodyFields = op.body ? fromSchema(op.body).map((v) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {})) : fc.constant({});
   const queryFields = fc.record(
     Object.fromEntries(op.query.map((p) => [p.name, fromSchema(p.schema)])),
@@ -539,7 +538,7 @@ function requestsFor(op: Operation): fc.Arbitrary<Request> {
       raw: fc.oneof({ weight: 7, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: rawBody }),
       queryMutations: fc.array(queryMutation, { maxLength: 2 }),
     })
-    .map((g): Request => {
+    .map((g): FuzzRequest => {
       const example = exampleFor(op, a);
       // Path: the caller's own record, another tenant's, no one's, the own id in capitals, or garbage.
       const path = op.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
@@ -557,7 +556,7 @@ function requestsFor(op: Operation): fc.Arbitrary<Request> {
       let query = Object.entries(queryObj).map(([k, v]) => [k, enc(String(v))] as [string, string]);
       for (const m of g.queryMutations) query = mutateQuery(query, m);
       // Body: the example over schema-generated fields, the tenant ids chosen, then mutations.
-      let body: Request['body'];
+      let body: FuzzRequest['body'];
       if (op.method !== 'GET' && (op.body || example.body !== undefined)) {
         let json: unknown = { ...(g.generatedBody ?? {}), ...((example.body as object) ?? {}) };
         for (const name of idFields) if (name in (json as object)) (json as Record<string, unknown>)[name] = g.ids[name];
@@ -589,7 +588,7 @@ test('each valid example succeeds for its own tenant (so mutations start from a 
   const failures: string[] = [];
   for (const op of ordered.filter((o) => examples[key(o)] || o.pathParams.length)) {
     const ex = exampleFor(op, a);
-    const r: Request = {
+    const r: FuzzRequest = {
       method: op.method,
       path: op.path.replace(/\{(\w+)\}/g, (_m, name: string) => a.ids[name]!),
       query: Object.entries(ex.query ?? {}).map(([k, v]) => [k, enc(v)]),
@@ -659,7 +658,7 @@ test('every field of every example, spoilt each way once: no 5xx, problem+json o
       const spoilt: unknown[] = [nested(5000), 42, null, ['x'], { x: 1 }];
       if (typeof value === 'string') spoilt.push(`${value}\u0000`, `\ud800${value}`, `${value.slice(0, 7)}%zz${value.slice(7)}`, `${value}%`, 'x'.repeat(10_000));
       for (const bad of spoilt) {
-        const r: Request = {
+        const r: FuzzRequest = {
           method: op.method,
           path: op.path.replace(/\{(\w+)\}/g, (_m, name: string) => a.ids[name]!),
           query: Object.entries(ex.query ?? {}).map(([k, v]) => [k, enc(v)]),
