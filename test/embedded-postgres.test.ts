@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -95,5 +96,32 @@ describe('embedded PostgreSQL', () => {
     } finally {
       await other.stop();
     }
+  });
+
+  test('a run killed without stop(): the next start stops the server it left, the one after removes its folder', async () => {
+    const root = path.resolve(__dirname, '..');
+    const code = `require('./scripts/lib/postgres').startDatabase({ port: ${await freePort()}, databaseName: 'postgres', log: () => {} }).then((db) => console.log(db.clusterDir))`;
+    const killed = spawn(process.execPath, ['--import', 'tsx', '-e', code], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    const clusterDir = await new Promise<string>((resolve, reject) => {
+      killed.stdout!.on('data', (b: Buffer) => resolve(b.toString().trim()));
+      killed.once('exit', (c) => reject(new Error(`exited (${c}) before starting`)));
+    });
+    const serverPid = Number(readFileSync(path.join(clusterDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const running = () => existsSync(`/proc/${serverPid}/cmdline`) && readFileSync(`/proc/${serverPid}/cmdline`, 'utf8').includes(clusterDir);
+    await new Promise((r) => {
+      killed.once('exit', r);
+      killed.kill('SIGKILL'); // no exit hook runs: the server is left behind
+    });
+    expect(running()).toBe(true);
+
+    const next = await startDatabase({ port: await freePort(), databaseName: 'postgres', log });
+    await next.stop();
+    for (let i = 0; i < 100 && running(); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(running()).toBe(false);
+    expect(existsSync(clusterDir)).toBe(true);
+
+    const after = await startDatabase({ port: await freePort(), databaseName: 'postgres', log });
+    await after.stop();
+    expect(existsSync(path.dirname(clusterDir))).toBe(false);
   });
 });

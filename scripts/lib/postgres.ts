@@ -96,7 +96,7 @@ function persistentClusterDir(dataDir: string, user: SystemUser | undefined): st
 
 /**
  * A fresh folder for a throw-away cluster (its `owner` file names the creating process), after
- * removing those of processes that are gone without a stop().
+ * removing those of processes that are gone without a stop() (and stopping a server one left).
  */
 function temporaryFolder(user: SystemUser | undefined): string {
   const base = os.tmpdir();
@@ -106,7 +106,16 @@ function temporaryFolder(user: SystemUser | undefined): string {
     const dir = path.join(base, name);
     const owner = readPid(path.join(dir, 'owner'));
     const server = readPid(path.join(dir, 'data', 'postmaster.pid'));
-    if (owner === undefined || alive(owner) || (server !== undefined && alive(server))) continue;
+    if (owner === undefined || alive(owner)) continue;
+    if (server !== undefined && serving(server, dir)) {
+      // Its run was killed: stop the server it left running (fast shutdown); the folder goes next time.
+      try {
+        process.kill(server, 'SIGINT');
+      } catch {
+        // another user's server
+      }
+      continue;
+    }
     try {
       rmSync(dir, { recursive: true, force: true });
     } catch {
@@ -125,6 +134,16 @@ function readPid(file: string): number | undefined {
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** Whether `pid` is a server of the cluster in `dir` (not a zombie, nor a reused pid; without /proc: alive). */
+function serving(pid: number, dir: string): boolean {
+  if (!existsSync('/proc')) return alive(pid);
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').includes(dir);
+  } catch {
+    return false;
   }
 }
 
