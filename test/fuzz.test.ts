@@ -51,11 +51,14 @@ interface Operation {
   pathParams: string[];
   query: Parameter[];
   body?: Schema;
-  open: boolean;
+  /** Whether the operation takes the users' bearer tokens (else it is open, or has its own token such as METRICS_TOKEN). */
+  bearer: boolean;
 }
 
+type Security = Array<Record<string, unknown>>;
 const doc = openApiDocument() as {
-  paths: Record<string, Record<string, { parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> }; security?: unknown[] }>>;
+  security?: Security;
+  paths: Record<string, Record<string, { parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> }; security?: Security }>>;
 };
 const operations: Operation[] = Object.entries(doc.paths).flatMap(([path, methods]) =>
   Object.entries(methods)
@@ -66,7 +69,7 @@ const operations: Operation[] = Object.entries(doc.paths).flatMap(([path, method
       pathParams: [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!),
       query: (op.parameters ?? []).filter((p) => p.in === 'query'),
       body: op.requestBody?.content['application/json']?.schema,
-      open: Array.isArray(op.security) && op.security.length === 0,
+      bearer: (op.security ?? doc.security ?? []).some((requirement) => 'bearer' in requirement),
     })),
 );
 const key = (op: Operation) => `${op.method} ${op.path}`;
@@ -185,6 +188,8 @@ interface FuzzRequest {
   path: string;
   query: Array<[string, string]>; // already percent-encoded
   token?: string;
+  /** Sent instead of `Bearer <token>` when set: a malformed or foreign Authorization header. */
+  authorization?: string;
   /** A JSON value, or raw bytes with their headers. */
   body?: { json: unknown } | { raw: Buffer | string; contentType: string; contentEncoding?: string };
   /** Where another tenant's ids appear in a place that names a record or an organization. */
@@ -201,6 +206,7 @@ interface Reply {
 async function send(r: FuzzRequest): Promise<Reply> {
   const headers: Record<string, string> = {};
   if (r.token) headers.authorization = `Bearer ${r.token}`;
+  if (r.authorization !== undefined) headers.authorization = r.authorization;
   let body: Buffer | string | undefined;
   if (r.body && 'json' in r.body) {
     body = expandNested(JSON.stringify(r.body.json) ?? 'null');
@@ -224,7 +230,8 @@ async function send(r: FuzzRequest): Promise<Reply> {
 
 const describeRequest = (r: FuzzRequest) => {
   const body = r.body && 'json' in r.body ? JSON.stringify(r.body.json) : r.body ? `<${r.body.contentType} ${r.body.contentEncoding ?? ''} ${r.body.raw.length} bytes>` : '';
-  return `${r.caller} ${r.method} ${r.path}?${r.query.map(([k, v]) => `${k}=${v}`).join('&')} ${body.length > 300 ? `${body.slice(0, 300)}… (${body.length} chars)` : body}`;
+  const auth = r.authorization !== undefined ? `[Authorization: ${r.authorization.slice(0, 40)}${r.authorization.length > 40 ? '…' : ''}] ` : '';
+  return `${auth}${r.caller} ${r.method} ${r.path}?${r.query.map(([k, v]) => `${k}=${v}`).join('&')} ${body.length > 300 ? `${body.slice(0, 300)}… (${body.length} chars)` : body}`;
 };
 
 /** Answers seen, by status (FUZZ_DEBUG=1 prints them, and every request). */
@@ -240,6 +247,7 @@ function checkReply(r: FuzzRequest, res: Reply): void {
     if (!/^application\/problem\+json/.test(res.contentType)) throw new Error(`4xx without problem+json: ${where}`);
     if (typeof res.body?.code !== 'string' || res.body.status !== res.status) throw new Error(`4xx problem without code or status: ${where}`);
   }
+  if (r.authorization !== undefined && r.token && res.status !== 401) throw new Error(`a bad Authorization header answered ${res.status}, not 401: ${where}`);
   if (r.foreign) {
     if (res.status < 300) throw new Error(`another tenant's id answered ${res.status}: ${where}`);
     if (res.status === 403 && r.caller === 'owner') throw new Error(`another tenant's id answered 403 (reveals it exists): ${where}`);
@@ -499,6 +507,21 @@ function mutateQuery(query: Array<[string, string]>, m: QueryMutation): Array<[s
   }
 }
 
+/** Authorization headers that must never pass: no scheme, another scheme, a token cut, altered or made up. */
+const badAuthorization: fc.Arbitrary<(token: string) => string> = fc.constantFrom(
+  () => '',
+  () => 'Bearer',
+  () => 'Bearer ',
+  (t: string) => `Basic ${t}`,
+  (t: string) => t,
+  (t: string) => `Bearer ${t.slice(0, -4)}`,
+  (t: string) => `Bearer ${t}x`,
+  (t: string) => `Bearer ${t.split('.').slice(0, 2).join('.')}.`,
+  (t: string) => `Bearer ${t} ${t}`,
+  () => `Bearer ${'A'.repeat(8000)}`,
+  () => 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.',
+);
+
 /** Whether a request names another tenant's record or organization where the API must look it up. */
 function namesForeign(op: Operation, path: string, query: Array<[string, string]>, body: FuzzRequest['body']): boolean {
   const segments = path.split('/');
@@ -537,6 +560,7 @@ function requestsFor(op: Operation): fc.Arbitrary<FuzzRequest> {
       bodyMutations: fc.array(fc.oneof({ weight: 3, arbitrary: fieldFromSchema(op) }, { weight: 4, arbitrary: bodyMutation }), { maxLength: 3 }),
       raw: fc.oneof({ weight: 7, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: rawBody }),
       queryMutations: fc.array(queryMutation, { maxLength: 2 }),
+      authorization: fc.oneof({ weight: 12, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: badAuthorization }),
     })
     .map((g): FuzzRequest => {
       const example = exampleFor(op, a);
@@ -563,8 +587,8 @@ function requestsFor(op: Operation): fc.Arbitrary<FuzzRequest> {
         for (const m of g.bodyMutations) json = mutateBody(json, m);
         body = g.raw ?? (json === undefined ? undefined : { json });
       }
-      const token = op.open ? undefined : g.caller === 'viewer' ? viewerA.token : a.owner.token;
-      return { method: op.method, path, query, token, body, foreign: namesForeign(op, path, query, body), caller: g.caller };
+      const token = !op.bearer ? undefined : g.caller === 'viewer' ? viewerA.token : a.owner.token;
+      return { method: op.method, path, query, token, authorization: g.authorization?.(token ?? ''), body, foreign: namesForeign(op, path, query, body), caller: g.caller };
     });
 }
 
