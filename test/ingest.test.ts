@@ -4,6 +4,7 @@ import { Pool } from 'pg';
 import { startFeedServer, FeedServer } from './helpers/feed-server';
 import { rssFeed } from './helpers/rss';
 import { testEnv, TestUser } from './helpers/tokens';
+import { linkProjects } from '../domain/signals/projects';
 
 /** Ingest through the real worker process against recorded feeds served on 127.0.0.1. */
 let api: TestApi;
@@ -240,4 +241,28 @@ test('a disabled source is not run (409)', async () => {
   const res = await api.call('POST', `/sources/${source.id}/run`, { token: owner.token, body: {} });
   expect(res.status).toBe(409);
   expect(res.body.code).toBe('CONFLICT');
+});
+
+test('linkProjects (pure): the nearest project within the window, a new one beyond it, oldest first', () => {
+  const day = 24 * 3600 * 1000;
+  const at = (iso: string) => new Date(iso);
+  const existing = [
+    { id: 'p-2024', dedupeKey: 'k', lastSeenAt: at('2024-11-10T00:00:00Z') },
+    { id: 'p-2025', dedupeKey: 'k', lastSeenAt: at('2025-11-10T00:00:00Z') },
+    { id: 'p-other', dedupeKey: 'other', lastSeenAt: at('2025-11-10T00:00:00Z') },
+  ];
+  const items = [
+    { name: 'late', dedupeKey: 'k', at: at('2026-11-10T00:00:00Z') },
+    { name: 'near-2025', dedupeKey: 'k', at: at('2025-12-01T00:00:00Z') },
+    { name: 'near-2024', dedupeKey: 'k', at: at('2024-10-01T00:00:00Z') },
+    { name: 'late-again', dedupeKey: 'k', at: at('2026-12-20T00:00:00Z') },
+  ];
+  let n = 0;
+  const links = linkProjects(items, existing, 60 * day, () => `new-${++n}`);
+  const of = (name: string) => links.projectOf.get(items.find((i) => i.name === name)!);
+  expect([of('near-2024'), of('near-2025'), of('late'), of('late-again')]).toEqual(['p-2024', 'p-2025', 'new-1', 'new-1']);
+  expect(links.created).toEqual([{ id: 'new-1', dedupeKey: 'k', lastSeenAt: at('2026-12-20T00:00:00Z') }]);
+  // Only a later signal moves a project's last sighting; an earlier one (near-2024) leaves it.
+  expect(links.moved).toEqual([{ id: 'p-2025', dedupeKey: 'k', lastSeenAt: at('2025-12-01T00:00:00Z') }]);
+  expect(existing[1]!.lastSeenAt).toEqual(at('2025-11-10T00:00:00Z')); // the input is not changed
 });
