@@ -267,6 +267,23 @@ describe('the edge under concurrency', () => {
     expect(active.body.rules).toHaveLength(replies[0]!.body.rules.length);
   });
 
+  test('eight parallel lawful-basis records for one contact all succeed; exactly one is current', async () => {
+    const company = await api.call('POST', '/companies', { token: owner.token, body: { organizationId: orgId, name: 'Parallel Basis B.V.' } });
+    const contact = await api.call('POST', '/contacts', { token: owner.token, body: { organizationId: orgId, companyId: company.body.id, fullName: 'Jan Parallel' } });
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        api.call('PUT', `/contacts/${contact.body.id}/lawful-basis`, {
+          token: owner.token,
+          body: { organizationId: orgId, basis: 'legitimate_interest', recipient_kind: 'legal_person', country: 'NL', assessment: `assessment ${i}` },
+        }),
+      ),
+    );
+    expect(replies.map((r) => r.status)).toEqual(Array(8).fill(200));
+    expect(new Set(replies.map((r) => r.body.id)).size).toBe(8);
+    const current = await api.call('GET', `/contacts/${contact.body.id}`, { token: owner.token });
+    expect(replies.map((r) => r.body.id)).toContain(current.body.lawful_basis.id);
+  });
+
   test('parallel identical member adds: one 201, the rest 200 with the same membership', async () => {
     const user = randomUUID();
     const replies = await Promise.all(

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { lockFor } from '../locks';
 import type { Tx } from '../tenancy';
 import { activeScoringConfig, industryProfile, RULE_ORDER } from './pipeline';
 import { diff, writeAudit } from './audit';
@@ -24,7 +25,7 @@ export class ThresholdOrderError extends Error {}
  * previous one committed and writes the next: none fails on the version number.
  */
 export async function changeScoringConfig(tx: Tx, organizationId: string, actorId: string, patch: ScoringPatch) {
-  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`scoring_configs:${organizationId}`}, 0))`.execute(tx);
+  await lockFor(tx, `scoring_configs:${organizationId}`);
   const active = await activeScoringConfig(tx, organizationId);
   if (!active) throw new Error('organization has no scoring config');
   const current = active.config;

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { lockFor } from '../../locks';
 import type { Tx } from '../../tenancy';
 import { diff, writeAudit } from '../audit';
 
@@ -22,6 +23,8 @@ export async function recordLawfulBasis(
     recordedBy: string;
   },
 ) {
+  // Concurrent records for one contact take turns, so each replaces the one committed before it.
+  await lockFor(tx, `lawful_basis_records:${r.contactId}`);
   const previous = await currentLawfulBasis(tx, r.contactId);
   await tx.updateTable('lawful_basis_records').set({ is_current: false, updated_at: sql`now()` }).where('contact_id', '=', r.contactId).where('is_current', '=', true).execute();
   const record = await tx

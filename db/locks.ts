@@ -1,0 +1,13 @@
+import { sql } from 'kysely';
+import type { Tx } from './tenancy';
+
+/**
+ * Makes transactions that change the same thing take turns: a transaction-scoped advisory lock on a
+ * name (for example `scoring_configs:<organizationId>`), released at commit or rollback. Use it where
+ * a change reads the current state and writes the next one (a version number, the one current
+ * record), so that concurrent changes each read what the previous one committed instead of failing
+ * on a unique key.
+ */
+export async function lockFor(tx: Tx, name: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`.execute(tx);
+}
