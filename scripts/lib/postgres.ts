@@ -40,14 +40,20 @@ export async function startDatabase(opts: {
   const temporary = opts.dataDir === undefined ? temporaryFolder(user) : undefined;
   const clusterDir = temporary ? ownedDir(path.join(temporary, 'data'), user ?? currentUser()) : persistentClusterDir(opts.dataDir!, user);
 
-  if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) {
-    if (!temporary) opts.log(`initialising embedded PostgreSQL in ${clusterDir}`);
-    await initdb(binDir, clusterDir, user, temporary !== undefined);
-  }
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-k', '/tmp', '-c', 'lc_messages=C'];
   // A throw-away cluster need not survive a crash: skip the disk flushes.
   if (temporary) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
-  const server = await startServer(path.join(binDir, 'postgres'), ['-D', clusterDir, '-p', String(opts.port), ...flags], user);
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) {
+      if (!temporary) opts.log(`initialising embedded PostgreSQL in ${clusterDir}`);
+      await initdb(binDir, clusterDir, user, temporary !== undefined);
+    }
+    server = await startServer(path.join(binDir, 'postgres'), ['-D', clusterDir, '-p', String(opts.port), ...flags], user);
+  } catch (e) {
+    if (temporary) rmSync(temporary, { recursive: true, force: true });
+    throw e;
+  }
   const url = `postgres://postgres:${EMBEDDED_PASSWORD}@127.0.0.1:${opts.port}/${opts.databaseName}`;
   return {
     ownerUrl: url,
