@@ -13,7 +13,7 @@ let companyId: string;
 
 beforeAll(async () => {
   api = await startApi();
-  owners = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
+  owners = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 2 });
   ({ owner, orgId } = await newOrganization(api, 'Compliance B.V.'));
   const c = await api.call('POST', '/companies', {
     token: owner.token,
@@ -307,4 +307,33 @@ test('the channel policy table is served with its version', async () => {
   const res = await api.call('GET', '/compliance/channel-policy?country=NL&recipientKind=natural_person', { token: owner.token });
   expect(res.body.version).toMatch(/^\d{4}-\d{2}-\d{2}\.\d+$/);
   expect(res.body.rules.map((r: { id: string }) => r.id)).toEqual(['NL-NP-EMAIL-GENERIC', 'NL-NP-EMAIL-PERSONAL', 'NL-NP-PHONE', 'NL-NP-LINKEDIN']);
+});
+
+test('a lawful basis recorded while an erasure of the contact commits is refused, not left on the erased contact', async () => {
+  const anna = await contact(`anna.${randomUUID().slice(0, 8)}@klant-installaties.nl`);
+  // An erasure held open on the contact's row (as eraseContact takes it), committed once the PUT waits for it.
+  const eraser = await owners.connect();
+  try {
+    await eraser.query('BEGIN');
+    await eraser.query(`UPDATE contacts SET full_name = 'erased', email = NULL, phone = NULL, title = NULL, erased_at = now() WHERE id = $1`, [anna.id]);
+    const put = lawfulBasis(anna.id, { basis: 'legitimate_interest', recipient_kind: 'legal_person', country: 'NL', assessment: 'B2B relevance', source_description: 'Company website' });
+    const deadline = Date.now() + 30_000;
+    const waiting = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
+    try {
+      for (;;) {
+        const n = await waiting.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+        if (n.rows[0].n > 0) break;
+        if (Date.now() > deadline) throw new Error('the lawful-basis PUT never waited for the erasure');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      await waiting.end();
+    }
+    await eraser.query('COMMIT');
+    expectProblem(await put, 409, 'CONFLICT');
+  } finally {
+    eraser.release();
+  }
+  const records = await owners.query('SELECT count(*)::int AS n FROM lawful_basis_records WHERE contact_id = $1', [anna.id]);
+  expect(records.rows[0].n).toBe(0);
 });

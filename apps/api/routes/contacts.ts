@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { sql } from 'kysely';
 import { toE164 } from '../../../domain/companies/identity';
 import { getCompany } from '../../../db/queries/companies';
-import { complianceGate, currentLawfulBasis, eraseContact, recordLawfulBasis } from '../../../db/queries/compliance';
+import { complianceGate, ContactErasedError, currentLawfulBasis, eraseContact, recordLawfulBasis } from '../../../db/queries/compliance';
 import { getContact, insertContact, listContacts } from '../../../db/queries/contacts';
 import { asCaller, requireRole, userOf, withRecordRole, withRole, WRITE } from '../access';
 import { conflict, notFound, validationFailed } from '../errors';
@@ -85,6 +85,10 @@ export function contactRoutes({ db }: ApiDeps): Router {
         assessment: body.assessment,
         consentEvidence: body.consent_evidence,
         recordedBy: userOf(req),
+      }).catch((err) => {
+        // An erasure that committed after the contact was loaded (the record locks the contact's row).
+        if (err instanceof ContactErasedError) throw conflict(err.message);
+        throw err;
       });
     });
     res.json(record);

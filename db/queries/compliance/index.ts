@@ -3,7 +3,7 @@
  * retention, settings and their audit log. The decisions themselves are pure, in domain/compliance.
  */
 export { addSuppression, findSuppressions, getSuppression, listSuppressions, removeSuppression, SUPPRESSION_COLUMNS } from './suppressions';
-export { currentLawfulBasis, LAWFUL_BASIS_COLUMNS, recordLawfulBasis } from './lawful-basis';
+export { ContactErasedError, currentLawfulBasis, LAWFUL_BASIS_COLUMNS, recordLawfulBasis } from './lawful-basis';
 export { complianceGate, type GateResult } from './gate';
 export { eraseContact, staleContactIds, wasErased } from './erasure';
 export { changeComplianceSettings, complianceSettings, listAudit, SETTINGS_COLUMNS, type SettingsPatch } from './settings';

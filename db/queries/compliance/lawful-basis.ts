@@ -8,7 +8,18 @@ export const LAWFUL_BASIS_COLUMNS = [
   'recorded_by', 'created_at', 'updated_at',
 ] as const;
 
-/** One current record per contact: the previous one is kept (not current) for the history. Audited. */
+/** The contact was erased (or is gone): no lawful basis may be recorded for it. */
+export class ContactErasedError extends Error {
+  constructor() {
+    super('The contact was erased');
+  }
+}
+
+/**
+ * One current record per contact: the previous one is kept (not current) for the history. Audited.
+ * The contact's row is locked first, so an erasure committing meanwhile cannot leave a fresh record
+ * (with its source text) on an erased contact: whichever comes second sees the other.
+ */
 export async function recordLawfulBasis(
   tx: Tx,
   r: {
@@ -25,6 +36,8 @@ export async function recordLawfulBasis(
 ) {
   // Concurrent records for one contact take turns, so each replaces the one committed before it.
   await lockFor(tx, `lawful_basis_records:${r.contactId}`);
+  const contact = await tx.selectFrom('contacts').select('erased_at').where('id', '=', r.contactId).forUpdate().executeTakeFirst();
+  if (!contact || contact.erased_at) throw new ContactErasedError();
   const previous = await currentLawfulBasis(tx, r.contactId);
   await tx.updateTable('lawful_basis_records').set({ is_current: false, updated_at: sql`now()` }).where('contact_id', '=', r.contactId).where('is_current', '=', true).execute();
   const record = await tx
