@@ -307,6 +307,8 @@ test('the channel policy table is served with its version', async () => {
   const res = await api.call('GET', '/compliance/channel-policy?country=NL&recipientKind=natural_person', { token: owner.token });
   expect(res.body.version).toMatch(/^\d{4}-\d{2}-\d{2}\.\d+$/);
   expect(res.body.rules.map((r: { id: string }) => r.id)).toEqual(['NL-NP-EMAIL-GENERIC', 'NL-NP-EMAIL-PERSONAL', 'NL-NP-PHONE', 'NL-NP-LINKEDIN']);
+  expect(res.body.rules[0]).toMatchObject({ country: 'NL', recipient_kind: 'natural_person', channel: 'email_generic' });
+  expect(res.body.rules[0]).not.toHaveProperty('recipientKind');
 });
 
 test('a lawful basis recorded while an erasure of the contact commits is refused, not left on the erased contact', async () => {

@@ -457,7 +457,7 @@ export const ChannelPolicyRule = record(
   z.object({
     id: z.string(),
     country: z.string().describe('ISO 3166-1 alpha-2, or EU for the other member states'),
-    recipientKind: z.enum(['legal_person', 'natural_person', 'any']),
+    recipient_kind: z.enum(['legal_person', 'natural_person', 'any']),
     channel: z.enum(CHANNELS),
     rule: channelRule,
     conditions: z.array(z.enum(['published_business_address'])).optional(),

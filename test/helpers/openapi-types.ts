@@ -1352,7 +1352,7 @@ export interface components {
             /** @description ISO 3166-1 alpha-2, or EU for the other member states */
             country: string;
             /** @enum {string} */
-            recipientKind: "legal_person" | "natural_person" | "any";
+            recipient_kind: "legal_person" | "natural_person" | "any";
             /** @enum {string} */
             channel: "email_generic" | "email_personal" | "phone" | "linkedin";
             /** @enum {string} */

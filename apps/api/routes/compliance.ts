@@ -93,7 +93,8 @@ export function complianceRoutes({ db }: ApiDeps): Router {
     const q = parseQuery(channelPolicyQuery, req);
     const country = q.country ? policyCountry(q.country) : undefined;
     const rules = CHANNEL_POLICY.filter((p) => (!country || p.country === country) && (!q.recipientKind || p.recipientKind === q.recipientKind || p.recipientKind === 'any'));
-    res.json({ version: CHANNEL_POLICY_VERSION, rules });
+    // Responses are snake_case (api-contract); the domain table keeps its TypeScript names.
+    res.json({ version: CHANNEL_POLICY_VERSION, rules: rules.map(({ recipientKind, ...rest }) => ({ ...rest, recipient_kind: recipientKind })) });
   });
 
   return r;
