@@ -4,7 +4,8 @@ import { allowsPrivateNetworks, workerDatabaseUrl, loadConfig } from '../shared/
 import { createLogger } from '../shared/logger';
 import { connectTemporal, WorkflowStarter } from '../shared/temporal';
 import { createDb, poolOf } from '../../db/pool';
-import { freeLoopbackPort, serveWorkerMetrics, WorkerMetrics } from './metrics';
+import { freeLoopbackPort } from '../shared/ports';
+import { serveWorkerMetrics, WorkerMetrics } from './metrics';
 import { createWorker } from './worker';
 
 async function main() {

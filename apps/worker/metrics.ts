@@ -1,5 +1,4 @@
 import http from 'node:http';
-import net from 'node:net';
 import { CancelledFailure } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { Counter, Histogram, Registry } from 'prom-client';
@@ -55,18 +54,6 @@ export class WorkerMetrics {
         }
       },
     },
-  });
-}
-
-/** A free loopback port for the SDK's own Prometheus endpoint (Runtime.install needs an address before any Worker starts). */
-export function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
   });
 }
 
