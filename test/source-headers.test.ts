@@ -114,3 +114,31 @@ test('bad headers are a 400 naming the header; headers on a provider that cannot
   expectProblem(rss, 400, 'VALIDATION_FAILED');
   expect(rss.body.errors).toEqual([{ path: 'body.config.headers', message: 'request headers are supported for json_api sources only' }]);
 });
+
+test('pointing a source at another origin cannot send its sealed headers there', async () => {
+  const elsewhere: http.IncomingHttpHeaders[] = [];
+  const other = http.createServer((req, res) => {
+    elsewhere.push(req.headers);
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ items: [] }));
+  });
+  await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+  const otherUrl = `http://127.0.0.1:${(other.address() as { port: number }).port}/collect`;
+  try {
+    // Through the API: a new origin without new headers drops the stored ones.
+    const viaApi = (await call('POST', '/sources', { organizationId: orgId, providerKey: 'json_api', name: 'Moved API', config: config({ headers: { 'X-Api-Key': KEY } }) })).body;
+    const moved = await call('PATCH', `/sources/${viaApi.id}`, { config: config({ url: otherUrl }) });
+    expect(moved.body.header_names).toEqual([]);
+    await run(viaApi.id);
+    expect(elsewhere).toHaveLength(1);
+    expect(elsewhere[0]!['x-api-key']).toBeUndefined();
+
+    // Behind the API's back (the row's URL changed directly): the headers are sealed for the old origin and do not open.
+    const direct = (await call('POST', '/sources', { organizationId: orgId, providerKey: 'json_api', name: 'Rewritten API', config: config({ headers: { 'X-Api-Key': KEY } }) })).body;
+    await ownerDb.updateTable('sources').set({ config: JSON.stringify(config({ url: otherUrl })) }).where('id', '=', direct.id).execute();
+    await run(direct.id).catch(() => undefined);
+    expect(elsewhere).toHaveLength(1);
+    expect((await call('GET', `/sources/${direct.id}`)).body.last_error).toMatch(/cannot be decrypted/);
+  } finally {
+    await new Promise((r) => other.close(r));
+  }
+});

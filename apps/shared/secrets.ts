@@ -34,5 +34,17 @@ export class SecretBox {
 }
 
 export const secretContext = (organizationId: string, integrationId: string) => `integration:${organizationId}:${integrationId}`;
-/** A source's sealed request headers (json_api), bound to its row the same way. */
-export const sourceSecretContext = (organizationId: string, sourceId: string) => `source-headers:${organizationId}:${sourceId}`;
+/**
+ * A source's sealed request headers (json_api), bound to its row the same way and to the origin of the
+ * URL they were set for: pointing the source at another host cannot send them there.
+ */
+export const sourceSecretContext = (organizationId: string, sourceId: string, url: string) =>
+  `source-headers:${organizationId}:${sourceId}:${originOf(url)}`;
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'invalid';
+  }
+}

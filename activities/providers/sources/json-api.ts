@@ -124,7 +124,7 @@ export class JsonApiSourceProvider implements SourceProvider {
 
   async fetch(source: SourceForFetch, limits: FetchLimits): Promise<SourceFetchResult> {
     const config = jsonApiConfigSchema.parse(source.config);
-    const headers = this.headersOf(source);
+    const headers = this.headersOf(source, config.url);
     const res = await fetchDocument(config.url, limits, { etag: source.etag, lastModified: source.last_modified }, 'application/json', headers);
     if (res.status === 'not_modified') return res;
     let body: unknown;
@@ -136,14 +136,14 @@ export class JsonApiSourceProvider implements SourceProvider {
     return { status: 'fetched', publications: mapJsonItems(body, config), etag: res.etag, lastModified: res.lastModified };
   }
 
-  private headersOf(source: SourceForFetch): Record<string, string> {
+  private headersOf(source: SourceForFetch, url: string): Record<string, string> {
     if (!source.secret_headers) return {};
     if (!this.secrets) throw new MalformedSourceError('this source has request headers, but INTEGRATION_SECRET_KEY is not configured on the worker');
     try {
-      return JSON.parse(this.secrets.open(source.secret_headers, sourceSecretContext(source.organization_id, source.id))) as Record<string, string>;
+      return JSON.parse(this.secrets.open(source.secret_headers, sourceSecretContext(source.organization_id, source.id, url))) as Record<string, string>;
     } catch {
-      // Sealed under another key, or for another row: retrying cannot help, and the message names no value.
-      throw new MalformedSourceError("this source's request headers cannot be decrypted (INTEGRATION_SECRET_KEY changed, or they belong to another source); set them again");
+      // Sealed under another key, for another row or another origin: retrying cannot help, and the message names no value.
+      throw new MalformedSourceError("this source's request headers cannot be decrypted (INTEGRATION_SECRET_KEY changed, the URL's origin changed, or they belong to another source); set them again");
     }
   }
 }

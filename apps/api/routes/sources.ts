@@ -22,9 +22,9 @@ function splitHeaders(providerKey: string, input: Record<string, unknown>, at: s
   return { config, headers: parsed.data };
 }
 
-function sealHeaders(box: SecretBox, organizationId: string, sourceId: string, headers: Record<string, string>): SealedHeaders {
+function sealHeaders(box: () => SecretBox, organizationId: string, sourceId: string, url: string, headers: Record<string, string>): SealedHeaders {
   const names = Object.keys(headers);
-  return { names, sealed: names.length ? box.seal(JSON.stringify(headers), sourceSecretContext(organizationId, sourceId)) : null };
+  return { names, sealed: names.length ? box().seal(JSON.stringify(headers), sourceSecretContext(organizationId, sourceId, url)) : null };
 }
 
 export function sourceRoutes({ db, workflows, secrets }: ApiDeps): Router {
@@ -38,7 +38,7 @@ export function sourceRoutes({ db, workflows, secrets }: ApiDeps): Router {
     const body = parseBody(createSourceBody, req);
     const { config, headers } = splitHeaders(body.providerKey, body.config, 'body.config');
     const id = randomUUID();
-    const sealed = headers ? sealHeaders(box(), body.organizationId, id, headers) : undefined;
+    const sealed = headers ? sealHeaders(box, body.organizationId, id, String(config.url), headers) : undefined;
     const source = await asCaller(db, req, async (tx) => {
       await requireRole(tx, req, body.organizationId, WRITE);
       const created = await insertSource(tx, {
@@ -82,9 +82,13 @@ export function sourceRoutes({ db, workflows, secrets }: ApiDeps): Router {
         if (!parsed.success) throw validationFailed(zodToFieldErrors(parsed.error, 'body.config'));
       }
       // Headers are replaced only when the new config names them ({} removes them): a client that
-      // sends back the config it read (which never shows them) keeps them.
+      // sends back the config it read (which never shows them) keeps them, as long as the URL keeps its
+      // origin. A new origin drops them (they are sealed for the old one and would never be sent there).
       const split = body.config ? splitHeaders(existing.provider_key, body.config, 'body.config') : undefined;
-      const sealed = split?.headers ? sealHeaders(box(), existing.organization_id, id, split.headers) : undefined;
+      const url = String(split?.config.url ?? (existing.config as { url?: unknown }).url ?? '');
+      const originChanged = split !== undefined && originOf(url) !== originOf(String((existing.config as { url?: unknown }).url ?? ''));
+      const headers = split?.headers ?? (originChanged ? {} : undefined);
+      const sealed = headers ? sealHeaders(box, existing.organization_id, id, url, headers) : undefined;
       const updated = (await updateSource(tx, id, split ? { ...body, config: split.config } : body, sealed))!;
       if (body.schedule !== undefined || body.enabled !== undefined || body.name !== undefined) {
         if (updated.schedule || existing.schedule) await workflows.syncSourceSchedule(updated);
@@ -106,4 +110,12 @@ export function sourceRoutes({ db, workflows, secrets }: ApiDeps): Router {
   });
 
   return r;
+}
+
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
 }
