@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { Pool } from 'pg';
 import { openApiDocument } from '../apps/api/openapi';
-import { addMember, newOrganization, startApi, TestApi } from './helpers/api';
+import { addMember, newOrganization, startApi, TestApi, testUnsubscribeTokens } from './helpers/api';
 import { testEnv, TestUser } from './helpers/tokens';
 
 /**
@@ -103,6 +103,12 @@ async function seedTenant(name: string): Promise<Tenant> {
   const contact = await as('POST', '/contacts', { organizationId: org, companyId: company.id, fullName: 'Jan Jansen', email: `jan.${org.slice(0, 8)}@example.nl` });
   const integration = await as('POST', '/integrations', { organizationId: org, providerKey: 'hunter', kind: 'enrichment', config: { baseUrl: 'http://127.0.0.1:9' }, secret: 'not-a-real-key' });
   const suppression = await as('POST', '/compliance/suppressions', { organizationId: org, scope: 'domain', value: `${name.toLowerCase().replace(/\W/g, '')}-blocked.nl` });
+  // One-click unsubscribe: a sent message to a contact of its own (the fuzzing unsubscribes them), and its token.
+  const unsubscriber = await as('POST', '/contacts', { organizationId: org, companyId: company.id, fullName: 'Piet Afmelder', email: `piet.${org.slice(0, 8)}@example.nl` });
+  const sent = await owners.query<{ id: string }>(
+    `INSERT INTO messages (organization_id, contact_id, direction, channel, status, subject, body, to_address) VALUES ($1, $2, 'outbound', 'email', 'sent', 'Hallo', 'Beste Piet', $3) RETURNING id`,
+    [org, unsubscriber.id, unsubscriber.email],
+  );
   const opportunity = await as('POST', '/opportunities', { organizationId: org, summary: `${name} manual opportunity` });
   // A signal comes from an ingest run; written directly (as the owner) to keep the suite fast.
   const { rows } = await owners.query<{ id: string }>(
@@ -121,6 +127,7 @@ async function seedTenant(name: string): Promise<Tenant> {
       suppressionId: suppression.id,
       opportunityId: opportunity.id,
       signalId: rows[0]!.id,
+      token: testUnsubscribeTokens().sign(sent.rows[0]!.id),
     },
   };
 }
@@ -179,6 +186,7 @@ const examples: Record<string, (t: Tenant) => Example> = {
   'POST /integrations': (t) => ({ body: { organizationId: t.org, providerKey: 'hunter', kind: 'enrichment', config: { baseUrl: 'http://127.0.0.1:9' }, secret: 'k' } }),
   'GET /integrations': (t) => ({ query: { organizationId: t.org } }),
   'POST /integrations/{integrationId}/test': () => ({ body: {} }),
+  'POST /u/{token}': () => ({}), // no body: the link alone unsubscribes (six at once: all 200)
 };
 const exampleFor = (op: Operation, t: Tenant): Example => examples[key(op)]?.(t) ?? (op.body && op.method !== 'GET' ? { body: {} } : {});
 
@@ -588,7 +596,8 @@ function requestsFor(op: Operation): fc.Arbitrary<FuzzRequest> {
         body = g.raw ?? (json === undefined ? undefined : { json });
       }
       const token = !op.bearer ? undefined : g.caller === 'viewer' ? viewerA.token : a.owner.token;
-      return { method: op.method, path, query, token, authorization: g.authorization?.(token ?? ''), body, foreign: namesForeign(op, path, query, body), caller: g.caller };
+      // An operation without the users' token (the unsubscribe link) has no caller tenant: another tenant's link is its own authority.
+      return { method: op.method, path, query, token, authorization: g.authorization?.(token ?? ''), body, foreign: op.bearer && namesForeign(op, path, query, body), caller: g.caller };
     });
 }
 
@@ -660,7 +669,8 @@ test('each valid example succeeds for its own tenant (so mutations start from a 
 
 test("another tenant's records are 404 on every route with a path id", async () => {
   const answers: string[] = [];
-  for (const op of ordered.filter((o) => o.pathParams.length)) {
+  // Operations with the users' token only: an unsubscribe link (/u/{token}) is its own authority, whoever follows it.
+  for (const op of ordered.filter((o) => o.pathParams.length && o.bearer)) {
     const ex = exampleFor(op, a); // the caller's own organization in the body: only the path is foreign
     const res = await send({
       method: op.method,

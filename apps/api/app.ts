@@ -15,6 +15,8 @@ import { limitPerOrganization, limitPerUser, RateLimits } from './rate-limit';
 import { rejectUnsafeInput } from './validate';
 import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
+import { unsubscribeRoutes } from './routes/unsubscribe';
+import type { UnsubscribeTokens } from '../../domain/outreach/unsubscribe-token';
 import { companyRoutes } from './routes/companies';
 import { complianceRoutes } from './routes/compliance';
 import { contactRoutes } from './routes/contacts';
@@ -41,6 +43,8 @@ export interface ApiDeps {
   metrics?: ApiMetrics;
   /** Who may read GET /metrics (METRICS_TOKEN); absent: anyone. */
   metricsAccess?: MetricsAccess;
+  /** Verifies one-click unsubscribe tokens (/u/{token}); absent or null: those answer 503. */
+  unsubscribeTokens?: UnsubscribeTokens | null;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -73,6 +77,8 @@ export function createApp(deps: ApiDeps): Express {
     }),
   );
   app.use(healthRoutes(deps));
+  // Public, before authentication and the JSON-only body rule: the one-click unsubscribe (RFC 8058).
+  app.use(unsubscribeRoutes(deps));
   app.get('/metrics', metrics.handler(deps.metricsAccess ?? { production: false }));
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument());

@@ -2,6 +2,7 @@ import { allowPrivateDestinations } from '../../activities/providers/destination
 import { allowsPrivateNetworks, apiDatabaseUrl, loadAuthConfig, loadConfig } from '../shared/config';
 import { createLogger } from '../shared/logger';
 import { SecretBox } from '../shared/secrets';
+import { UnsubscribeTokens, unsubscribeTokenKey } from '../../domain/outreach/unsubscribe-token';
 import { connectTemporal, WorkflowStarter } from '../shared/temporal';
 import { createDb } from '../../db/pool';
 import { createApp } from './app';
@@ -15,6 +16,7 @@ async function main() {
   const logger = createLogger(config.LOG_LEVEL, 'api');
   const db = createDb(apiDatabaseUrl(config), config.DB_POOL_SIZE);
   const temporalClient = await connectTemporal(config);
+  const unsubscribeKey = unsubscribeTokenKey(config);
   const app = createApp({
     db,
     logger,
@@ -26,6 +28,7 @@ async function main() {
     secrets: config.INTEGRATION_SECRET_KEY ? new SecretBox(config.INTEGRATION_SECRET_KEY) : null,
     rateLimits: { userPerMinute: config.RATE_LIMIT_USER_PER_MINUTE, orgPerMinute: config.RATE_LIMIT_ORG_PER_MINUTE },
     metricsAccess: { token: config.METRICS_TOKEN, production: config.NODE_ENV === 'production' },
+    unsubscribeTokens: unsubscribeKey ? new UnsubscribeTokens(unsubscribeKey) : null,
   });
   const http = await listen(app, config.PORT, config.HOST);
   logger.info({ url: http.url }, 'api listening');

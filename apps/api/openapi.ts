@@ -40,6 +40,10 @@ interface Operation {
   /** Who may call it: 'none' needs no token; 'any user' any valid token; 'metrics token' METRICS_TOKEN; else the minimum role in the organization. */
   role: 'viewer' | 'member' | 'admin' | 'any user' | 'none' | 'metrics token';
   body?: z.ZodType;
+  /** An optional application/x-www-form-urlencoded body instead of JSON (the one-click unsubscribe). */
+  form?: z.ZodType;
+  /** Path parameters that are not record ids (format uuid), with their own schema. */
+  pathSchemas?: Record<string, Record<string, unknown>>;
   query?: z.ZodType;
   /** The success status (default 200) and, for an idempotent create, the status of a repeat. */
   status?: number;
@@ -52,12 +56,18 @@ interface Operation {
   problems?: ProblemStatus[];
 }
 
+/** The one-click unsubscribe token (domain/outreach/unsubscribe-token.ts). */
+const UNSUBSCRIBE_TOKEN = { type: 'string', pattern: '^[A-Za-z0-9_-]{64}$', description: 'base64url(message id || HMAC-SHA256), from the List-Unsubscribe header' };
+
 export const OPERATIONS: Operation[] = [
   { id: 'getHealth', method: 'get', path: '/healthz', tag: 'Health', summary: 'Liveness', role: 'none', answer: r.Health },
   { id: 'getReadiness', method: 'get', path: '/readyz', tag: 'Health', summary: 'Readiness: PostgreSQL and Temporal reachable', role: 'none', answer: r.Readiness, problems: [503] },
   { id: 'getMetrics', method: 'get', path: '/metrics', tag: 'Health', summary: 'Prometheus metrics (text exposition format)', role: 'metrics token', answer: z.string(), media: 'text/plain' },
   { id: 'getOpenApiDocument', method: 'get', path: '/openapi.json', tag: 'Reference', summary: 'This document', role: 'none', answer: r.OpenApiDocument },
   { id: 'getApiReference', method: 'get', path: '/docs', tag: 'Reference', summary: 'Interactive API reference (HTML)', role: 'none', answer: z.string(), media: 'text/html' },
+  // One-click unsubscribe (outreach S2): no token, the link itself is the authority (RFC 8058).
+  { id: 'showUnsubscribePage', method: 'get', path: '/u/{token}', tag: 'Compliance', summary: 'The unsubscribe page of an e-mail: a button that POSTs (changes nothing; 404 for an unknown link)', role: 'none', pathSchemas: { token: UNSUBSCRIBE_TOKEN }, answer: z.string(), media: 'text/html', problems: [503] },
+  { id: 'unsubscribeRecipient', method: 'post', path: '/u/{token}', tag: 'Compliance', summary: 'One-click unsubscribe: suppresses the address, skips its pending messages, stops its enrollments (a repeat changes nothing)', role: 'none', pathSchemas: { token: UNSUBSCRIBE_TOKEN }, form: s.unsubscribeForm, answer: z.string(), media: 'text/html', problems: [503] },
   { id: 'createOrganization', method: 'post', path: '/organizations', tag: 'Organizations', summary: 'Create an organization; the caller becomes owner', role: 'any user', body: s.createOrganizationBody, status: 201, answer: r.Organization },
   { id: 'listOrganizations', method: 'get', path: '/organizations', tag: 'Organizations', summary: "The caller's organizations", role: 'any user', answer: z.array(r.Organization) },
   { id: 'getOrganization', method: 'get', path: '/organizations/{organizationId}', tag: 'Organizations', summary: 'One organization', role: 'viewer', answer: r.Organization },
@@ -131,8 +141,8 @@ export function problemsOf(op: Operation): ProblemStatus[] {
   if (op.role === 'metrics token') [401, 404, 500].forEach((st) => out.add(st as ProblemStatus));
   if (op.role === 'metrics token') return [...out].sort();
   if (op.role !== 'none') [401, 429, 500].forEach((st) => out.add(st as ProblemStatus));
-  if (op.body || op.query) out.add(400);
-  if (op.body) [413, 415].forEach((st) => out.add(st as ProblemStatus));
+  if (op.body || op.form || op.query) out.add(400);
+  if (op.body || op.form) [413, 415].forEach((st) => out.add(st as ProblemStatus));
   if (op.role === 'member' || op.role === 'admin') out.add(403);
   // Every record belongs to an organization the caller may not be a member of.
   if (op.path.includes('{') || ['viewer', 'member', 'admin'].includes(op.role)) out.add(404);
@@ -202,7 +212,7 @@ function componentSchemas(): Record<string, Json> {
 }
 
 function operationObject(op: Operation): Json {
-  const pathParams = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }));
+  const pathParams = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: op.pathSchemas?.[m[1]!] ?? { type: 'string', format: 'uuid' } }));
   const success = { description: op.summary, content: { [op.media ?? 'application/json']: { schema: answerSchema(op) } } };
   const responses: Json = { [String(op.status ?? 200)]: success };
   if (op.repeatStatus) responses[String(op.repeatStatus)] = { ...success, description: 'The existing record (a repeat)' };
@@ -215,6 +225,7 @@ function operationObject(op: Operation): Json {
     security: op.role === 'none' ? [] : op.role === 'metrics token' ? [{ metricsToken: [] }] : [{ bearer: [] }],
     ...(pathParams.length || op.query ? { parameters: [...pathParams, ...(op.query ? queryParameters(op.query) : [])] } : {}),
     ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body) } } } } : {}),
+    ...(op.form ? { requestBody: { required: false, content: { 'application/x-www-form-urlencoded': { schema: jsonSchema(op.form) } } } } : {}),
     responses,
   };
 }

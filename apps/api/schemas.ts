@@ -300,3 +300,7 @@ const REGIONS = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none'
 function isIsoCountry(v: string): boolean {
   return /^[A-Z]{2}$/.test(v) && REGIONS.of(v) !== undefined;
 }
+
+// ---- One-click unsubscribe (outreach S2) ----------------------------------------------------------
+/** The form a mail client posts to /u/{token} (RFC 8058); an empty body is accepted too. */
+export const unsubscribeForm = z.object({ 'List-Unsubscribe': z.literal('One-Click') }).partial();

@@ -23,6 +23,7 @@ const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('127.0.0.1'),
   BODY_LIMIT: z.string().default('256kb'),
+  // Where the public links in e-mail point (one-click unsubscribe /u/{token}); default http://127.0.0.1:PORT. https in production.
   PUBLIC_BASE_URL: z.string().url().optional(),
 
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
@@ -49,6 +50,8 @@ const schema = z.object({
   LLM_API_KEY: z.string().min(1).optional(),
   // 32 bytes (64 hex characters or base64): encrypts integration secrets at rest. Required to add integrations.
   INTEGRATION_SECRET_KEY: z.string().min(32).optional(),
+  // 32 bytes (64 hex or base64): signs one-click unsubscribe tokens; unset: derived from INTEGRATION_SECRET_KEY (HKDF-SHA256).
+  UNSUBSCRIBE_TOKEN_KEY: z.string().min(32).optional(),
   // Outbound fetches to loopback/private/link-local addresses: refused unless this is `true` (whatever NODE_ENV says).
   OUTBOUND_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).optional(),
   INGEST_RETRY_INITIAL_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),
@@ -95,6 +98,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   return parsed.data;
+}
+
+/** The public base of links in e-mail (PUBLIC_BASE_URL, else the API on 127.0.0.1), without a trailing slash. */
+export function publicBaseUrl(c: Pick<Config, 'PUBLIC_BASE_URL' | 'PORT'>): string {
+  return (c.PUBLIC_BASE_URL ?? `http://127.0.0.1:${c.PORT}`).replace(/\/+$/, '');
 }
 
 /** Private destinations: refused unless allowed explicitly (`npm run dev` and the tests allow them, for local feeds). */

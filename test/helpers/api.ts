@@ -5,6 +5,7 @@ import { createApp, ApiDeps } from '../../apps/api/app';
 import { createTokenVerifier } from '../../apps/api/auth';
 import { listen } from '../../apps/api/server';
 import { SecretBox } from '../../apps/shared/secrets';
+import { UnsubscribeTokens, unsubscribeTokenKey } from '../../domain/outreach/unsubscribe-token';
 import { WorkflowStarter } from '../../apps/shared/temporal';
 import { createDb, DB } from '../../db/pool';
 import { apiClient, ok, Schemas } from './client';
@@ -51,6 +52,7 @@ export async function startApi(overrides: Partial<ApiDeps> = {}): Promise<TestAp
     issuer,
     bodyLimit: '64kb',
     secrets: new SecretBox(testEnv('INTEGRATION_SECRET_KEY')),
+    unsubscribeTokens: testUnsubscribeTokens(),
     ...overrides,
   });
   const server = await listen(app, 0, '127.0.0.1');
@@ -85,6 +87,11 @@ export async function startApi(overrides: Partial<ApiDeps> = {}): Promise<TestAp
       await db.destroy();
     },
   };
+}
+
+/** The unsubscribe tokens the test API accepts (derived from the run's INTEGRATION_SECRET_KEY, as without UNSUBSCRIBE_TOKEN_KEY). */
+export function testUnsubscribeTokens(): UnsubscribeTokens {
+  return new UnsubscribeTokens(unsubscribeTokenKey({ INTEGRATION_SECRET_KEY: testEnv('INTEGRATION_SECRET_KEY') })!);
 }
 
 /** A new user who owns a new organization (through the typed client). */
