@@ -2,7 +2,7 @@ import path from 'node:path';
 import { promises as fs } from 'node:fs';
 import { FileMigrationProvider, Kysely, Migrator, MigrationResultSet, PostgresDialect, sql } from 'kysely';
 import { Pool } from 'pg';
-import { API_DB_ROLE, WORKER_DB_ROLE } from '../apps/shared/config';
+import { API_DB_ROLE, WORKER_DB_ROLE } from './roles';
 
 /**
  * Applies db/migrations with Kysely's Migrator, as the owner (DATABASE_URL). The owner must be a

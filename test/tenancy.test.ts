@@ -3,6 +3,7 @@ import { startFeedServer, FeedServer } from './helpers/feed-server';
 import { testEnv, TestUser } from './helpers/tokens';
 import { createDb } from '../db/pool';
 import { asOrganization } from '../db/tenancy';
+import { assertApiRole } from '../db/roles';
 
 /**
  * Another tenant's records are invisible (404) on every endpoint, and a viewer cannot write.
@@ -130,4 +131,21 @@ test('the API’s database role cannot act for an organization; the worker’s c
   } finally {
     await workerDb.destroy();
   }
+});
+
+test('the API refuses to start on a role that could cross tenants (the worker role, the owner)', async () => {
+  const check = async (url: string) => {
+    const db = createDb(url, 1);
+    try {
+      await assertApiRole(db);
+      return 'accepted';
+    } catch (err) {
+      return (err as Error).message;
+    } finally {
+      await db.destroy();
+    }
+  };
+  expect(await check(testEnv('TEST_APP_DB_URL'))).toBe('accepted');
+  expect(await check(testEnv('TEST_WORKER_DB_URL'))).toMatch(/outreach_worker, which holds outreach_worker: the API must use outreach_api/);
+  expect(await check(testEnv('TEST_OWNER_DB_URL'))).toMatch(/is a superuser/);
 });

@@ -5,6 +5,7 @@ import { SecretBox } from '../shared/secrets';
 import { UnsubscribeTokens, unsubscribeTokenKey } from '../../domain/outreach/unsubscribe-token';
 import { connectTemporal, WorkflowStarter } from '../shared/temporal';
 import { createDb } from '../../db/pool';
+import { assertApiRole } from '../../db/roles';
 import { createApp } from './app';
 import { createTokenVerifier } from './auth';
 import { listen } from './server';
@@ -15,6 +16,7 @@ async function main() {
   allowPrivateDestinations(allowsPrivateNetworks(config)); // integration checks call providers
   const logger = createLogger(config.LOG_LEVEL, 'api');
   const db = createDb(apiDatabaseUrl(config), config.DB_POOL_SIZE);
+  await assertApiRole(db);
   const temporalClient = await connectTemporal(config);
   const unsubscribeKey = unsubscribeTokenKey(config);
   const app = createApp({

@@ -1,3 +1,4 @@
+import { API_DB_ROLE, WORKER_DB_ROLE } from '../../db/roles';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -139,8 +140,6 @@ export function loadAuthConfig(c: Config): AuthConfig {
  * act for an organization (app.organization_id), which PostgreSQL honours for outreach_worker only.
  * Both inherit their grants from the NOLOGIN group role outreach_app.
  */
-export const API_DB_ROLE = 'outreach_api';
-export const WORKER_DB_ROLE = 'outreach_worker';
 export const APP_GROUP_ROLE = 'outreach_app';
 
 type DbConfig = Pick<Config, 'DATABASE_URL' | 'API_DATABASE_URL' | 'WORKER_DATABASE_URL' | 'APP_DB_PASSWORD' | 'API_DB_PASSWORD' | 'WORKER_DB_PASSWORD'>;
