@@ -199,14 +199,19 @@ export interface Mailboxes {
   dkim_selector: string | null;
   domain: string;
   health_score: Numeric | null;
+  holiday_country: string;
+  holiday_region: string | null;
   id: Generated<string>;
-  min_interval_seconds: Generated<number>;
+  imap_config: Json | null;
+  last_error: string | null;
+  min_gap_seconds: Generated<number>;
   organization_id: string;
+  secret_ciphertext: Buffer | null;
   sendable: boolean | null;
+  sending_days: Generated<number[]>;
   smtp_config: Generated<Json>;
   timezone: Generated<string>;
   updated_at: Generated<Timestamp>;
-  window_days: Generated<number[]>;
   window_end: Generated<string>;
   window_start: Generated<string>;
 }
@@ -425,6 +430,16 @@ export interface ScoringRules {
   weight: Numeric;
 }
 
+export interface SendSlots {
+  created_at: Generated<Timestamp>;
+  id: Generated<string>;
+  local_day: Timestamp;
+  mailbox_id: string;
+  message_id: string;
+  organization_id: string;
+  slot_at: Timestamp;
+}
+
 export interface Sequences {
   campaign_id: string;
   created_at: Generated<Timestamp>;
@@ -548,6 +563,7 @@ export interface DB {
   scores: Scores;
   scoring_configs: ScoringConfigs;
   scoring_rules: ScoringRules;
+  send_slots: SendSlots;
   sequence_steps: SequenceSteps;
   sequences: Sequences;
   signals: Signals;

@@ -110,6 +110,7 @@ async function seedTenant(name: string): Promise<Tenant> {
     [org, unsubscriber.id, unsubscriber.email],
   );
   const opportunity = await as('POST', '/opportunities', { organizationId: org, summary: `${name} manual opportunity` });
+  const mailbox = await as('POST', '/mailboxes', { organizationId: org, address: `verkoop@${name.toLowerCase().replace(/\W/g, '')}.nl`, smtp: { host: '127.0.0.1', port: 2525 }, secret: 'not-a-real-password' });
   // A signal comes from an ingest run; written directly (as the owner) to keep the suite fast.
   const { rows } = await owners.query<{ id: string }>(
     `INSERT INTO signals (organization_id, source_id, external_id, title, dedupe_key, status) VALUES ($1, $2, $3, $4, $5, 'scored') RETURNING id`,
@@ -126,6 +127,7 @@ async function seedTenant(name: string): Promise<Tenant> {
       integrationId: integration.id,
       suppressionId: suppression.id,
       opportunityId: opportunity.id,
+      mailboxId: mailbox.id,
       signalId: rows[0]!.id,
       token: testUnsubscribeTokens().sign(sent.rows[0]!.id),
     },
@@ -186,6 +188,10 @@ const examples: Record<string, (t: Tenant) => Example> = {
   'POST /integrations': (t) => ({ body: { organizationId: t.org, providerKey: 'hunter', kind: 'enrichment', config: { baseUrl: 'http://127.0.0.1:9' }, secret: 'k' } }),
   'GET /integrations': (t) => ({ query: { organizationId: t.org } }),
   'POST /integrations/{integrationId}/test': () => ({ body: {} }),
+  // A new address each time (an address is unique in its organization; six identical POSTs at once get one 201 and 409s the state explains).
+  'POST /mailboxes': (t) => ({ body: { organizationId: t.org, address: `fuzz-${randomUUID().slice(0, 8)}@acme-fuzz.nl`, smtp: { host: 'smtp.acme-fuzz.nl', port: 587 }, secret: 'pw', dailyCap: 20 } }),
+  'GET /mailboxes': (t) => ({ query: { organizationId: t.org } }),
+  'PATCH /mailboxes/{mailboxId}': () => ({ body: { dailyCap: 25, sendingWindow: { start: '08:00', end: '24:00' }, timezone: 'Europe/Amsterdam' } }),
   'POST /u/{token}': () => ({}), // no body: the link alone unsubscribes (six at once: all 200)
 };
 const exampleFor = (op: Operation, t: Tenant): Example => examples[key(op)]?.(t) ?? (op.body && op.method !== 'GET' ? { body: {} } : {});
@@ -618,7 +624,7 @@ test('every path parameter names a kind of record both tenants have', () => {
 const ordered = [...operations].sort((x, y) => Number(x.method === 'DELETE') - Number(y.method === 'DELETE'));
 
 // A 409 that the state explains (a run of the signal already in progress), not a race.
-const CONFLICT_BY_STATE = new Set(['POST /signals/{signalId}/reprocess', 'POST /sources/{sourceId}/run']);
+const CONFLICT_BY_STATE = new Set(['POST /mailboxes', 'POST /signals/{signalId}/reprocess', 'POST /sources/{sourceId}/run']);
 
 test('the same valid write six times at once: all answered, no 5xx, and no 409 from a race', async () => {
   // Races between identical requests (version numbers, one-current rows, idempotent adds) must end in

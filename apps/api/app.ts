@@ -21,6 +21,7 @@ import { companyRoutes } from './routes/companies';
 import { complianceRoutes } from './routes/compliance';
 import { contactRoutes } from './routes/contacts';
 import { integrationRoutes } from './routes/integrations';
+import { mailboxRoutes } from './routes/mailboxes';
 import { opportunityRoutes } from './routes/opportunities';
 import { organizationRoutes } from './routes/organizations';
 import { settingsRoutes } from './routes/settings';
@@ -99,6 +100,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(contactRoutes(deps));
   app.use(complianceRoutes(deps));
   app.use(integrationRoutes(deps));
+  app.use(mailboxRoutes(deps));
   app.use((req, res) => sendProblem(res, 'NOT_FOUND', `No route for ${req.method} ${req.path}`));
   app.use(errorHandler(deps.logger));
   return app;

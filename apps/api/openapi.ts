@@ -12,7 +12,7 @@ import * as s from './schemas';
  * one entry below naming it in `answer`, with its operationId, tag, role and the problems it can
  * answer beyond those its role and inputs imply.
  */
-type Tag = 'Health' | 'Reference' | 'Organizations' | 'Sources' | 'Signals' | 'Opportunities' | 'Settings' | 'Companies' | 'Contacts' | 'Compliance' | 'Integrations';
+type Tag = 'Health' | 'Reference' | 'Organizations' | 'Sources' | 'Signals' | 'Opportunities' | 'Settings' | 'Companies' | 'Contacts' | 'Compliance' | 'Integrations' | 'Mailboxes';
 
 export const TAGS: Record<Tag, string> = {
   Health: 'Liveness, readiness and metrics of the API process',
@@ -26,6 +26,7 @@ export const TAGS: Record<Tag, string> = {
   Contacts: 'People at companies, their lawful basis, the compliance gate and erasure',
   Compliance: 'Suppressions, compliance settings and their audit log, the channel policy',
   Integrations: 'CRM, enrichment and LLM providers (write-only secrets)',
+  Mailboxes: 'Sending mailboxes: SMTP/IMAP server (write-only secret), sending window, days, holidays and limits',
 };
 
 type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 500 | 503;
@@ -110,6 +111,10 @@ export const OPERATIONS: Operation[] = [
   { id: 'listIntegrations', method: 'get', path: '/integrations', tag: 'Integrations', summary: 'List integrations', role: 'viewer', query: s.listIntegrationsQuery, answer: z.array(r.Integration) },
   { id: 'getIntegration', method: 'get', path: '/integrations/{integrationId}', tag: 'Integrations', summary: 'One integration', role: 'viewer', answer: r.Integration },
   { id: 'testIntegration', method: 'post', path: '/integrations/{integrationId}/test', tag: 'Integrations', summary: 'Verify the stored secret with the provider', role: 'admin', body: s.emptyBody, answer: r.Integration, problems: [503] },
+  { id: 'createMailbox', method: 'post', path: '/mailboxes', tag: 'Mailboxes', summary: 'Add a mailbox (secret write-only; 409 when the address exists in the organization; 503 without INTEGRATION_SECRET_KEY)', role: 'member', body: s.createMailboxBody, status: 201, answer: r.Mailbox, problems: [409, 503] },
+  { id: 'listMailboxes', method: 'get', path: '/mailboxes', tag: 'Mailboxes', summary: 'List mailboxes', role: 'viewer', query: s.listMailboxesQuery, answer: z.array(r.Mailbox) },
+  { id: 'getMailbox', method: 'get', path: '/mailboxes/{mailboxId}', tag: 'Mailboxes', summary: 'One mailbox', role: 'viewer', answer: r.Mailbox },
+  { id: 'updateMailbox', method: 'patch', path: '/mailboxes/{mailboxId}', tag: 'Mailboxes', summary: 'Change a mailbox (any field but organizationId and address; 503 for a secret without INTEGRATION_SECRET_KEY)', role: 'member', body: s.patchMailboxBody, answer: r.Mailbox, problems: [503] },
 ];
 
 /** The named problem responses (components/responses), by status. */

@@ -3,6 +3,7 @@ import type { getCompany } from '../../db/queries/companies';
 import type { complianceSettings, currentLawfulBasis, GateResult, getSuppression, listAudit } from '../../db/queries/compliance';
 import type { getContact } from '../../db/queries/contacts';
 import type { getIntegration } from '../../db/queries/integrations';
+import type { getMailbox } from '../../db/queries/mailboxes';
 import type { getOpportunity } from '../../db/queries/opportunities';
 import type { addOrChangeMembership } from '../../db/queries/organizations';
 import type { industryProfileSettings, scoringSettings } from '../../db/queries/settings';
@@ -530,3 +531,32 @@ export const ROWS_MATCH_SCHEMAS: {
   IndustryProfile: true, Persona: true, Product: true, Company: true, Contact: true, LawfulBasis: true, ComplianceGate: true, Suppression: true,
   ComplianceSettings: true, AuditEntry: true, Integration: true, Membership: true,
 };
+
+// Mailboxes (outreach) -------------------------------------------------------------------------------
+const mailServer = z.object({ host: z.string(), port: z.number().int(), secure: z.boolean(), username: nullable(z.string()) });
+export const Mailbox = record(
+  'Mailbox',
+  'A sending mailbox: its SMTP (and IMAP) server, sending calendar and limits; the secret is write-only and never answered',
+  z.object({
+    id,
+    organization_id: id,
+    address: z.string(),
+    domain: z.string().describe('The domain of the address'),
+    display_name: nullable(z.string()),
+    smtp: mailServer,
+    imap: nullable(mailServer),
+    timezone: z.string().describe('IANA time zone of the window and the sending days'),
+    sending_window: z.object({ start: z.string(), end: z.string() }).describe('Local HH:MM; end may be 24:00'),
+    sending_days: z.array(z.number().int()).describe('ISO weekdays, Monday 1'),
+    holiday_country: z.string(),
+    holiday_region: nullable(z.string()),
+    daily_cap: z.number().int(),
+    min_gap_seconds: z.number().int(),
+    dkim_selector: nullable(z.string()),
+    sent_today: z.number().int().describe('Messages of this mailbox sent (sent_at) since the start of its local day'),
+    health: nullable(z.object({ score: z.number(), sendable: z.boolean(), checked_at: timestamp })).describe('The newest health check, or null before the first'),
+    ...stamps,
+  }),
+);
+/** Fails to compile, naming the fields, when the mailbox query and its schema drift apart. */
+export const MAILBOX_ROWS_MATCH_SCHEMAS: { Mailbox: Agrees<Row<typeof getMailbox>, typeof Mailbox> } = { Mailbox: true };

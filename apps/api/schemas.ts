@@ -1,3 +1,7 @@
+import { isIP } from 'node:net';
+import { IANAZone } from 'luxon';
+import { minutesOf } from '../../domain/sending/business-days';
+import { isHolidayCountry } from '../../domain/sending/holidays';
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
 import { checkEmail, registrableDomain } from '../../domain/companies/identity';
@@ -304,3 +308,92 @@ function isIsoCountry(v: string): boolean {
 // ---- One-click unsubscribe (outreach S2) ----------------------------------------------------------
 /** The form a mail client posts to /u/{token} (RFC 8058); an empty body is accepted too. */
 export const unsubscribeForm = z.object({ 'List-Unsubscribe': z.literal('One-Click') }).partial();
+
+// Mailboxes (outreach) -------------------------------------------------------------------------------
+/** "HH:MM", 00:00 to 24:00 (24:00 only as a window's end). */
+const timeOfDay = z.string().refine((v) => minutesOf(v) !== null, 'must be a time of day as HH:MM (00:00 to 24:00)');
+const host = z
+  .string()
+  .trim()
+  .min(1)
+  .max(253)
+  .refine((v) => isIP(v) !== 0 || /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(v), 'must be a host name or an IP address');
+const mailServer = z
+  .object({
+    host,
+    port: z.number().int().min(1, 'must be a port 1..65535').max(65535, 'must be a port 1..65535'),
+    secure: z.boolean().optional(),
+    username: z.string().trim().min(1).max(320).optional(),
+  })
+  .strict();
+/** A sending address: valid (checkEmail), ASCII only; an internationalized domain (IDN, also as xn--) is refused. */
+export const mailboxAddress = z
+  .string()
+  .trim()
+  .max(254)
+  .superRefine((v, ctx) => {
+    // eslint-disable-next-line no-control-regex
+    if (/[^\x00-\x7f]/.test(v) || /(^|[@.])xn--/i.test(v)) {
+      ctx.addIssue({ code: 'custom', message: 'internationalized (IDN) addresses and domains are not supported: use an ASCII address' });
+      return;
+    }
+    const r = checkEmail(v);
+    if (!r.ok) ctx.addIssue({ code: 'custom', message: r.reason });
+  });
+const timezone = z
+  .string()
+  .max(100)
+  .refine((v) => IANAZone.isValidZone(v), 'is not an IANA time zone (such as Europe/Amsterdam)')
+  .transform((v) => new Intl.DateTimeFormat('en', { timeZone: v }).resolvedOptions().timeZone);
+const sendingWindow = z
+  .object({ start: timeOfDay, end: timeOfDay })
+  .strict()
+  .superRefine((w, ctx) => {
+    const start = minutesOf(w.start);
+    const end = minutesOf(w.end);
+    if (start === null || end === null) return;
+    if (start >= 24 * 60) ctx.addIssue({ code: 'custom', path: ['start'], message: 'the window cannot start at 24:00' });
+    else if (end <= start) ctx.addIssue({ code: 'custom', path: ['end'], message: 'the window must end after it starts' });
+  });
+const sendingDays = z
+  .array(z.number().int().min(1, 'must be an ISO weekday 1 (Monday) to 7 (Sunday)').max(7, 'must be an ISO weekday 1 (Monday) to 7 (Sunday)'))
+  .min(1, 'must name at least one day')
+  .max(7)
+  .refine((days) => new Set(days).size === days.length, 'must not name a day twice');
+const holidayCountry = z.string().refine(isHolidayCountry, 'is not a country with known public holidays (ISO 3166-1 alpha-2, such as NL)');
+const holidayRegion = z.string().regex(/^[A-Za-z0-9]{1,10}$/, 'must be a region code such as BY or CA');
+const mailboxSettings = {
+  smtp: mailServer,
+  imap: mailServer.optional(),
+  secret: z.string().min(1).max(4096),
+  timezone: timezone.optional(),
+  sendingWindow: sendingWindow.optional(),
+  sendingDays: sendingDays.optional(),
+  holidayCountry: holidayCountry.optional(),
+  dailyCap: z.number().int().min(1, 'must be between 1 and 500').max(500, 'must be between 1 and 500').optional(),
+  minGapSeconds: z.number().int().min(0, 'must be between 0 and 3600').max(3600, 'must be between 0 and 3600').optional(),
+};
+const dkimSelector = z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,62})$/, 'must be a DKIM selector (letters, digits, dots, dashes)');
+export const createMailboxBody = z
+  .object({
+    organizationId: uuid,
+    address: mailboxAddress,
+    displayName: optionalText(200),
+    ...mailboxSettings,
+    holidayRegion: holidayRegion.optional(),
+    dkimSelector: dkimSelector.optional(),
+  })
+  .strict();
+/** Any field of POST but organizationId and address; null clears an optional one. */
+export const patchMailboxBody = z
+  .object({
+    displayName: z.string().trim().min(1).max(200).nullable().optional(),
+    ...mailboxSettings,
+    smtp: mailServer.optional(),
+    imap: mailServer.nullable().optional(),
+    secret: mailboxSettings.secret.optional(),
+    holidayRegion: holidayRegion.nullable().optional(),
+    dkimSelector: dkimSelector.nullable().optional(),
+  })
+  .strict();
+export const listMailboxesQuery = z.object(listBase).strict();

@@ -48,3 +48,5 @@ function originOf(url: string): string {
     return 'invalid';
   }
 }
+/** A mailbox's SMTP/IMAP password, bound to its row the same way. */
+export const mailboxSecretContext = (organizationId: string, mailboxId: string) => `mailbox:${organizationId}:${mailboxId}`;

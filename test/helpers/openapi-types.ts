@@ -776,6 +776,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mailboxes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List mailboxes
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["listMailboxes"];
+        put?: never;
+        /**
+         * Add a mailbox (secret write-only; 409 when the address exists in the organization; 503 without INTEGRATION_SECRET_KEY)
+         * @description The member role or above in the organization.
+         */
+        post: operations["createMailbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mailboxes/{mailboxId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One mailbox
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getMailbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a mailbox (any field but organizationId and address; 503 for a secret without INTEGRATION_SECRET_KEY)
+         * @description The member role or above in the organization.
+         */
+        patch: operations["updateMailbox"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1411,6 +1459,56 @@ export interface components {
             };
             last_error: string | null;
             last_tested_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A sending mailbox: its SMTP (and IMAP) server, sending calendar and limits; the secret is write-only and never answered */
+        Mailbox: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            address: string;
+            /** @description The domain of the address */
+            domain: string;
+            display_name: string | null;
+            smtp: {
+                host: string;
+                port: number;
+                secure: boolean;
+                username: string | null;
+            };
+            imap: {
+                host: string;
+                port: number;
+                secure: boolean;
+                username: string | null;
+            } | null;
+            /** @description IANA time zone of the window and the sending days */
+            timezone: string;
+            /** @description Local HH:MM; end may be 24:00 */
+            sending_window: {
+                start: string;
+                end: string;
+            };
+            /** @description ISO weekdays, Monday 1 */
+            sending_days: number[];
+            holiday_country: string;
+            holiday_region: string | null;
+            daily_cap: number;
+            min_gap_seconds: number;
+            dkim_selector: string | null;
+            /** @description Messages of this mailbox sent (sent_at) since the start of its local day */
+            sent_today: number;
+            /** @description The newest health check, or null before the first */
+            health: {
+                score: number;
+                sendable: boolean;
+                /** Format: date-time */
+                checked_at: string;
+            } | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -3100,6 +3198,185 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Integration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMailboxes: {
+        parameters: {
+            query: {
+                organizationId: string;
+                limit?: number;
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List mailboxes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mailbox"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createMailbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    organizationId: string;
+                    address: string;
+                    displayName?: string;
+                    smtp: {
+                        host: string;
+                        port: number;
+                        secure?: boolean;
+                        username?: string;
+                    };
+                    imap?: {
+                        host: string;
+                        port: number;
+                        secure?: boolean;
+                        username?: string;
+                    };
+                    secret: string;
+                    timezone?: string;
+                    sendingWindow?: {
+                        start: string;
+                        end: string;
+                    };
+                    sendingDays?: number[];
+                    holidayCountry?: string;
+                    dailyCap?: number;
+                    minGapSeconds?: number;
+                    holidayRegion?: string;
+                    dkimSelector?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Add a mailbox (secret write-only; 409 when the address exists in the organization; 503 without INTEGRATION_SECRET_KEY) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mailbox"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMailbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                mailboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One mailbox */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mailbox"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateMailbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                mailboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    displayName?: string | null;
+                    smtp?: {
+                        host: string;
+                        port: number;
+                        secure?: boolean;
+                        username?: string;
+                    };
+                    imap?: {
+                        host: string;
+                        port: number;
+                        secure?: boolean;
+                        username?: string;
+                    } | null;
+                    secret?: string;
+                    timezone?: string;
+                    sendingWindow?: {
+                        start: string;
+                        end: string;
+                    };
+                    sendingDays?: number[];
+                    holidayCountry?: string;
+                    dailyCap?: number;
+                    minGapSeconds?: number;
+                    holidayRegion?: string | null;
+                    dkimSelector?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Change a mailbox (any field but organizationId and address; 503 for a secret without INTEGRATION_SECRET_KEY) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mailbox"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import { Router } from 'express';
+import { z } from 'zod';
+import { defaultHolidayCountry, getMailbox, insertMailbox, listMailboxes, mailboxByAddress, MailboxValues, ServerConfig, updateMailbox } from '../../../db/queries/mailboxes';
+import { holidayRegions, isHolidayRegion } from '../../../domain/sending/holidays';
+import { checkEmail } from '../../../domain/companies/identity';
+import { mailboxSecretContext } from '../../shared/secrets';
+import { withRecordRole, withRole, WRITE } from '../access';
+import { conflict, ProblemError, validationFailed } from '../errors';
+import type { ApiDeps } from '../app';
+import { createMailboxBody, listMailboxesQuery, patchMailboxBody } from '../schemas';
+import { parseBody, parseQuery, pathId } from '../validate';
+
+/** Contract defaults (shared/api-contract.md, Mailboxes); the holiday country defaults to the organization's default country. */
+const DEFAULTS = { timezone: 'Europe/Amsterdam', sendingWindow: { start: '09:00', end: '17:00' }, sendingDays: [1, 2, 3, 4, 5], dailyCap: 30, minGapSeconds: 120 };
+
+type ServerInput = z.infer<typeof createMailboxBody>['smtp'];
+/** secure defaults to implicit TLS on the protocol's TLS port (SMTP 465, IMAP 993). */
+const server = (s: ServerInput, tlsPort: number): ServerConfig => ({ host: s.host, port: s.port, secure: s.secure ?? s.port === tlsPort, username: s.username ?? null });
+
+function requireRegionOf(country: string, region: string | null | undefined): void {
+  if (region && !isHolidayRegion(country, region)) {
+    const known = Object.keys(holidayRegions(country));
+    throw validationFailed([
+      { path: 'body.holidayRegion', message: known.length ? `is not a region of ${country} (one of ${known.join(', ')})` : `${country} has no holiday regions` },
+    ]);
+  }
+}
+
+/**
+ * Mailboxes: members and above add and change them (a sales rep connects their own mailbox, as in
+ * Outreach or lemlist), any member reads them. The secret (SMTP/IMAP password) is write-only, sealed
+ * with AES-256-GCM bound to the row, never answered or logged.
+ */
+export function mailboxRoutes({ db, secrets }: ApiDeps): Router {
+  const r = Router();
+  const box = () => {
+    if (!secrets) throw new ProblemError('SERVICE_UNAVAILABLE', 'Mailboxes are not available: INTEGRATION_SECRET_KEY is not configured');
+    return secrets;
+  };
+
+  r.post('/mailboxes', async (req, res) => {
+    const body = parseBody(createMailboxBody, req);
+    const sealer = box();
+    const address = (checkEmail(body.address) as { email: string }).email;
+    const id = randomUUID();
+    const mailbox = await withRole(db, req, body.organizationId, WRITE, async (tx) => {
+      const holidayCountry = body.holidayCountry ?? (await defaultHolidayCountry(tx, body.organizationId));
+      requireRegionOf(holidayCountry, body.holidayRegion);
+      const existing = await mailboxByAddress(tx, body.organizationId, address);
+      if (existing) throw conflict('The organization already has a mailbox with this address', { mailbox_id: existing.id });
+      return insertMailbox(tx, {
+        id,
+        organizationId: body.organizationId,
+        address,
+        domain: address.split('@')[1]!,
+        secret: sealer.seal(body.secret, mailboxSecretContext(body.organizationId, id)),
+        displayName: body.displayName ?? null,
+        smtp: server(body.smtp, 465),
+        imap: body.imap ? server(body.imap, 993) : null,
+        timezone: body.timezone ?? DEFAULTS.timezone,
+        sendingWindow: body.sendingWindow ?? DEFAULTS.sendingWindow,
+        sendingDays: body.sendingDays ?? DEFAULTS.sendingDays,
+        holidayCountry,
+        holidayRegion: body.holidayRegion ?? null,
+        dailyCap: body.dailyCap ?? DEFAULTS.dailyCap,
+        minGapSeconds: body.minGapSeconds ?? DEFAULTS.minGapSeconds,
+        dkimSelector: body.dkimSelector ?? null,
+      });
+    });
+    res.status(201).json(mailbox);
+  });
+
+  r.get('/mailboxes', async (req, res) => {
+    const q = parseQuery(listMailboxesQuery, req);
+    res.json(await withRole(db, req, q.organizationId, 'viewer', (tx) => listMailboxes(tx, q)));
+  });
+
+  r.get('/mailboxes/:mailboxId', async (req, res) => {
+    const id = pathId(req, 'mailboxId', 'mailbox');
+    res.json(await withRecordRole(db, req, { what: 'mailbox', load: (tx) => getMailbox(tx, id) }, 'viewer', async (_tx, found) => found));
+  });
+
+  r.patch('/mailboxes/:mailboxId', async (req, res) => {
+    const id = pathId(req, 'mailboxId', 'mailbox');
+    const body = parseBody(patchMailboxBody, req);
+    const sealer = body.secret !== undefined ? box() : undefined;
+    const mailbox = await withRecordRole(db, req, { what: 'mailbox', load: (tx) => getMailbox(tx, id) }, WRITE, async (tx, existing) => {
+      // A region must belong to the country the mailbox will have.
+      const country = body.holidayCountry ?? existing.holiday_country;
+      const region = body.holidayRegion !== undefined ? body.holidayRegion : existing.holiday_region;
+      if (body.holidayCountry !== undefined && body.holidayRegion === undefined && region && !isHolidayRegion(country, region)) {
+        throw validationFailed([{ path: 'body.holidayRegion', message: `the mailbox's region ${region} is not a region of ${country}: give holidayRegion (or null) with the new country` }]);
+      }
+      requireRegionOf(country, body.holidayRegion);
+      const patch: Partial<MailboxValues> & { secret?: Buffer } = {
+        displayName: body.displayName,
+        smtp: body.smtp && server(body.smtp, 465),
+        imap: body.imap === null ? null : body.imap && server(body.imap, 993),
+        timezone: body.timezone,
+        sendingWindow: body.sendingWindow,
+        sendingDays: body.sendingDays,
+        holidayCountry: body.holidayCountry,
+        holidayRegion: body.holidayRegion,
+        dailyCap: body.dailyCap,
+        minGapSeconds: body.minGapSeconds,
+        dkimSelector: body.dkimSelector,
+        secret: sealer && body.secret !== undefined ? sealer.seal(body.secret, mailboxSecretContext(existing.organization_id, id)) : undefined,
+      };
+      return (await updateMailbox(tx, id, patch))!;
+    });
+    res.json(mailbox);
+  });
+
+  return r;
+}
