@@ -55,7 +55,9 @@ beforeEach(() => {
 afterEach(() => allowPrivateDestinations(true));
 
 test('private, loopback, link-local and metadata addresses are recognised', () => {
-  for (const a of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1']) {
+  for (const a of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1',
+    // IPv6 forms that embed 169.254.169.254: IPv4-mapped (as the URL parser writes it), IPv4-compatible, NAT64, 6to4, Teredo.
+    '::ffff:a9fe:a9fe', '::a9fe:a9fe', '64:ff9b::a9fe:a9fe', '2002:a9fe:a9fe::1', '2001:0:a9fe:a9fe::1']) {
     expect({ a, private: isPrivateAddress(a) }).toEqual({ a, private: true });
   }
   for (const a of ['93.184.216.34', '145.97.39.155', '2a00:1450:4001:82b::200e']) expect({ a, private: isPrivateAddress(a) }).toEqual({ a, private: false });

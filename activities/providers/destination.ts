@@ -24,7 +24,12 @@ for (const [net, prefix] of [
   ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) PRIVATE.addSubnet(net, prefix, 'ipv4');
 // (IPv4-mapped IPv6 addresses are unwrapped in isPrivateAddress: a ::ffff:0:0/96 rule would match every IPv4 address.)
-for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) PRIVATE.addSubnet(net, prefix, 'ipv6');
+// Plus the IPv6 forms that embed an IPv4 address a gateway may forward to (IPv4-compatible ::/96,
+// NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo 2001::/32) and the discard prefix.
+for (const [net, prefix] of [
+  ['::', 96], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+  ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['2002::', 16], ['2001::', 32], ['100::', 64],
+] as const) PRIVATE.addSubnet(net, prefix, 'ipv6');
 
 export class BlockedDestinationError extends Error {
   constructor(message: string) {
