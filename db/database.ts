@@ -30,20 +30,26 @@ export interface Campaigns {
   country_code: string | null;
   created_at: Generated<Timestamp>;
   created_by: string | null;
+  dismissed_reason: string | null;
   goal: string | null;
   id: Generated<string>;
   mailbox_id: string | null;
   min_score: number | null;
   mode: Generated<string>;
+  model: string | null;
   name: string;
   opportunity_id: string | null;
   organization_id: string;
   persona_keys: Generated<string[]>;
   product_keys: Generated<string[]>;
+  prompt_hash: string | null;
+  prompt_key: string | null;
+  prompt_version: string | null;
   proposed_by: Generated<string>;
   rationale: string | null;
   status: Generated<string>;
   suggested_contact_ids: Generated<string[]>;
+  suggested_contacts: Generated<Json>;
   updated_at: Generated<Timestamp>;
 }
 
@@ -139,9 +145,12 @@ export interface Enrollments {
   campaign_id: string;
   contact_id: string;
   created_at: Generated<Timestamp>;
-  current_position: Generated<number>;
+  current_step: Generated<number>;
   id: Generated<string>;
+  next_action_at: Timestamp | null;
   organization_id: string;
+  pause_reason: string | null;
+  resume_at: Timestamp | null;
   sequence_id: string;
   status: Generated<string>;
   stopped_reason: string | null;
@@ -292,6 +301,7 @@ export interface Messages {
 }
 
 export interface Opportunities {
+  brief: Json | null;
   company_id: string | null;
   created_at: Generated<Timestamp>;
   created_by: string | null;

@@ -111,6 +111,12 @@ async function seedTenant(name: string): Promise<Tenant> {
   );
   const opportunity = await as('POST', '/opportunities', { organizationId: org, summary: `${name} manual opportunity` });
   const mailbox = await as('POST', '/mailboxes', { organizationId: org, address: `verkoop@${name.toLowerCase().replace(/\W/g, '')}.nl`, smtp: { host: '127.0.0.1', port: 2525 }, secret: 'not-a-real-password' });
+  // Outreach (campaigns and enrollments): an accepted campaign with one enrollment, and a live proposal.
+  await as('PUT', `/contacts/${contact.id}/lawful-basis`, { organizationId: org, basis: 'legitimate_interest', recipient_kind: 'legal_person', country: 'NL', assessment: 'fuzz' });
+  const accepted = await as('POST', '/campaigns', { organizationId: org, name: `${name} accepted`, contactIds: [contact.id], steps: [{ channel: 'linkedin', delayDays: 0 }] });
+  const enrollment = (await as('POST', `/campaigns/${accepted.id}/accept`, {})).result.enrolled[0];
+  if (!enrollment) throw new Error(`seeding ${name}: the enrollment was skipped`);
+  const campaign = await as('POST', '/campaigns', { organizationId: org, name: `${name} proposal`, opportunityId: opportunity.id, steps: [{ channel: 'email', delayDays: 0 }] });
   // A signal comes from an ingest run; written directly (as the owner) to keep the suite fast.
   const { rows } = await owners.query<{ id: string }>(
     `INSERT INTO signals (organization_id, source_id, external_id, title, dedupe_key, status) VALUES ($1, $2, $3, $4, $5, 'scored') RETURNING id`,
@@ -129,6 +135,8 @@ async function seedTenant(name: string): Promise<Tenant> {
       opportunityId: opportunity.id,
       mailboxId: mailbox.id,
       signalId: rows[0]!.id,
+      campaignId: campaign.id,
+      enrollmentId: enrollment.enrollmentId,
       token: testUnsubscribeTokens().sign(sent.rows[0]!.id),
     },
   };
@@ -188,6 +196,14 @@ const examples: Record<string, (t: Tenant) => Example> = {
   'POST /integrations': (t) => ({ body: { organizationId: t.org, providerKey: 'hunter', kind: 'enrichment', config: { baseUrl: 'http://127.0.0.1:9' }, secret: 'k' } }),
   'GET /integrations': (t) => ({ query: { organizationId: t.org } }),
   'POST /integrations/{integrationId}/test': () => ({ body: {} }),
+  // Campaigns and enrollments (outreach: the strategist's slice)
+  'POST /campaigns': (t) => ({ body: { organizationId: t.org, name: 'Fuzz campaign', steps: [{ channel: 'email', delayDays: 2, instructions: 'Cite the permit' }] } }),
+  'GET /campaigns': (t) => ({ query: { organizationId: t.org, status: 'proposed' } }),
+  'POST /campaigns/{campaignId}/accept': () => ({ body: { mode: 'review' } }),
+  'POST /campaigns/{campaignId}/dismiss': () => ({ body: { reason: 'not now' } }),
+  'GET /enrollments': (t) => ({ query: { organizationId: t.org, status: 'active' } }),
+  'POST /enrollments/{enrollmentId}/stop': () => ({ body: { reason: 'fuzz' } }),
+  'POST /enrollments/{enrollmentId}/resume': () => ({ body: {} }),
   // A new address each time (an address is unique in its organization; six identical POSTs at once get one 201 and 409s the state explains).
   'POST /mailboxes': (t) => ({ body: { organizationId: t.org, address: `fuzz-${randomUUID().slice(0, 8)}@acme-fuzz.nl`, smtp: { host: 'smtp.acme-fuzz.nl', port: 587 }, secret: 'pw', dailyCap: 20 } }),
   'GET /mailboxes': (t) => ({ query: { organizationId: t.org } }),
@@ -624,7 +640,13 @@ test('every path parameter names a kind of record both tenants have', () => {
 const ordered = [...operations].sort((x, y) => Number(x.method === 'DELETE') - Number(y.method === 'DELETE'));
 
 // A 409 that the state explains (a run of the signal already in progress), not a race.
-const CONFLICT_BY_STATE = new Set(['POST /mailboxes', 'POST /signals/{signalId}/reprocess', 'POST /sources/{sourceId}/run']);
+const CONFLICT_BY_STATE = new Set([
+  // An address is unique in its organization: six identical POSTs at once create one mailbox, the others 409.
+  'POST /mailboxes',
+  'POST /signals/{signalId}/reprocess', 'POST /sources/{sourceId}/run',
+  // A campaign is accepted or dismissed once; an enrollment stopped once; only a paused one resumes.
+  'POST /campaigns/{campaignId}/accept', 'POST /campaigns/{campaignId}/dismiss', 'POST /enrollments/{enrollmentId}/stop', 'POST /enrollments/{enrollmentId}/resume',
+]);
 
 test('the same valid write six times at once: all answered, no 5xx, and no 409 from a race', async () => {
   // Races between identical requests (version numbers, one-current rows, idempotent adds) must end in

@@ -27,6 +27,8 @@ import { organizationRoutes } from './routes/organizations';
 import { settingsRoutes } from './routes/settings';
 import { signalRoutes } from './routes/signals';
 import { sourceRoutes } from './routes/sources';
+import { campaignRoutes } from './routes/campaigns';
+import { enrollmentRoutes } from './routes/enrollments';
 
 export interface ApiDeps {
   db: DB;
@@ -100,6 +102,8 @@ export function createApp(deps: ApiDeps): Express {
   app.use(contactRoutes(deps));
   app.use(complianceRoutes(deps));
   app.use(integrationRoutes(deps));
+  app.use(campaignRoutes(deps));
+  app.use(enrollmentRoutes(deps));
   app.use(mailboxRoutes(deps));
   app.use((req, res) => sendProblem(res, 'NOT_FOUND', `No route for ${req.method} ${req.path}`));
   app.use(errorHandler(deps.logger));

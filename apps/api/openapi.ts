@@ -12,7 +12,7 @@ import * as s from './schemas';
  * one entry below naming it in `answer`, with its operationId, tag, role and the problems it can
  * answer beyond those its role and inputs imply.
  */
-type Tag = 'Health' | 'Reference' | 'Organizations' | 'Sources' | 'Signals' | 'Opportunities' | 'Settings' | 'Companies' | 'Contacts' | 'Compliance' | 'Integrations' | 'Mailboxes';
+type Tag = 'Health' | 'Reference' | 'Organizations' | 'Sources' | 'Signals' | 'Opportunities' | 'Settings' | 'Companies' | 'Contacts' | 'Compliance' | 'Integrations' | 'Mailboxes' | 'Campaigns' | 'Enrollments';
 
 export const TAGS: Record<Tag, string> = {
   Health: 'Liveness, readiness and metrics of the API process',
@@ -26,6 +26,8 @@ export const TAGS: Record<Tag, string> = {
   Contacts: 'People at companies, their lawful basis, the compliance gate and erasure',
   Compliance: 'Suppressions, compliance settings and their audit log, the channel policy',
   Integrations: 'CRM, enrichment and LLM providers (write-only secrets)',
+  Campaigns: "Outreach campaigns: the strategist's proposals and a person's own, accepted or dismissed",
+  Enrollments: "Contacts in a campaign's sequence: stop and resume",
   Mailboxes: 'Sending mailboxes: SMTP/IMAP server (write-only secret), sending window, days, holidays and limits',
 };
 
@@ -115,6 +117,16 @@ export const OPERATIONS: Operation[] = [
   { id: 'listMailboxes', method: 'get', path: '/mailboxes', tag: 'Mailboxes', summary: 'List mailboxes', role: 'viewer', query: s.listMailboxesQuery, answer: z.array(r.Mailbox) },
   { id: 'getMailbox', method: 'get', path: '/mailboxes/{mailboxId}', tag: 'Mailboxes', summary: 'One mailbox', role: 'viewer', answer: r.Mailbox },
   { id: 'updateMailbox', method: 'patch', path: '/mailboxes/{mailboxId}', tag: 'Mailboxes', summary: 'Change a mailbox (any field but organizationId and address; 503 for a secret without INTEGRATION_SECRET_KEY)', role: 'member', body: s.patchMailboxBody, answer: r.Mailbox, problems: [503] },
+  // Campaigns and enrollments (outreach: the strategist's slice)
+  { id: 'createCampaign', method: 'post', path: '/campaigns', tag: 'Campaigns', summary: "A person's campaign (status proposed, proposed_by user; 409 when the opportunity has a live proposal)", role: 'member', body: s.createCampaignBody, status: 201, answer: r.Campaign, problems: [409] },
+  { id: 'listCampaigns', method: 'get', path: '/campaigns', tag: 'Campaigns', summary: 'List campaigns', role: 'viewer', query: s.listCampaignsQuery, answer: z.array(r.Campaign) },
+  { id: 'getCampaign', method: 'get', path: '/campaigns/{campaignId}', tag: 'Campaigns', summary: 'One campaign with its steps and enrollment counts', role: 'viewer', answer: r.Campaign },
+  { id: 'acceptCampaign', method: 'post', path: '/campaigns/{campaignId}/accept', tag: 'Campaigns', summary: 'Accept a proposal: enroll its contacts (409 when not proposed)', role: 'member', body: s.acceptCampaignBody, answer: r.CampaignAcceptance, problems: [409] },
+  { id: 'dismissCampaign', method: 'post', path: '/campaigns/{campaignId}/dismiss', tag: 'Campaigns', summary: 'Dismiss a proposal (archived; 409 when not proposed)', role: 'member', body: s.dismissCampaignBody, answer: r.Campaign, problems: [409] },
+  { id: 'listEnrollments', method: 'get', path: '/enrollments', tag: 'Enrollments', summary: 'List enrollments', role: 'viewer', query: s.listEnrollmentsQuery, answer: z.array(r.Enrollment) },
+  { id: 'getEnrollment', method: 'get', path: '/enrollments/{enrollmentId}', tag: 'Enrollments', summary: 'One enrollment', role: 'viewer', answer: r.Enrollment },
+  { id: 'stopEnrollment', method: 'post', path: '/enrollments/{enrollmentId}/stop', tag: 'Enrollments', summary: 'Stop an enrollment; its waiting drafts are skipped (409 when it has ended)', role: 'member', body: s.stopEnrollmentBody, answer: r.Enrollment, problems: [409] },
+  { id: 'resumeEnrollment', method: 'post', path: '/enrollments/{enrollmentId}/resume', tag: 'Enrollments', summary: 'Resume a paused enrollment (409 unless paused)', role: 'member', body: s.emptyBody, answer: r.Enrollment, problems: [409] },
 ];
 
 /** The named problem responses (components/responses), by status. */

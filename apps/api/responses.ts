@@ -560,3 +560,109 @@ export const Mailbox = record(
 );
 /** Fails to compile, naming the fields, when the mailbox query and its schema drift apart. */
 export const MAILBOX_ROWS_MATCH_SCHEMAS: { Mailbox: Agrees<Row<typeof getMailbox>, typeof Mailbox> } = { Mailbox: true };
+
+// Campaigns and enrollments (outreach: the strategist's slice) ----------------------------------------------
+export const CampaignStep = record(
+  'CampaignStep',
+  "A step of a campaign's sequence: its channel (phone and linkedin steps are tasks), the business days to wait before it, and what to write or do",
+  z.object({
+    id,
+    sequence_id: id,
+    position: z.number().int().min(1),
+    channel: z.enum(['email', 'phone', 'linkedin']),
+    delay_days: z.number().int().min(0).describe("Business days of the mailbox (its sending days, less public holidays) after the previous step"),
+    instructions: nullable(z.string()),
+  }),
+);
+
+const SuggestedContact = z
+  .object({
+    contact_id: id,
+    full_name: z.string(),
+    title: nullable(z.string()),
+    persona: nullable(z.string()).describe('The industry-profile persona (segment) the title matched'),
+    rank: z.number().int().min(1),
+    channels: z.array(z.enum(['email', 'phone', 'linkedin'])).describe('The step channels the compliance gate allows for this contact in the company’s country'),
+    email_route: nullable(z.enum(['personal', 'generic'])).describe('Where an e-mail step goes: the person’s address, or the company’s published generic address'),
+    rule_ids: z.array(z.string()).describe('The channel-policy rows that allow those channels'),
+  })
+  .describe('One contact of a proposal, ranked by persona priority');
+
+export const Campaign = record(
+  'Campaign',
+  'A campaign: proposed by the strategist (proposed_by agent) or a person, then accepted (active) or dismissed (archived); with its steps and its enrollments counted by status',
+  z.object({
+    id,
+    organization_id: id,
+    name: z.string(),
+    status: z.enum(['proposed', 'active', 'paused', 'completed', 'archived']),
+    mode: z.enum(['review', 'auto']),
+    goal: nullable(z.string()),
+    brief: nullable(z.string()),
+    country_code: nullable(z.string()),
+    persona_keys: z.array(z.string()),
+    product_keys: z.array(z.string()),
+    min_score: nullable(z.number().int()),
+    mailbox_id: nullable(id),
+    proposed_by: z.enum(['user', 'agent']),
+    opportunity_id: nullable(id),
+    suggested_contact_ids: z.array(id),
+    suggested_contacts: z.array(SuggestedContact).describe("The strategist's plan per contact (empty for a person's campaign)"),
+    rationale: nullable(z.string()),
+    model: nullable(z.string()).describe("What wrote goal, brief, rationale and instructions: a model, or 'template-writer@1.0.0'"),
+    prompt_key: nullable(z.string()),
+    prompt_version: nullable(z.string()),
+    prompt_hash: nullable(z.string()),
+    dismissed_reason: nullable(z.string()),
+    created_by: nullable(id),
+    ...stamps,
+    sequence_id: nullable(id),
+    steps: z.array(CampaignStep),
+    enrollment_counts: z.record(z.string(), z.number().int()).describe('Enrollments by status'),
+  }),
+);
+
+export const CampaignAcceptance = record(
+  'CampaignAcceptance',
+  'An accepted campaign and who was enrolled or skipped, with the reason',
+  z.object({
+    campaign: Campaign,
+    result: z.object({
+      enrolled: z.array(z.object({ enrollmentId: id, contactId: id })),
+      skipped: z.array(
+        z.object({
+          contactId: id,
+          reason: z.enum(['already_enrolled', 'no_lawful_basis', 'suppressed', 'no_email', 'channel_not_allowed', 'no_allowed_channel', 'erased']),
+        }),
+      ),
+    }),
+  }),
+);
+
+export const Enrollment = record(
+  'Enrollment',
+  "One contact in one campaign's sequence: where it is (current_step) and when it acts next",
+  z.object({
+    id,
+    organization_id: id,
+    campaign_id: id,
+    contact_id: id,
+    status: z.enum(['active', 'paused', 'stopped', 'completed', 'failed']),
+    current_step: z.number().int().min(0).describe('The position of the last step acted on; 0 before the first'),
+    next_action_at: nullable(timestamp),
+    pause_reason: nullable(z.enum(['out_of_office', 'account_replied'])),
+    resume_at: nullable(timestamp),
+    stopped_reason: nullable(z.string()),
+    workflow_id: nullable(z.string()).describe('The id of its sequence workflow: enrollment/<id>'),
+    ...stamps,
+  }),
+);
+
+import type { getCampaign } from '../../db/queries/campaigns';
+import type { getEnrollment } from '../../db/queries/enrollments';
+/** As ROWS_MATCH_SCHEMAS, for the campaign and enrollment queries. */
+export const OUTREACH_CAMPAIGN_ROWS_MATCH: {
+  Campaign: Agrees<Row<typeof getCampaign>, typeof Campaign>;
+  CampaignStep: Agrees<Row<typeof getCampaign>['steps'][number], typeof CampaignStep>;
+  Enrollment: Agrees<Row<typeof getEnrollment>, typeof Enrollment>;
+} = { Campaign: true, CampaignStep: true, Enrollment: true };

@@ -397,3 +397,42 @@ export const patchMailboxBody = z
   })
   .strict();
 export const listMailboxesQuery = z.object(listBase).strict();
+
+// Campaigns and enrollments (outreach: the strategist's slice) -----------------------------------
+const campaignModes = ['review', 'auto'] as const;
+export const campaignStatuses = ['proposed', 'active', 'paused', 'completed', 'archived'] as const;
+export const enrollmentStatuses = ['active', 'paused', 'stopped', 'completed', 'failed'] as const;
+const stepBody = z
+  .object({
+    channel: z.enum(['email', 'phone', 'linkedin']),
+    delayDays: z.number().int('must be a whole number of business days').min(0, 'must not be negative').max(365),
+    instructions: z.string().trim().min(1).max(4000).optional(),
+  })
+  .strict();
+const reasonBody = z.object({ reason: z.string().trim().min(1).max(500).optional() }).strict();
+const contactIdList = z.array(uuid).max(100).refine((ids) => new Set(ids).size === ids.length, 'must not repeat a contact');
+const keyList = z.array(z.string().trim().min(1).max(100)).max(50);
+export const createCampaignBody = z
+  .object({
+    organizationId: uuid,
+    name,
+    opportunityId: uuid.optional(),
+    mailboxId: uuid.optional(),
+    mode: z.enum(campaignModes).optional(),
+    goal: z.string().trim().min(1).max(2000).optional(),
+    brief: z.string().trim().min(1).max(20000).optional(),
+    countryCode: countryCode.optional(),
+    personaKeys: keyList.optional(),
+    productKeys: keyList.optional(),
+    minScore: z.number().int().min(0).max(1000).optional(),
+    contactIds: contactIdList.optional(),
+    steps: z.array(stepBody).min(1, 'a campaign needs at least one step').max(20),
+  })
+  .strict();
+export const listCampaignsQuery = z.object({ ...listBase, opportunityId: uuid.optional(), status: z.enum(campaignStatuses).optional() }).strict();
+export const acceptCampaignBody = z.object({ contactIds: contactIdList.optional(), mailboxId: uuid.optional(), mode: z.enum(campaignModes).optional() }).strict();
+export const dismissCampaignBody = reasonBody;
+export const listEnrollmentsQuery = z
+  .object({ ...listBase, campaignId: uuid.optional(), contactId: uuid.optional(), status: z.enum(enrollmentStatuses).optional() })
+  .strict();
+export const stopEnrollmentBody = reasonBody;

@@ -824,6 +824,170 @@ export interface paths {
         patch: operations["updateMailbox"];
         trace?: never;
     };
+    "/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List campaigns
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["listCampaigns"];
+        put?: never;
+        /**
+         * A person's campaign (status proposed, proposed_by user; 409 when the opportunity has a live proposal)
+         * @description The member role or above in the organization.
+         */
+        post: operations["createCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/campaigns/{campaignId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One campaign with its steps and enrollment counts
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getCampaign"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/campaigns/{campaignId}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a proposal: enroll its contacts (409 when not proposed)
+         * @description The member role or above in the organization.
+         */
+        post: operations["acceptCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/campaigns/{campaignId}/dismiss": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dismiss a proposal (archived; 409 when not proposed)
+         * @description The member role or above in the organization.
+         */
+        post: operations["dismissCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/enrollments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List enrollments
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["listEnrollments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/enrollments/{enrollmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One enrollment
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getEnrollment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/enrollments/{enrollmentId}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop an enrollment; its waiting drafts are skipped (409 when it has ended)
+         * @description The member role or above in the organization.
+         */
+        post: operations["stopEnrollment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/enrollments/{enrollmentId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused enrollment (409 unless paused)
+         * @description The member role or above in the organization.
+         */
+        post: operations["resumeEnrollment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1509,6 +1673,119 @@ export interface components {
                 /** Format: date-time */
                 checked_at: string;
             } | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A step of a campaign's sequence: its channel (phone and linkedin steps are tasks), the business days to wait before it, and what to write or do */
+        CampaignStep: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            sequence_id: string;
+            position: number;
+            /** @enum {string} */
+            channel: "email" | "phone" | "linkedin";
+            /** @description Business days of the mailbox (its sending days, less public holidays) after the previous step */
+            delay_days: number;
+            instructions: string | null;
+        };
+        /** @description A campaign: proposed by the strategist (proposed_by agent) or a person, then accepted (active) or dismissed (archived); with its steps and its enrollments counted by status */
+        Campaign: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            name: string;
+            /** @enum {string} */
+            status: "proposed" | "active" | "paused" | "completed" | "archived";
+            /** @enum {string} */
+            mode: "review" | "auto";
+            goal: string | null;
+            brief: string | null;
+            country_code: string | null;
+            persona_keys: string[];
+            product_keys: string[];
+            min_score: number | null;
+            mailbox_id: string | null;
+            /** @enum {string} */
+            proposed_by: "user" | "agent";
+            opportunity_id: string | null;
+            suggested_contact_ids: string[];
+            /** @description The strategist's plan per contact (empty for a person's campaign) */
+            suggested_contacts: {
+                /** Format: uuid */
+                contact_id: string;
+                full_name: string;
+                title: string | null;
+                /** @description The industry-profile persona (segment) the title matched */
+                persona: string | null;
+                rank: number;
+                /** @description The step channels the compliance gate allows for this contact in the company’s country */
+                channels: ("email" | "phone" | "linkedin")[];
+                /** @description Where an e-mail step goes: the person’s address, or the company’s published generic address */
+                email_route: ("personal" | "generic") | null;
+                /** @description The channel-policy rows that allow those channels */
+                rule_ids: string[];
+            }[];
+            rationale: string | null;
+            /** @description What wrote goal, brief, rationale and instructions: a model, or 'template-writer@1.0.0' */
+            model: string | null;
+            prompt_key: string | null;
+            prompt_version: string | null;
+            prompt_hash: string | null;
+            dismissed_reason: string | null;
+            created_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            sequence_id: string | null;
+            steps: components["schemas"]["CampaignStep"][];
+            /** @description Enrollments by status */
+            enrollment_counts: {
+                [key: string]: number;
+            };
+        };
+        /** @description An accepted campaign and who was enrolled or skipped, with the reason */
+        CampaignAcceptance: {
+            campaign: components["schemas"]["Campaign"];
+            result: {
+                enrolled: {
+                    /** Format: uuid */
+                    enrollmentId: string;
+                    /** Format: uuid */
+                    contactId: string;
+                }[];
+                skipped: {
+                    /** Format: uuid */
+                    contactId: string;
+                    /** @enum {string} */
+                    reason: "already_enrolled" | "no_lawful_basis" | "suppressed" | "no_email" | "channel_not_allowed" | "no_allowed_channel" | "erased";
+                }[];
+            };
+        };
+        /** @description One contact in one campaign's sequence: where it is (current_step) and when it acts next */
+        Enrollment: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /** Format: uuid */
+            campaign_id: string;
+            /** Format: uuid */
+            contact_id: string;
+            /** @enum {string} */
+            status: "active" | "paused" | "stopped" | "completed" | "failed";
+            /** @description The position of the last step acted on; 0 before the first */
+            current_step: number;
+            next_action_at: string | null;
+            pause_reason: ("out_of_office" | "account_replied") | null;
+            resume_at: string | null;
+            stopped_reason: string | null;
+            /** @description The id of its sequence workflow: enrollment/<id> */
+            workflow_id: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -3388,6 +3665,327 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listCampaigns: {
+        parameters: {
+            query: {
+                organizationId: string;
+                limit?: number;
+                before?: string;
+                opportunityId?: string;
+                status?: "proposed" | "active" | "paused" | "completed" | "archived";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List campaigns */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    organizationId: string;
+                    name: string;
+                    /** Format: uuid */
+                    opportunityId?: string;
+                    /** Format: uuid */
+                    mailboxId?: string;
+                    /** @enum {string} */
+                    mode?: "review" | "auto";
+                    goal?: string;
+                    brief?: string;
+                    countryCode?: string;
+                    personaKeys?: string[];
+                    productKeys?: string[];
+                    minScore?: number;
+                    contactIds?: string[];
+                    steps: {
+                        /** @enum {string} */
+                        channel: "email" | "phone" | "linkedin";
+                        delayDays: number;
+                        instructions?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description A person's campaign (status proposed, proposed_by user; 409 when the opportunity has a live proposal) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One campaign with its steps and enrollment counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    acceptCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    contactIds?: string[];
+                    /** Format: uuid */
+                    mailboxId?: string;
+                    /** @enum {string} */
+                    mode?: "review" | "auto";
+                };
+            };
+        };
+        responses: {
+            /** @description Accept a proposal: enroll its contacts (409 when not proposed) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignAcceptance"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    dismissCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Dismiss a proposal (archived; 409 when not proposed) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listEnrollments: {
+        parameters: {
+            query: {
+                organizationId: string;
+                limit?: number;
+                before?: string;
+                campaignId?: string;
+                contactId?: string;
+                status?: "active" | "paused" | "stopped" | "completed" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List enrollments */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Enrollment"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getEnrollment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                enrollmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One enrollment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Enrollment"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    stopEnrollment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                enrollmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Stop an enrollment; its waiting drafts are skipped (409 when it has ended) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Enrollment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resumeEnrollment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                enrollmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Resume a paused enrollment (409 unless paused) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Enrollment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
 }

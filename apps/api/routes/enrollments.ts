@@ -1,0 +1,53 @@
+import { Router } from 'express';
+import { getEnrollment, listEnrollments, skipWaitingMessages, transitionEnrollment } from '../../../db/queries/enrollments';
+import type { Tx } from '../../../db/tenancy';
+import { ENROLLMENT_TRANSITIONS } from '../../../domain/outreach/enrollments';
+import { asCaller, readWithRole, withRecordRole, WRITE } from '../access';
+import { conflict, notFound } from '../errors';
+import type { ApiDeps } from '../app';
+import { emptyBody, listEnrollmentsQuery, stopEnrollmentBody } from '../schemas';
+import { parseBody, parseQuery, pathId } from '../validate';
+
+export function enrollmentRoutes({ db }: ApiDeps): Router {
+  const r = Router();
+  const loader = (id: string) => ({ what: 'enrollment', load: (tx: Tx) => getEnrollment(tx, id) });
+
+  r.get('/enrollments', async (req, res) => {
+    const q = parseQuery(listEnrollmentsQuery, req);
+    res.json(await readWithRole(db, req, q.organizationId, 'viewer', (qb) => listEnrollments(qb, q)));
+  });
+
+  r.get('/enrollments/:enrollmentId', async (req, res) => {
+    const id = pathId(req, 'enrollmentId', 'enrollment');
+    const enrollment = await asCaller(db, req, (tx) => getEnrollment(tx, id));
+    if (!enrollment) throw notFound('enrollment');
+    res.json(enrollment);
+  });
+
+  /** stopped, with the reason; its drafts and tasks still waiting (pending_approval, approved, scheduled, task_open) are skipped. */
+  r.post('/enrollments/:enrollmentId/stop', async (req, res) => {
+    const id = pathId(req, 'enrollmentId', 'enrollment');
+    const body = parseBody(stopEnrollmentBody, req);
+    const enrollment = await withRecordRole(db, req, loader(id), WRITE, async (tx, existing) => {
+      const stopped = await transitionEnrollment(tx, id, 'stop', ENROLLMENT_TRANSITIONS.stop.to, { reason: body.reason ?? 'stopped by a person' });
+      if (!stopped) throw conflict(`The enrollment is ${existing.status}; only an active or paused enrollment can be stopped`);
+      await skipWaitingMessages(tx, id);
+      return stopped;
+    });
+    res.json(enrollment);
+  });
+
+  /** A paused enrollment (out of office, or someone at the company replied) acts again now. */
+  r.post('/enrollments/:enrollmentId/resume', async (req, res) => {
+    const id = pathId(req, 'enrollmentId', 'enrollment');
+    parseBody(emptyBody, req);
+    const enrollment = await withRecordRole(db, req, loader(id), WRITE, async (tx, existing) => {
+      const resumed = await transitionEnrollment(tx, id, 'resume', ENROLLMENT_TRANSITIONS.resume.to);
+      if (!resumed) throw conflict(`The enrollment is ${existing.status}; only a paused enrollment can be resumed`);
+      return resumed;
+    });
+    res.json(enrollment);
+  });
+
+  return r;
+}

@@ -1,0 +1,233 @@
+import { sql } from 'kysely';
+import type { Tx } from '../tenancy';
+import { campaignFrom, type CampaignAction, type StepChannel } from '../../domain/outreach/enrollments';
+import { newestFirst } from './pagination';
+
+/** The spec's Campaign fields, plus who wrote it (model, prompt_*), the per-contact plan and a dismissal's reason. */
+export const CAMPAIGN_COLUMNS = [
+  'campaigns.id', 'campaigns.organization_id', 'campaigns.name', 'campaigns.status', 'campaigns.mode', 'campaigns.goal', 'campaigns.brief',
+  'campaigns.country_code', 'campaigns.persona_keys', 'campaigns.product_keys', 'campaigns.min_score', 'campaigns.mailbox_id', 'campaigns.proposed_by',
+  'campaigns.opportunity_id', 'campaigns.suggested_contact_ids', 'campaigns.suggested_contacts', 'campaigns.rationale', 'campaigns.model',
+  'campaigns.prompt_key', 'campaigns.prompt_version', 'campaigns.prompt_hash', 'campaigns.dismissed_reason', 'campaigns.created_by',
+  'campaigns.created_at', 'campaigns.updated_at',
+] as const;
+
+export const STEP_COLUMNS = ['id', 'sequence_id', 'position', 'channel', 'delay_days', 'instructions'] as const;
+
+export interface StepInput {
+  channel: StepChannel;
+  delayDays: number;
+  instructions?: string | null;
+}
+
+export interface CampaignInput {
+  organizationId: string;
+  name: string;
+  status?: 'proposed';
+  proposedBy: 'user' | 'agent';
+  opportunityId?: string | null;
+  mailboxId?: string | null;
+  mode?: 'review' | 'auto';
+  goal?: string | null;
+  brief?: string | null;
+  countryCode?: string | null;
+  personaKeys?: string[];
+  productKeys?: string[];
+  minScore?: number | null;
+  suggestedContactIds?: string[];
+  suggestedContacts?: unknown[];
+  rationale?: string | null;
+  model?: string | null;
+  promptKey?: string | null;
+  promptVersion?: string | null;
+  promptHash?: string | null;
+  createdBy?: string | null;
+  steps: StepInput[];
+}
+
+function campaignRow(tx: Tx) {
+  return tx
+    .selectFrom('campaigns')
+    .select(CAMPAIGN_COLUMNS)
+    .select((eb) => eb.selectFrom('sequences').select('sequences.id').whereRef('sequences.campaign_id', '=', 'campaigns.id').as('sequence_id'));
+}
+
+/** A campaign with its sequence's steps and its enrollments counted by status (the Campaign answer). */
+async function withDetail<R extends { id: string; sequence_id: string | null }>(tx: Tx, rows: R[]) {
+  if (rows.length === 0) return [];
+  const sequenceIds = rows.map((r) => r.sequence_id).filter((s): s is string => s !== null);
+  const [steps, counts] = await Promise.all([
+    sequenceIds.length
+      ? tx.selectFrom('sequence_steps').select(STEP_COLUMNS).where('sequence_id', 'in', sequenceIds).orderBy('sequence_id').orderBy('position').execute()
+      : Promise.resolve([]),
+    tx
+      .selectFrom('enrollments')
+      .select(['campaign_id', 'status', sql<number>`count(*)::int`.as('n')])
+      .where('campaign_id', 'in', rows.map((r) => r.id))
+      .groupBy(['campaign_id', 'status'])
+      .execute(),
+  ]);
+  return rows.map((r) => ({
+    ...r,
+    steps: steps.filter((s) => s.sequence_id === r.sequence_id),
+    enrollment_counts: Object.fromEntries(counts.filter((c) => c.campaign_id === r.id).map((c) => [c.status, c.n])) as Record<string, number>,
+  }));
+}
+
+export async function getCampaign(tx: Tx, id: string) {
+  const row = await campaignRow(tx).where('campaigns.id', '=', id).executeTakeFirst();
+  return row ? (await withDetail(tx, [row]))[0] : undefined;
+}
+
+export async function listCampaigns(tx: Tx, f: { organizationId: string; opportunityId?: string; status?: string; limit: number; before?: string }) {
+  let q = campaignRow(tx).where('campaigns.organization_id', '=', f.organizationId);
+  if (f.opportunityId) q = q.where('campaigns.opportunity_id', '=', f.opportunityId);
+  if (f.status) q = q.where('campaigns.status', '=', f.status);
+  return withDetail(tx, await newestFirst(q, 'campaigns', f).execute());
+}
+
+/** The opportunity's live proposal (at most one: campaigns_live_proposal_idx). */
+export function liveProposal(tx: Tx, organizationId: string, opportunityId: string) {
+  return tx
+    .selectFrom('campaigns')
+    .select(['id', 'status'])
+    .where('organization_id', '=', organizationId)
+    .where('opportunity_id', '=', opportunityId)
+    .where('status', '=', 'proposed')
+    .executeTakeFirst();
+}
+
+/** Whether any campaign (live, accepted or dismissed) was ever made for the opportunity. */
+export async function hasAnyCampaign(tx: Tx, organizationId: string, opportunityId: string): Promise<boolean> {
+  const row = await tx.selectFrom('campaigns').select('id').where('organization_id', '=', organizationId).where('opportunity_id', '=', opportunityId).limit(1).executeTakeFirst();
+  return !!row;
+}
+
+/**
+ * Stores a proposal with its sequence and steps. With an opportunity, at most one live proposal
+ * exists (the unique index decides, also between concurrent requests): when one does, nothing is
+ * written and `existing` names it.
+ */
+export async function insertCampaign(tx: Tx, c: CampaignInput): Promise<{ created: true; id: string } | { created: false; existing: string }> {
+  const inserted = await tx
+    .insertInto('campaigns')
+    .values({
+      organization_id: c.organizationId,
+      name: c.name,
+      status: 'proposed',
+      mode: c.mode ?? 'review',
+      goal: c.goal ?? null,
+      brief: c.brief ?? null,
+      country_code: c.countryCode ?? null,
+      persona_keys: c.personaKeys ?? [],
+      product_keys: c.productKeys ?? [],
+      min_score: c.minScore ?? null,
+      mailbox_id: c.mailboxId ?? null,
+      proposed_by: c.proposedBy,
+      opportunity_id: c.opportunityId ?? null,
+      suggested_contact_ids: c.suggestedContactIds ?? [],
+      suggested_contacts: JSON.stringify(c.suggestedContacts ?? []),
+      rationale: c.rationale ?? null,
+      model: c.model ?? null,
+      prompt_key: c.promptKey ?? null,
+      prompt_version: c.promptVersion ?? null,
+      prompt_hash: c.promptHash ?? null,
+      created_by: c.createdBy ?? null,
+    })
+    .onConflict((oc) => oc.columns(['organization_id', 'opportunity_id']).where('status', '=', 'proposed').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (!inserted) {
+    const live = await liveProposal(tx, c.organizationId, c.opportunityId!);
+    return { created: false, existing: live!.id };
+  }
+  const sequence = await tx
+    .insertInto('sequences')
+    .values({ organization_id: c.organizationId, campaign_id: inserted.id, name: c.name })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  if (c.steps.length) {
+    await tx
+      .insertInto('sequence_steps')
+      .values(
+        c.steps.map((s, i) => ({
+          organization_id: c.organizationId,
+          sequence_id: sequence.id,
+          position: i + 1,
+          channel: s.channel,
+          delay_days: s.delayDays,
+          instructions: s.instructions ?? null,
+        })),
+      )
+      .execute();
+  }
+  return { created: true, id: inserted.id };
+}
+
+/**
+ * Moves a campaign along CAMPAIGN_TRANSITIONS (domain/outreach/enrollments.ts): only from the
+ * statuses the action allows, in one UPDATE, so two concurrent accepts cannot both win. Undefined
+ * when the campaign was not in such a status.
+ */
+export function transitionCampaign(
+  tx: Tx,
+  id: string,
+  action: CampaignAction,
+  to: string,
+  patch: { mailbox_id?: string | null; mode?: string; dismissed_reason?: string | null } = {},
+) {
+  return tx
+    .updateTable('campaigns')
+    .set({ ...patch, status: to, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .where('status', 'in', campaignFrom(action))
+    .returning('id')
+    .executeTakeFirst();
+}
+
+/** Locks the campaign row: accepts of one campaign take turns. */
+export function lockCampaign(tx: Tx, id: string) {
+  return tx.selectFrom('campaigns').select(['id', 'status']).where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export function stepsOf(tx: Tx, sequenceId: string) {
+  return tx.selectFrom('sequence_steps').select(STEP_COLUMNS).where('sequence_id', '=', sequenceId).orderBy('position').execute();
+}
+
+/** A mailbox of the organization, visible to the caller (id only: the mailbox slice owns the rest). */
+export function mailboxOf(tx: Tx, organizationId: string, mailboxId: string) {
+  return tx.selectFrom('mailboxes').select(['id', 'organization_id']).where('id', '=', mailboxId).where('organization_id', '=', organizationId).executeTakeFirst();
+}
+
+/** The organization's first mailbox whose last health check did not say `sendable: false`. */
+export function firstSendableMailbox(tx: Tx, organizationId: string) {
+  return tx
+    .selectFrom('mailboxes')
+    .select(['id'])
+    .where('organization_id', '=', organizationId)
+    .where(sql<boolean>`sendable IS DISTINCT FROM false`)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** An accepted campaign puts its opportunity in outreach (from ready only: a closed one stays closed). */
+export function markOpportunityInOutreach(tx: Tx, opportunityId: string) {
+  return tx
+    .updateTable('opportunities')
+    .set({ status: 'in_outreach', updated_at: sql`now()` })
+    .where('id', '=', opportunityId)
+    .where('status', '=', 'ready')
+    .execute();
+}
+
+/** An opportunity of the organization, visible to the caller. */
+export function opportunityOf(tx: Tx, organizationId: string, opportunityId: string) {
+  return tx
+    .selectFrom('opportunities')
+    .select(['id', 'organization_id', 'status', 'company_id', 'created_from_signal_id'])
+    .where('id', '=', opportunityId)
+    .where('organization_id', '=', organizationId)
+    .executeTakeFirst();
+}
