@@ -1,4 +1,5 @@
 import { Pool } from 'pg';
+import { WorkflowStarter } from '../apps/shared/temporal';
 import { startApi, newOrganization, addMember, expectProblem, TestApi } from './helpers/api';
 import { startFeedServer, FeedServer } from './helpers/feed-server';
 import { rssFeed, RssItem } from './helpers/rss';
@@ -371,4 +372,24 @@ test('signal runs are readable in Temporal: id signal/<id>, searchable by Organi
     if (!found.length) await new Promise((r) => setTimeout(r, 250));
   }
   expect(found[0]).toBe(`signal/${signal.id}`);
+});
+
+test('an accepted reprocess marks the signal mid-pipeline, so a run that dies before its first stage is reconciled', async () => {
+  const t = await tenant();
+  await t.ingest([office]);
+  const signal = await t.signalBy('u-3');
+  const processed = async () => (await owners.query('SELECT processed_at FROM signals WHERE id = $1', [signal.id])).rows[0].processed_at;
+  expect(await processed()).not.toBeNull();
+  // An API whose runs go to a queue no worker polls: the run never reaches its first stage.
+  const stalled = await startApi({ workflows: new WorkflowStarter(api.temporal, { TEMPORAL_TASK_QUEUE: `nobody-${signal.id}`, INGEST_RETRY_INITIAL_INTERVAL_MS: 200 }) });
+  try {
+    const res = await stalled.call('POST', `/signals/${signal.id}/reprocess`, { token: t.owner.token, body: { fromStage: 'scoring' } });
+    expect(res.status).toBe(202);
+    expect(await processed()).toBeNull();
+    await api.temporal.workflow.getHandle(res.body.workflow_id, res.body.run_id).terminate('test: the run died');
+  } finally {
+    await stalled.close();
+  }
+  const stuck = await owners.query('SELECT signal_id FROM app.stuck_signals(0, 1000)');
+  expect(stuck.rows.map((r: { signal_id: string }) => r.signal_id)).toContain(signal.id);
 });

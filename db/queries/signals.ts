@@ -26,6 +26,14 @@ export function ignoreSignal(tx: Tx, id: string, userId: string) {
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * A reprocess was accepted: the signal is mid-pipeline again until its run completes, so the scheduled
+ * reconcile picks it up if that run dies before its first stage writes.
+ */
+export function markSignalReprocessing(tx: Tx, id: string) {
+  return tx.updateTable('signals').set({ processed_at: null, updated_at: sql`now()` }).where('id', '=', id).execute();
+}
+
 /** The list query, not run: the route runs it in one round trip (readWithRole). */
 export function listSignals(
   tx: Reader,

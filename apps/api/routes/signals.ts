@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { getSignal, getSignalDetail, ignoreSignal, listSignals } from '../../../db/queries/signals';
+import { getSignal, getSignalDetail, ignoreSignal, listSignals, markSignalReprocessing } from '../../../db/queries/signals';
 import { WorkflowRunningError } from '../../shared/temporal';
 import { asCaller, readWithRole, userOf, withRecordRole, withRole, WRITE } from '../access';
 import { conflict, notFound } from '../errors';
@@ -41,14 +41,15 @@ export function signalRoutes({ db, workflows }: ApiDeps): Router {
     const id = pathId(req, 'signalId', 'signal');
     const body = parseBody(reprocessBody, req);
     const fromStage = body.fromStage ?? 'classification';
-    const signal = await withRecordRole(db, req, { what: 'signal', load: (tx) => getSignal(tx, id) }, WRITE, async (_tx, existing) => existing);
-    try {
-      const run = await workflows.startSignalProcessing(signal.organization_id, signal.source_id, signal.id, fromStage);
-      res.status(202).json({ workflow_id: run.workflowId, run_id: run.runId, from_stage: fromStage });
-    } catch (err) {
-      if (err instanceof WorkflowRunningError) throw conflict('A run for this signal is in progress; try again when it ends');
-      throw err;
-    }
+    const run = await withRecordRole(db, req, { what: 'signal', load: (tx) => getSignal(tx, id) }, WRITE, async (tx, signal) => {
+      await markSignalReprocessing(tx, id);
+      // Inside the transaction: when Temporal refuses the run, the signal does not claim one.
+      return workflows.startSignalProcessing(signal.organization_id, signal.source_id, signal.id, fromStage).catch((err) => {
+        if (err instanceof WorkflowRunningError) throw conflict('A run for this signal is in progress; try again when it ends');
+        throw err;
+      });
+    });
+    res.status(202).json({ workflow_id: run.workflowId, run_id: run.runId, from_stage: fromStage });
   });
 
   return r;
