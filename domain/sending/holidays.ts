@@ -22,7 +22,21 @@ export function isHolidayRegion(country: string, region: string): boolean {
   return Object.prototype.hasOwnProperty.call(holidayRegions(country), region);
 }
 
-export function publicHolidays(country: string, region: string | null | undefined, years: { from: number; to: number }): Set<string> {
+/** Computed sets, by country, region and years (date-holidays' rules are slow to evaluate; the answer never changes). */
+const computed = new Map<string, ReadonlySet<string>>();
+
+export function publicHolidays(country: string, region: string | null | undefined, years: { from: number; to: number }): ReadonlySet<string> {
+  const key = `${country}/${region ?? ''}/${years.from}-${years.to}`;
+  let set = computed.get(key);
+  if (!set) {
+    if (computed.size >= 1000) computed.clear();
+    set = compute(country, region, years);
+    computed.set(key, set);
+  }
+  return set;
+}
+
+function compute(country: string, region: string | null | undefined, years: { from: number; to: number }): Set<string> {
   const out = new Set<string>();
   if (!isHolidayCountry(country)) return out;
   const hd = region && isHolidayRegion(country, region) ? new Holidays(country, region) : new Holidays(country);
