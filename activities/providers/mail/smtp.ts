@@ -1,0 +1,180 @@
+import { Readable } from 'node:stream';
+import MailComposer from 'nodemailer/lib/mail-composer';
+import SMTPConnection from 'nodemailer/lib/smtp-connection';
+import type { ComposedEmail } from '../../../domain/outreach/compose';
+import { MailSender, SendFailureKind, SendResult, SMTP_ERROR_NAMES, SmtpSettings } from './types';
+
+/**
+ * SMTP through nodemailer's SMTPConnection, one connection per message, so that what happened is
+ * known exactly: the message is built first (MailComposer: the composed headers as they are, Date
+ * added), then handed over as a stream whose end marks the moment the server may have it all. A
+ * failure is classified (types.ts SendFailureKind):
+ * - the server replied 5xx: SmtpPermanentError with its text (hardBounce when it refused the
+ *   recipient at RCPT TO), 4xx: SmtpTransientError;
+ * - no reply, and the message was not handed over in full (refused, reset, timed out before or
+ *   during DATA): SmtpTransientError, nothing can have been delivered;
+ * - no reply after the whole message was handed over (dropped or timed out before the server's
+ *   answer to the final dot): SmtpAmbiguousError: it may have been accepted, so never retried.
+ */
+export interface SmtpTimeouts {
+  /** To establish the TCP (and TLS) connection. */
+  connectionMs: number;
+  /** For the server's greeting. */
+  greetingMs: number;
+  /** Of inactivity at any point after, the wait for the reply to DATA included. */
+  socketMs: number;
+}
+
+export const DEFAULT_SMTP_TIMEOUTS: SmtpTimeouts = { connectionMs: 15_000, greetingMs: 15_000, socketMs: 60_000 };
+
+export interface SmtpFailureDetail {
+  /** The SMTP reply code, when the server replied. */
+  responseCode?: number;
+  /** The server's reply text, when it replied. */
+  response?: string;
+  /** The SMTP command in flight ("RCPT TO", "DATA", "CONN", "AUTH PLAIN"). */
+  command?: string;
+  /** nodemailer's error code (ECONNECTION, ETIMEDOUT, EENVELOPE, …). */
+  code?: string;
+}
+
+abstract class SmtpSendError extends Error {
+  abstract readonly kind: SendFailureKind;
+  readonly responseCode?: number;
+  readonly response?: string;
+  readonly command?: string;
+  readonly code?: string;
+  constructor(message: string, detail: SmtpFailureDetail) {
+    super(message);
+    Object.assign(this, detail);
+  }
+}
+
+/** 5xx: refused for good. `hardBounce`: the recipient was refused (RCPT TO), a suppression with reason bounce follows. */
+export class SmtpPermanentError extends SmtpSendError {
+  readonly kind = 'permanent' as const;
+  override readonly name = SMTP_ERROR_NAMES.permanent;
+  constructor(
+    message: string,
+    detail: SmtpFailureDetail,
+    readonly hardBounce: boolean,
+  ) {
+    super(message, detail);
+  }
+}
+
+/** 4xx, or no delivery possible yet (connection refused, reset or timed out before the message was handed over): retry. */
+export class SmtpTransientError extends SmtpSendError {
+  readonly kind = 'transient' as const;
+  override readonly name = SMTP_ERROR_NAMES.transient;
+}
+
+/** The connection ended after the whole message was handed over and before the server answered: it may be delivered. Do not retry. */
+export class SmtpAmbiguousError extends SmtpSendError {
+  readonly kind = 'ambiguous' as const;
+  override readonly name = SMTP_ERROR_NAMES.ambiguous;
+}
+
+export type SmtpError = SmtpPermanentError | SmtpTransientError | SmtpAmbiguousError;
+
+interface NodemailerFailure extends Error {
+  code?: string;
+  responseCode?: number;
+  response?: string;
+  command?: string;
+}
+
+// Errors nodemailer raises on its own, no server reply, that no retry can mend.
+const PERMANENT_WITHOUT_REPLY = new Set(['ECONFIG', 'ENOAUTH', 'EMESSAGE', 'EENVELOPE', 'EREQUIRETLS']);
+
+/** Which kind of failure a nodemailer error is, given whether the whole message had been handed over. */
+export function classifySmtpFailure(err: NodemailerFailure, handedOver: boolean): SmtpError {
+  const detail: SmtpFailureDetail = {
+    responseCode: typeof err.responseCode === 'number' ? err.responseCode : undefined,
+    response: typeof err.response === 'string' ? err.response : undefined,
+    command: err.command,
+    code: err.code,
+  };
+  const text = detail.response ?? err.message;
+  if (detail.responseCode !== undefined && detail.responseCode >= 500) {
+    return new SmtpPermanentError(`SMTP ${detail.command ?? ''} refused: ${text}`.replace(/ {2,}/g, ' '), detail, detail.command === 'RCPT TO');
+  }
+  if (detail.responseCode !== undefined && detail.responseCode >= 400) {
+    return new SmtpTransientError(`SMTP ${detail.command ?? ''} deferred: ${text}`.replace(/ {2,}/g, ' '), detail);
+  }
+  if (err.code && PERMANENT_WITHOUT_REPLY.has(err.code)) return new SmtpPermanentError(`SMTP: ${err.message}`, detail, false);
+  if (handedOver) return new SmtpAmbiguousError(`SMTP: no reply after the message was handed over (${err.code ?? 'error'}: ${err.message}); it may have been delivered`, detail);
+  return new SmtpTransientError(`SMTP: ${err.code ?? 'error'}: ${err.message}`, detail);
+}
+
+/** The RFC 5322 message: From, To, Subject (encoded when not ASCII), Date, the composed headers exactly, the text. */
+export function buildMessage(composed: ComposedEmail): Promise<Buffer> {
+  const { 'Message-ID': messageId, ...headers } = composed.headers;
+  return new MailComposer({
+    from: { name: composed.from.name ?? '', address: composed.from.address },
+    to: { name: composed.to.name ?? '', address: composed.to.address },
+    subject: composed.subject,
+    messageId,
+    // Prepared: written as they are, not re-encoded or folded (each is far below 998 characters).
+    headers: Object.fromEntries(Object.entries(headers).map(([k, value]) => [k, { prepared: true, value }])),
+    text: composed.text,
+    ...(composed.html ? { html: composed.html } : {}),
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  })
+    .compile()
+    .build();
+}
+
+export class NodemailerSmtpSender implements MailSender {
+  constructor(
+    private readonly timeouts: SmtpTimeouts = DEFAULT_SMTP_TIMEOUTS,
+    /** The EHLO name (the sending host's name); default nodemailer's (the machine's host name). */
+    private readonly clientName?: string,
+  ) {}
+
+  async send(composed: ComposedEmail, smtp: SmtpSettings): Promise<SendResult> {
+    const raw = await buildMessage(composed);
+    const messageId = composed.headers['Message-ID'];
+    const connection = new SMTPConnection({
+      host: smtp.host,
+      port: smtp.port,
+      secure: smtp.secure,
+      requireTLS: !smtp.secure && (smtp.requireTls ?? Boolean(smtp.password)),
+      connectionTimeout: this.timeouts.connectionMs,
+      greetingTimeout: this.timeouts.greetingMs,
+      socketTimeout: this.timeouts.socketMs,
+      ...(this.clientName ? { name: this.clientName } : {}),
+      tls: { minVersion: 'TLSv1.2' },
+      logger: false,
+    });
+    let handedOver = false;
+    return new Promise<SendResult>((resolve, reject) => {
+      let settled = false;
+      const fail = (err: NodemailerFailure) => {
+        if (settled) return;
+        settled = true;
+        connection.close();
+        reject(classifySmtpFailure(err, handedOver));
+      };
+      connection.on('error', fail);
+      connection.connect(() => {
+        const deliver = () => {
+          const stream = Readable.from([raw]);
+          stream.on('end', () => {
+            handedOver = true;
+          });
+          connection.send({ from: composed.from.address, to: [composed.to.address] }, stream, (err, info) => {
+            if (err) return fail(err);
+            if (settled) return;
+            settled = true;
+            connection.quit();
+            resolve({ accepted: info!.accepted, response: info!.response, messageId });
+          });
+        };
+        if (!smtp.username) return deliver();
+        connection.login({ user: smtp.username, pass: smtp.password ?? '' }, (err) => (err ? fail(err) : deliver()));
+      });
+    });
+  }
+}

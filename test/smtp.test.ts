@@ -1,0 +1,147 @@
+import net from 'node:net';
+import { composeEmail, ComposeInput } from '../domain/outreach/compose';
+import { NodemailerSmtpSender, SmtpAmbiguousError, SmtpPermanentError, SmtpTransientError } from '../activities/providers/mail/smtp';
+import { NON_RETRYABLE_SMTP_ERRORS } from '../activities/providers/mail/types';
+import { startSmtpServer, TestSmtpServer } from './helpers/smtp-server';
+
+/**
+ * Sending over SMTP against a real SMTP server on 127.0.0.1 (smtp-server): the message arrives with
+ * the composed headers exactly; a refusal, a deferral and a connection lost after the message are
+ * three different failures (permanent, transient, ambiguous).
+ */
+let server: TestSmtpServer;
+const sender = new NodemailerSmtpSender({ connectionMs: 2000, greetingMs: 1000, socketMs: 1000 });
+beforeAll(async () => {
+  server = await startSmtpServer();
+});
+afterAll(() => server?.close());
+
+const smtp = () => ({ host: server.host, port: server.port, secure: false });
+const MESSAGE_ID = '0b6c9a1e-2f3d-4e5f-8a9b-112233445566';
+
+function mail(to: string, over: Partial<ComposeInput> = {}) {
+  return composeEmail({
+    messageId: MESSAGE_ID,
+    subject: 'Warmtepompen voor uw 48 woningen — Dorpsstraat',
+    body: 'Beste Jan,\n\nIk las over uw 48 woningen aan de Dorpsstraat.\n\nMet vriendelijke groet,\nAnna',
+    from: { address: 'anna@acme-installaties.nl', displayName: 'Anna de Vries · Acme' },
+    to: { address: to, name: 'Jan Jansen' },
+    locale: 'nl-NL',
+    firstToPerson: true,
+    compliance: {
+      sender_legal_name: 'Acme Installaties B.V.',
+      sender_address: 'Stationsweg 1, 3511 AA Utrecht',
+      privacy_url: 'https://acme-installaties.nl/privacy',
+      unsubscribe_mailto: 'mailto:afmelden@acme-installaties.nl?subject=afmelden',
+      retention_months: 24,
+      ai_disclosure: 'footer',
+    },
+    aiWritten: true,
+    dataSource: 'de website van Bouw B.V. (bouw.nl)',
+    unsubscribeUrl: 'https://outreach.example.nl/u/AbC_-123',
+    messageIdDomain: 'acme-installaties.nl',
+    ...over,
+  });
+}
+
+test('a message arrives with the exact headers, the body, the notice and the footer', async () => {
+  const composed = mail('jan@bouw.nl');
+  const result = await sender.send(composed, smtp());
+  expect(result).toEqual({ accepted: ['jan@bouw.nl'], response: expect.stringMatching(/^250 .*queued as/), messageId: `<${MESSAGE_ID}@acme-installaties.nl>` });
+
+  const [received, ...more] = await server.received('jan@bouw.nl');
+  expect(more).toEqual([]);
+  const line = (key: string) => received!.headerLines.filter((h) => h.key === key).map((h) => h.line);
+  expect(line('list-unsubscribe')).toEqual(['List-Unsubscribe: <https://outreach.example.nl/u/AbC_-123>, <mailto:afmelden@acme-installaties.nl?subject=afmelden>']);
+  expect(line('list-unsubscribe-post')).toEqual(['List-Unsubscribe-Post: List-Unsubscribe=One-Click']);
+  expect(line('message-id')).toEqual([`Message-ID: <${MESSAGE_ID}@acme-installaties.nl>`]);
+  expect(line('date')).toHaveLength(1);
+  expect(received!.messageId).toBe(`<${MESSAGE_ID}@acme-installaties.nl>`);
+  expect(received!.subject).toBe('Warmtepompen voor uw 48 woningen — Dorpsstraat'); // encoded on the wire, decoded here
+  expect(received!.from!.value).toEqual([{ address: 'anna@acme-installaties.nl', name: 'Anna de Vries · Acme' }]);
+  expect(received!.to!.value).toEqual([{ address: 'jan@bouw.nl', name: 'Jan Jansen' }]);
+  expect(received!.text).toBe(composed.text);
+  expect(received!.text).toContain('Privacy (art. 14 AVG)');
+  expect(received!.text).toContain('\n\nRecht van bezwaar: ');
+  expect(received!.text).toContain('Dit bericht is opgesteld met behulp van AI.');
+  expect(server.messages.at(-1)!.from).toBe('anna@acme-installaties.nl');
+});
+
+test('550 on the recipient: permanent, a hard bounce, with the server text; nothing stored', async () => {
+  server.refuse('gone@bouw.nl', 550, '5.1.1 <gone@bouw.nl>: Recipient address rejected: User unknown');
+  const before = server.messages.length;
+  const err = await sender.send(mail('gone@bouw.nl'), smtp()).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(SmtpPermanentError);
+  expect(err).toMatchObject({ name: 'SmtpPermanentError', kind: 'permanent', hardBounce: true, responseCode: 550, command: 'RCPT TO' });
+  expect((err as SmtpPermanentError).response).toContain('Recipient address rejected: User unknown');
+  expect((err as Error).message).toContain('User unknown');
+  expect(server.messages.length).toBe(before);
+});
+
+test('451 on the recipient: transient (retry)', async () => {
+  server.refuse('busy@bouw.nl', 451, '4.7.1 Greylisted, try again later');
+  const err = await sender.send(mail('busy@bouw.nl'), smtp()).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(SmtpTransientError);
+  expect(err).toMatchObject({ name: 'SmtpTransientError', kind: 'transient', responseCode: 451 });
+  expect((err as Error).message).toContain('Greylisted');
+});
+
+test('the connection dropped after the whole message was sent: ambiguous, never retried', async () => {
+  server.dropAfterData('dropped@bouw.nl');
+  const err = await sender.send(mail('dropped@bouw.nl'), smtp()).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(SmtpAmbiguousError);
+  expect(err).toMatchObject({ name: 'SmtpAmbiguousError', kind: 'ambiguous' });
+  expect(NON_RETRYABLE_SMTP_ERRORS).toEqual(expect.arrayContaining([(err as Error).name, 'SmtpPermanentError']));
+  expect(NON_RETRYABLE_SMTP_ERRORS).not.toContain('SmtpTransientError');
+});
+
+test('no reply to the message before the socket timeout: ambiguous', async () => {
+  server.hangAfterData('silent@bouw.nl');
+  const err = await sender.send(mail('silent@bouw.nl'), smtp()).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(SmtpAmbiguousError);
+  expect(err).toMatchObject({ code: 'ETIMEDOUT' });
+});
+
+test('connection refused, or a server that never greets: transient (nothing was sent)', async () => {
+  const closed = net.createServer();
+  await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+  const port = (closed.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => closed.close(() => r()));
+  const refused = await sender.send(mail('jan@bouw.nl'), { host: '127.0.0.1', port, secure: false }).catch((e: unknown) => e);
+  expect(refused).toBeInstanceOf(SmtpTransientError);
+
+  const mute = net.createServer(() => undefined);
+  await new Promise<void>((r) => mute.listen(0, '127.0.0.1', r));
+  try {
+    const silent = await sender.send(mail('jan@bouw.nl'), { host: '127.0.0.1', port: (mute.address() as net.AddressInfo).port, secure: false }).catch((e: unknown) => e);
+    expect(silent).toBeInstanceOf(SmtpTransientError);
+    expect(silent).toMatchObject({ code: 'ETIMEDOUT' });
+  } finally {
+    mute.close();
+  }
+});
+
+describe('authentication', () => {
+  let authed: TestSmtpServer;
+  beforeAll(async () => {
+    authed = await startSmtpServer({ auth: { username: 'anna', password: 's3cret' } });
+  });
+  afterAll(() => authed?.close());
+
+  test('the right password sends; a wrong one is permanent (535), not a bounce', async () => {
+    const settings = { host: authed.host, port: authed.port, secure: false, username: 'anna', requireTls: false };
+    await sender.send(mail('piet@bouw.nl'), { ...settings, password: 's3cret' });
+    expect(await authed.received('piet@bouw.nl')).toHaveLength(1);
+    const err = await sender.send(mail('piet@bouw.nl'), { ...settings, password: 'wrong' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SmtpPermanentError);
+    expect(err).toMatchObject({ responseCode: 535, hardBounce: false });
+  });
+
+  test('a password is never sent unencrypted unless allowed: a server without STARTTLS is refused', async () => {
+    const err = await sender
+      .send(mail('piet@bouw.nl'), { host: authed.host, port: authed.port, secure: false, username: 'anna', password: 's3cret' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((await authed.received('piet@bouw.nl')).length).toBe(1);
+  });
+});
