@@ -99,7 +99,7 @@ test('release gives a slot back once; a reservation whose transaction rolls back
   expect(slot.localDay).toBe('2027-04-29');
 });
 
-test('a mailbox sent from a moment ago waits minGap after that send, and the day the send counts against is local', async () => {
+test('a send (messages.sent_at) counts like a reservation: the next slot is minGapSeconds after it', async () => {
   // The previous send (messages.sent_at) counts as much as a reservation.
   const [sent, next] = await newMessages(2);
   const lastSlot = (await owners.query(`SELECT max(slot_at) AS at FROM send_slots WHERE mailbox_id = $1`, [mailboxId])).rows[0].at as Date;
