@@ -1,7 +1,7 @@
 /**
  * npm run dev: the whole stack from one command.
  * Temporal dev server (with Web UI) -> PostgreSQL (DATABASE_URL or embedded) + migrations ->
- * development identity provider (JWKS) -> demo organization -> worker -> API.
+ * development identity provider (JWKS) -> local SMTP catcher -> demo organization -> worker -> API.
  * Ctrl-C stops every child; a second start keeps the data (DATA_DIR).
  */
 import { ChildProcess, spawn } from 'node:child_process';
@@ -21,6 +21,7 @@ import { seedOrganizationDefaults } from '../db/queries/organization-defaults';
 import { asUser } from '../db/tenancy';
 import { DEV_AUDIENCE, devIssuer, loadOrCreateDevKey, signDevToken } from './lib/dev-identity';
 import { DATA_DIR, DEMO_ORG_NAME, DEMO_USER_ID, DEV_IDENTITY_DIR, DEV_IDP_PORT, REPO_ROOT } from './lib/dev-env';
+import { startDevMailCatcher } from './lib/mail-catcher';
 import { loadTemporalDevConfig, resolveTemporalCli, startTemporalDevServer } from './lib/temporal-server';
 
 const log = (line: string) => console.log(`[dev] ${line}`);
@@ -52,6 +53,10 @@ async function main() {
     const idp = await serveDevIdp(DEV_IDP_PORT, publicJwk);
     cleanups.unshift(() => new Promise((r) => idp.close(() => r())));
     const issuer = devIssuer(DEV_IDP_PORT);
+
+    // A local SMTP catcher: mail sent to it is kept in memory and listed over HTTP, delivered nowhere.
+    const mail = await startDevMailCatcher(process.env, log);
+    cleanups.unshift(() => mail.close());
 
     const demoOrgId = await seedDemoOrganization(apiUrl);
 
@@ -92,6 +97,7 @@ async function main() {
   Temporal Web UI   ${temporal.uiUrl}   (namespace ${temporal.namespace})
   Demo organization ${demoOrgId}  (owner: demo user ${DEMO_USER_ID})
   Demo feed         http://127.0.0.1:${DEV_IDP_PORT}/demo/feeds/permits-rss.xml
+  Mail catcher      smtp://127.0.0.1:${mail.smtp.port} (no auth, no TLS)   caught mail: ${mail.http.url}/messages
 
   Bearer token for the demo owner (12 h; another: npm run token -- --user <uuid>):
   ${token}

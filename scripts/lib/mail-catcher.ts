@@ -160,3 +160,40 @@ function headerOf(raw: Buffer, name: string): string | null {
   const line = unfolded.split(/\r?\n/).find((l) => l.toLowerCase().startsWith(`${name}:`));
   return line ? line.slice(name.length + 1).trim() : null;
 }
+
+function inUse(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException)?.code === 'EADDRINUSE';
+}
+
+/**
+ * `npm run dev`'s catcher: SMTP on SMTP_CATCHER_PORT (default 1025) and the listing on
+ * SMTP_CATCHER_HTTP_PORT (default 1080), loopback only. A port already taken (another checkout's
+ * stack, a MailHog) is not fatal: that listener takes a free port instead and says so.
+ */
+export async function startDevMailCatcher(
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): Promise<{ smtp: MailCatcher; http: { url: string; close(): Promise<void> }; close(): Promise<void> }> {
+  const smtpPort = Number(env.SMTP_CATCHER_PORT ?? 1025);
+  const httpPort = Number(env.SMTP_CATCHER_HTTP_PORT ?? 1080);
+  const smtp = await startMailCatcher({ port: smtpPort, maxMessages: 1000 }).catch(async (err: unknown) => {
+    if (!inUse(err)) throw err;
+    const other = await startMailCatcher({ port: 0, maxMessages: 1000 });
+    log(`mail catcher: port ${smtpPort} is in use; SMTP listens on ${other.port} instead (set SMTP_CATCHER_PORT to choose)`);
+    return other;
+  });
+  const listing = await serveCaughtMail(smtp, httpPort).catch(async (err: unknown) => {
+    if (!inUse(err)) throw err;
+    const other = await serveCaughtMail(smtp, 0);
+    log(`mail catcher: port ${httpPort} is in use; the listing is on ${other.url} instead (set SMTP_CATCHER_HTTP_PORT to choose)`);
+    return other;
+  });
+  return {
+    smtp,
+    http: listing,
+    close: async () => {
+      await listing.close();
+      await smtp.close();
+    },
+  };
+}
