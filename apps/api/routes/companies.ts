@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { getCompany, insertCompany, listCompanies, setEnrichmentStatus } from '../../../db/queries/companies';
 import { toE164 } from '../../../domain/companies/identity';
-import { asCaller, readWithRole, requireRole, withRecordRole, withRole, WRITE } from '../access';
+import { asCaller, readWithRole, withRecordRole, withRole, WRITE } from '../access';
 import { conflict, notFound, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';
 import { createCompanyBody, emptyBody, listCompaniesQuery } from '../schemas';
@@ -14,8 +14,7 @@ export function companyRoutes({ db, workflows }: ApiDeps): Router {
     const body = parseBody(createCompanyBody, req);
     const phone = body.phone ? toE164(body.phone, body.countryCode ?? 'NL') : null;
     if (body.phone && !phone) throw validationFailed([{ path: 'body.phone', message: 'is not a valid phone number' }]);
-    const company = await asCaller(db, req, async (tx) => {
-      await requireRole(tx, req, body.organizationId, WRITE);
+    const company = await withRole(db, req, body.organizationId, WRITE, async (tx) => {
       if (body.kvkNumber) {
         const same = await tx.selectFrom('companies').select('id').where('organization_id', '=', body.organizationId).where('kvk_number', '=', body.kvkNumber).executeTakeFirst();
         if (same) throw conflict('A company with this KvK number exists', { company_id: same.id });

@@ -4,7 +4,7 @@ import { toE164 } from '../../../domain/companies/identity';
 import { getCompany } from '../../../db/queries/companies';
 import { complianceGate, ContactErasedError, currentLawfulBasis, eraseContact, recordLawfulBasis } from '../../../db/queries/compliance';
 import { getContact, insertContact, listContacts } from '../../../db/queries/contacts';
-import { asCaller, requireRole, userOf, withRecordRole, withRole, WRITE } from '../access';
+import { asCaller, userOf, withRecordRole, withRole, WRITE } from '../access';
 import { conflict, notFound, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';
 import { createContactBody, lawfulBasisBody, listContactsQuery } from '../schemas';
@@ -15,8 +15,7 @@ export function contactRoutes({ db }: ApiDeps): Router {
 
   r.post('/contacts', async (req, res) => {
     const body = parseBody(createContactBody, req);
-    const contact = await asCaller(db, req, async (tx) => {
-      await requireRole(tx, req, body.organizationId, WRITE);
+    const contact = await withRole(db, req, body.organizationId, WRITE, async (tx) => {
       const company = await getCompany(tx, body.companyId);
       if (!company || company.organization_id !== body.organizationId) throw notFound('company');
       const phone = body.phone ? toE164(body.phone, company.country_code ?? 'NL') : null;

@@ -3,7 +3,7 @@ import { Router } from 'express';
 import { verifyIntegration } from '../../../activities/providers/registry';
 import { getIntegration, insertIntegration, integrationSecret, listIntegrations, recordIntegrationTest } from '../../../db/queries/integrations';
 import { secretContext } from '../../shared/secrets';
-import { asCaller, requireRole, withRecordRole, withRole } from '../access';
+import { asCaller, withRecordRole, withRole } from '../access';
 import { notFound, ProblemError } from '../errors';
 import type { ApiDeps } from '../app';
 import { createIntegrationBody, emptyBody, listIntegrationsQuery } from '../schemas';
@@ -20,8 +20,7 @@ export function integrationRoutes({ db, secrets }: ApiDeps): Router {
   r.post('/integrations', async (req, res) => {
     const body = parseBody(createIntegrationBody, req);
     const sealer = box();
-    const integration = await asCaller(db, req, async (tx) => {
-      await requireRole(tx, req, body.organizationId, 'admin');
+    const integration = await withRole(db, req, body.organizationId, 'admin', async (tx) => {
       const id = randomUUID();
       return insertIntegration(tx, {
         id,

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { changeIndustryProfile, changeScoringConfig, industryProfileSettings, scoringSettings, ThresholdOrderError } from '../../../db/queries/settings';
-import { asCaller, requireRole, userOf, withRole } from '../access';
+import { userOf, withRole } from '../access';
 import { notFound, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';
 import { organizationQuery, patchIndustryProfileBody, patchScoringBody } from '../schemas';
@@ -19,8 +19,7 @@ export function settingsRoutes({ db }: ApiDeps): Router {
 
   r.patch('/settings/scoring', async (req, res) => {
     const body = parseBody(patchScoringBody, req);
-    const settings = await asCaller(db, req, async (tx) => {
-      await requireRole(tx, req, body.organizationId, 'admin');
+    const settings = await withRole(db, req, body.organizationId, 'admin', async (tx) => {
       try {
         return await changeScoringConfig(tx, body.organizationId, userOf(req), {
           ignore_below: body.ignoreBelow,

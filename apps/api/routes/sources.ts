@@ -3,7 +3,7 @@ import { Router } from 'express';
 import { sourceHeadersSchema } from '../../../activities/providers/sources/json-api';
 import { getSource, insertSource, listSources, SealedHeaders, updateSource } from '../../../db/queries/sources';
 import { SecretBox, sourceSecretContext } from '../../shared/secrets';
-import { asCaller, requireRole, withRecordRole, withRole, WRITE } from '../access';
+import { asCaller, withRecordRole, withRole, WRITE } from '../access';
 import { conflict, notFound, ProblemError, validationFailed, zodToFieldErrors } from '../errors';
 import type { ApiDeps } from '../app';
 import { createSourceBody, emptyBody, listSourcesQuery, patchSourceBody, sourceConfigByProvider } from '../schemas';
@@ -39,8 +39,7 @@ export function sourceRoutes({ db, workflows, secrets }: ApiDeps): Router {
     const { config, headers } = splitHeaders(body.providerKey, body.config, 'body.config');
     const id = randomUUID();
     const sealed = headers ? sealHeaders(box, body.organizationId, id, String(config.url), headers) : undefined;
-    const source = await asCaller(db, req, async (tx) => {
-      await requireRole(tx, req, body.organizationId, WRITE);
+    const source = await withRole(db, req, body.organizationId, WRITE, async (tx) => {
       const created = await insertSource(tx, {
         id,
         organization_id: body.organizationId,
