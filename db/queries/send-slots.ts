@@ -19,7 +19,11 @@ export interface SlotReservation {
   created: boolean;
 }
 
-/** A mailbox's sending calendar and limits as the pure slot function takes them, holidays for the years around `now`. */
+/**
+ * A mailbox's sending calendar and limits as the pure functions take them, with its public holidays
+ * from the year of `now` to three years on as a sorted array of local dates: plain JSON, so an activity
+ * can return it to a workflow, which then calls addBusinessDays / nextSendSlot deterministically.
+ */
 export async function sendPolicyOf(tx: Tx, mailboxId: string, now: Date): Promise<SendPolicy | undefined> {
   const m = await tx
     .selectFrom('mailboxes')
@@ -41,7 +45,7 @@ export async function sendPolicyOf(tx: Tx, mailboxId: string, now: Date): Promis
     timezone: m.timezone,
     window: { start: m.window_start, end: m.window_end },
     sendingDays: m.sending_days,
-    holidays: publicHolidays(m.holiday_country, m.holiday_region, { from: year, to: year + 3 }),
+    holidays: [...publicHolidays(m.holiday_country, m.holiday_region, { from: year, to: year + 3 })].sort(),
     dailyCap: m.daily_cap,
     minGapSeconds: m.min_gap_seconds,
   };
