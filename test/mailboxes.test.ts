@@ -224,3 +224,16 @@ test('sent_today counts the messages sent since the start of the mailbox’s loc
   const checked = await api.call('GET', `/mailboxes?organizationId=${orgId}`, { token: owner.token });
   expect(checked.body.find((m: { id: string }) => m.id === id).health).toEqual({ score: 92.5, sendable: true, checked_at: expect.any(String) });
 });
+
+test('without INTEGRATION_SECRET_KEY a mailbox cannot be added or given a new secret (503); other changes still work', async () => {
+  const keyless = await startApi({ secrets: null });
+  try {
+    const made = await create({ address: 'keyless@acme.nl' });
+    const call = (method: string, path: string, body: unknown) => keyless.call(method, path, { token: owner.token, body });
+    expectProblem(await call('POST', '/mailboxes', { organizationId: orgId, address: 'other-keyless@acme.nl', smtp, secret: 'x' }), 503, 'SERVICE_UNAVAILABLE');
+    expectProblem(await call('PATCH', `/mailboxes/${made.body.id}`, { secret: 'new' }), 503, 'SERVICE_UNAVAILABLE');
+    expect((await call('PATCH', `/mailboxes/${made.body.id}`, { dailyCap: 12 })).body.daily_cap).toBe(12);
+  } finally {
+    await keyless.close();
+  }
+});
