@@ -90,6 +90,10 @@ async function main() {
 
     const token = await signDevToken({ privateJwk, issuer, userId: DEMO_USER_ID });
     const base = `http://127.0.0.1:${API_PORT}`;
+    const demoMailbox = await ensureDemoMailbox(base, token, demoOrgId, mail.smtp.port).catch((e: unknown) => {
+      log(`demo mailbox not set up: ${e instanceof Error ? e.message : String(e)}`);
+      return null;
+    });
     console.log(`
   Outreach Signal Service is up.
 
@@ -98,6 +102,7 @@ async function main() {
   Demo organization ${demoOrgId}  (owner: demo user ${DEMO_USER_ID})
   Demo feed         http://127.0.0.1:${DEV_IDP_PORT}/demo/feeds/permits-rss.xml
   Mail catcher      smtp://127.0.0.1:${mail.smtp.port} (no auth, no TLS)   caught mail: ${mail.http.url}/messages
+  Demo mailbox      ${demoMailbox ? `${DEMO_MAILBOX_ADDRESS} (${demoMailbox}) sends to the mail catcher` : '(none)'}
 
   Bearer token for the demo owner (12 h; another: npm run token -- --user <uuid>):
   ${token}
@@ -115,6 +120,41 @@ async function main() {
     for (const c of cleanups) await c().catch((e) => log(`cleanup: ${String(e)}`));
     log('stopped');
   }
+}
+
+const DEMO_MAILBOX_ADDRESS = 'demo@example.com';
+
+/**
+ * The demo organization's mailbox, through the API (POST /mailboxes), sending to the local mail
+ * catcher; created once, and pointed at the catcher's port again when that changed. The compliance
+ * settings a message needs (sender legal name and address, privacy URL) get demo values where unset.
+ */
+async function ensureDemoMailbox(base: string, token: string, organizationId: string, smtpPort: number): Promise<string> {
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = (await res.json()) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${json?.detail ?? ''}`);
+    return json;
+  };
+  const smtp = { host: '127.0.0.1', port: smtpPort, secure: false };
+  const mailboxes = (await call('GET', `/mailboxes?organizationId=${organizationId}`)) as Array<{ id: string; address: string; smtp: { port: number } }>;
+  let mailbox = mailboxes.find((m) => m.address === DEMO_MAILBOX_ADDRESS);
+  if (!mailbox) {
+    mailbox = await call('POST', '/mailboxes', { organizationId, address: DEMO_MAILBOX_ADDRESS, displayName: 'Demo Outreach', smtp, secret: 'catcher-needs-no-password' });
+  } else if (mailbox.smtp.port !== smtpPort) {
+    await call('PATCH', `/mailboxes/${mailbox.id}`, { smtp });
+  }
+  const settings = await call('GET', `/compliance/settings?organizationId=${organizationId}`);
+  const demo: Record<string, string> = {};
+  if (!settings.sender_legal_name) demo.senderLegalName = 'Demo Installaties B.V.';
+  if (!settings.sender_address) demo.senderAddress = 'Stationsplein 1, 3511 ED Utrecht';
+  if (!settings.privacy_url) demo.privacyUrl = 'https://example.com/privacy';
+  if (Object.keys(demo).length) await call('PATCH', '/compliance/settings', { organizationId, ...demo });
+  return mailbox!.id;
 }
 
 /** Development only: the integration secret key, generated once and kept with the dev data. */
