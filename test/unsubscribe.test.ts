@@ -130,6 +130,28 @@ test('POST with no body (a person pressing the button without the field, curl -X
   expect((await state(s)).suppressions).toHaveLength(1);
 });
 
+test('a paused enrollment (out of office) stops too, its pause cleared; an ended one is left as it is', async () => {
+  const s = await seed(`paused.${randomUUID().slice(0, 8)}@bouw.nl`);
+  const enroll = async (status: string, pause: string | null) => {
+    const { rows } = await owner.query<{ id: string }>(
+      `WITH c AS (INSERT INTO campaigns (organization_id, name, status) VALUES ($1, $2, 'active') RETURNING id),
+            q AS (INSERT INTO sequences (organization_id, campaign_id, name) SELECT $1, id, $2 FROM c RETURNING id, campaign_id)
+       INSERT INTO enrollments (organization_id, campaign_id, sequence_id, contact_id, status, pause_reason, resume_at)
+       SELECT $1, q.campaign_id, q.id, $3, $4, $5::text, CASE WHEN $5::text IS NULL THEN NULL ELSE now() + interval '3 days' END FROM q RETURNING id`,
+      [s.org, `${status} campaign`, s.contact, status, pause],
+    );
+    return rows[0]!.id;
+  };
+  const paused = await enroll('paused', 'out_of_office');
+  const completed = await enroll('completed', null);
+  expect((await post(tokens.sign(s.sent))).status).toBe(200);
+  const { rows } = await owner.query(`SELECT id, status, stopped_reason, pause_reason, resume_at FROM enrollments WHERE organization_id = $1`, [s.org]);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  expect(byId.get(paused)).toEqual({ id: paused, status: 'stopped', stopped_reason: 'unsubscribed', pause_reason: null, resume_at: null });
+  expect(byId.get(completed)).toEqual({ id: completed, status: 'completed', stopped_reason: null, pause_reason: null, resume_at: null });
+  expect(byId.get(s.enrollment)).toMatchObject({ status: 'stopped', stopped_reason: 'unsubscribed' });
+});
+
 test('a forged, altered or unknown token is 404 problem+json and changes nothing', async () => {
   const s = await seed(`forged.${randomUUID().slice(0, 8)}@bouw.nl`);
   const before = await state(s);
