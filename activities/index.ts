@@ -13,6 +13,7 @@ import { createReconcileActivities } from './reconcile';
 import { createRetentionActivities } from './retention';
 import { createSignalStageActivities } from './signal-stages';
 import { createSourceProviders } from './providers/sources';
+import { createStrategistActivities } from './strategist';
 
 export interface ActivityDeps {
   db: DB;
@@ -54,6 +55,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRetentionActivities({ db: deps.db }),
     ...createReconcileActivities({ db: deps.db }),
     ...createSignalStageActivities({ db: deps.db, classifierFor }),
+    ...createStrategistActivities({ db: deps.db }),
     ...createIngestActivities({
       db: deps.db,
       providers: createSourceProviders({ secrets }),

@@ -646,6 +646,8 @@ const CONFLICT_BY_STATE = new Set([
   'POST /signals/{signalId}/reprocess', 'POST /sources/{sourceId}/run',
   // A campaign is accepted or dismissed once; an enrollment stopped once; only a paused one resumes.
   'POST /campaigns/{campaignId}/accept', 'POST /campaigns/{campaignId}/dismiss', 'POST /enrollments/{enrollmentId}/stop', 'POST /enrollments/{enrollmentId}/resume',
+  // The seeded opportunity has a live proposal: the strategist is asked to wait for it.
+  'POST /opportunities/{opportunityId}/strategist',
 ]);
 
 test('the same valid write six times at once: all answered, no 5xx, and no 409 from a race', async () => {

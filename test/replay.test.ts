@@ -40,6 +40,8 @@ test('every recorded history replays against the current workflow code', async (
     'process-signal-opportunity-before-person-ignore-gate',
     'process-signal-resumed',
     'reconcile-signals',
+    'strategist-no-company',
+    'strategist-proposal',
   ]);
   const failures: string[] = [];
   for await (const result of Worker.runReplayHistories({ workflowsPath: WORKFLOWS, replayName: 'recorded-histories' }, histories)) {

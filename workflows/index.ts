@@ -5,3 +5,4 @@ export { processSignalWorkflow } from './process-signal';
 export { enrichCompanyWorkflow } from './enrich-company';
 export { retentionSweepWorkflow } from './retention';
 export { reconcileSignalsWorkflow } from './reconcile';
+export { strategistWorkflow } from './strategist';

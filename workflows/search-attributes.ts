@@ -29,5 +29,8 @@ export const workflowIds = {
   sourceSchedule: (sourceId: string) => `source/${sourceId}`,
   enrichCompany: (companyId: string) => `company/${companyId}/enrich`,
   retention: (organizationId: string) => `retention/${organizationId}`,
+  strategist: (opportunityId: string) => `opportunity/${opportunityId}/strategist`,
+  /** The per-enrollment sequence workflow (the next step builds it; accept already stores this id). */
+  sequence: (enrollmentId: string) => `enrollment/${enrollmentId}`,
   reconcileSchedule: 'reconcile/signals',
 };

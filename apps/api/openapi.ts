@@ -126,6 +126,7 @@ export const OPERATIONS: Operation[] = [
   { id: 'listEnrollments', method: 'get', path: '/enrollments', tag: 'Enrollments', summary: 'List enrollments', role: 'viewer', query: s.listEnrollmentsQuery, answer: z.array(r.Enrollment) },
   { id: 'getEnrollment', method: 'get', path: '/enrollments/{enrollmentId}', tag: 'Enrollments', summary: 'One enrollment', role: 'viewer', answer: r.Enrollment },
   { id: 'stopEnrollment', method: 'post', path: '/enrollments/{enrollmentId}/stop', tag: 'Enrollments', summary: 'Stop an enrollment; its waiting drafts are skipped (409 when it has ended)', role: 'member', body: s.stopEnrollmentBody, answer: r.Enrollment, problems: [409] },
+  { id: 'askStrategist', method: 'post', path: '/opportunities/{opportunityId}/strategist', tag: 'Opportunities', summary: 'Ask the strategist for a campaign proposal (202 with the run; 409 with campaign_id while a live proposal exists)', role: 'member', body: s.emptyBody, status: 202, answer: r.StrategistRun, problems: [409] },
   { id: 'resumeEnrollment', method: 'post', path: '/enrollments/{enrollmentId}/resume', tag: 'Enrollments', summary: 'Resume a paused enrollment (409 unless paused)', role: 'member', body: s.emptyBody, answer: r.Enrollment, problems: [409] },
 ];
 

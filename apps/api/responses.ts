@@ -658,6 +658,12 @@ export const Enrollment = record(
   }),
 );
 
+export const StrategistRun = record(
+  'StrategistRun',
+  'The strategistWorkflow run that was started (opportunity/<id>/strategist)',
+  z.object({ workflow_id: z.string(), run_id: z.string() }),
+);
+
 import type { getCampaign } from '../../db/queries/campaigns';
 import type { getEnrollment } from '../../db/queries/enrollments';
 /** As ROWS_MATCH_SCHEMAS, for the campaign and enrollment queries. */

@@ -4,7 +4,7 @@ import {
 } from '@temporalio/client';
 import type { Config } from './config';
 import { searchAttributes, workflowIds } from '../../workflows/search-attributes';
-import type { enrichCompanyWorkflow, ingestSourceWorkflow, processSignalWorkflow } from '../../workflows';
+import type { enrichCompanyWorkflow, ingestSourceWorkflow, processSignalWorkflow, strategistWorkflow } from '../../workflows';
 import type { PipelineStage } from '../../workflows/stages';
 
 /** A run for this workflow id is already in progress. */
@@ -124,6 +124,22 @@ export class WorkflowStarter {
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
       args: [{ organizationId, companyId, retryInitialIntervalMs: this.retryInitialIntervalMs }],
       typedSearchAttributes: searchAttributes({ OrganizationId: organizationId, CompanyId: companyId }),
+    });
+    return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };
+  }
+
+  /**
+   * Asks the strategist for a proposal for an opportunity (`opportunity/<id>/strategist`); while a run
+   * for it is in progress, that run is returned.
+   */
+  async startStrategist(organizationId: string, opportunityId: string, companyId: string | null, opts: { enrichmentPollMs?: number } = {}) {
+    const handle = await this.client.workflow.start<typeof strategistWorkflow>('strategistWorkflow', {
+      taskQueue: this.taskQueue,
+      workflowId: workflowIds.strategist(opportunityId),
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      args: [{ organizationId, opportunityId, retryInitialIntervalMs: this.retryInitialIntervalMs, ...opts }],
+      typedSearchAttributes: searchAttributes({ OrganizationId: organizationId, OpportunityId: opportunityId, CompanyId: companyId ?? undefined }),
     });
     return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };
   }

@@ -231,3 +231,63 @@ export function opportunityOf(tx: Tx, organizationId: string, opportunityId: str
     .where('organization_id', '=', organizationId)
     .executeTakeFirst();
 }
+
+// What the drafting stage and the strategist read ------------------------------------------------------
+
+/** The opportunity with its company and the signal it came from (with the signal's current classification and score reasons). */
+export async function opportunityForStrategist(tx: Tx, opportunityId: string) {
+  const opportunity = await tx
+    .selectFrom('opportunities')
+    .select(['id', 'organization_id', 'status', 'company_id', 'created_from_signal_id', 'project_id', 'brief', 'summary'])
+    .where('id', '=', opportunityId)
+    .executeTakeFirst();
+  if (!opportunity) return undefined;
+  const signalId = opportunity.created_from_signal_id;
+  const signal = signalId
+    ? await tx
+        .selectFrom('signals')
+        .select(['id', 'title', 'summary', 'source_url', 'published_at', 'location_text', 'municipality', 'company_id'])
+        .where('id', '=', signalId)
+        .executeTakeFirst()
+    : undefined;
+  const classification = signalId
+    ? await tx.selectFrom('classifications').select(['project_category', 'project_stage']).where('signal_id', '=', signalId).where('is_current', '=', true).executeTakeFirst()
+    : undefined;
+  const reasons = signalId
+    ? await tx
+        .selectFrom('score_components')
+        .innerJoin('scores', 'scores.id', 'score_components.score_id')
+        .select(['score_components.reason'])
+        .where('scores.signal_id', '=', signalId)
+        .where('scores.is_current', '=', true)
+        .where('score_components.points', '>', 0)
+        .orderBy('score_components.position')
+        .execute()
+    : [];
+  const companyId = opportunity.company_id ?? signal?.company_id ?? null;
+  const company = companyId
+    ? await tx
+        .selectFrom('companies')
+        .select(['id', 'name', 'country_code', 'generic_email', 'phone', 'enrichment_status', 'recipient_kind'])
+        .where('id', '=', companyId)
+        .executeTakeFirst()
+    : undefined;
+  return { opportunity, signal, classification, scoreReasons: reasons.map((r) => r.reason), company };
+}
+
+/** The company's contacts that are not erased, oldest first (the order the strategist ranks ties in). */
+export function companyContacts(tx: Tx, companyId: string) {
+  return tx
+    .selectFrom('contacts')
+    .select(['id', 'full_name', 'title', 'email', 'phone'])
+    .where('company_id', '=', companyId)
+    .where('erased_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(200)
+    .execute();
+}
+
+export function storeBrief(tx: Tx, opportunityId: string, brief: unknown) {
+  return tx.updateTable('opportunities').set({ brief: JSON.stringify(brief), updated_at: sql`now()` }).where('id', '=', opportunityId).execute();
+}

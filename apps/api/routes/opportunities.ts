@@ -1,13 +1,14 @@
 import { Router } from 'express';
 import { getOpportunity, listOpportunities, openOpportunity, openOpportunityForProject, setOutcome } from '../../../db/queries/opportunities';
 import { getSignal } from '../../../db/queries/signals';
+import { liveProposal } from '../../../db/queries/campaigns';
 import { asCaller, requireRole, userOf, withRecordRole, withRole, WRITE } from '../access';
 import { conflict, notFound } from '../errors';
 import type { ApiDeps } from '../app';
-import { createOpportunityBody, listOpportunitiesQuery, outcomeBody } from '../schemas';
+import { createOpportunityBody, emptyBody, listOpportunitiesQuery, outcomeBody } from '../schemas';
 import { parseBody, parseQuery, pathId } from '../validate';
 
-export function opportunityRoutes({ db }: ApiDeps): Router {
+export function opportunityRoutes({ db, workflows }: ApiDeps): Router {
   const r = Router();
 
   /** From a signal (its project, score and title) or manual (a summary). One open opportunity per project. */
@@ -58,6 +59,22 @@ export function opportunityRoutes({ db }: ApiDeps): Router {
       return setOutcome(tx, id, body.outcome, body.value ?? null);
     });
     res.json(opportunity);
+  });
+
+  /**
+   * Starts strategistWorkflow (opportunity/<id>/strategist): 202 with the run; 409 with campaign_id
+   * while the opportunity has a live proposal (accept or dismiss it first).
+   */
+  r.post('/opportunities/:opportunityId/strategist', async (req, res) => {
+    const id = pathId(req, 'opportunityId', 'opportunity');
+    parseBody(emptyBody, req);
+    const opportunity = await withRecordRole(db, req, { what: 'opportunity', load: (tx) => getOpportunity(tx, id) }, WRITE, async (tx, existing) => {
+      const live = await liveProposal(tx, existing.organization_id, id);
+      if (live) throw conflict('The opportunity has a live proposal; accept or dismiss it first', { campaign_id: live.id });
+      return existing;
+    });
+    const run = await workflows.startStrategist(opportunity.organization_id, opportunity.id, opportunity.company_id);
+    res.status(202).json({ workflow_id: run.workflowId, run_id: run.runId });
   });
 
   return r;

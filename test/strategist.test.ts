@@ -1,0 +1,218 @@
+import { randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
+import { WorkflowStarter } from '../apps/shared/temporal';
+import { buildBrief } from '../domain/outreach/brief';
+import { planContacts, planSteps, templateWriter, TEMPLATE_WRITER } from '../domain/outreach/strategist';
+import { startApi, newOrganization, addMember, expectProblem, TestApi } from './helpers/api';
+import { testEnv, type TestUser } from './helpers/tokens';
+
+/**
+ * The brief and the strategist: pure parts first (facts only with their source, persona ranking,
+ * the generic address used once, steps from the allowed channels), then strategistWorkflow through
+ * the real worker, started by POST /opportunities/{id}/strategist.
+ */
+const personas = [
+  { segment: 'facility manager', titleKeywords: ['facilitair'], priority: 5 },
+  { segment: 'contractor', titleKeywords: ['projectleider', 'aannemer'], priority: 10 },
+];
+
+describe('the brief (pure)', () => {
+  const signal = {
+    id: randomUUID(),
+    title: 'Aanvraag omgevingsvergunning: nieuwbouw 48 woningen met warmtepompen',
+    summary: 'Geraamde bouwsom EUR 14,5 mln, 1.200 m2 bedrijfsruimte.',
+    sourceUrl: 'https://zoek.officielebekendmakingen.nl/gmb-2026-1',
+    publishedAt: new Date('2026-11-20T08:00:00Z'),
+    locationText: 'Merwedekanaalzone, Utrecht',
+    municipality: 'Utrecht',
+  };
+  const input = {
+    opportunityId: randomUUID(),
+    signal,
+    classification: { projectCategory: 'residential', projectStage: 'permit_application' },
+    scoreReasons: ['mentions warmtepompen', ''],
+    products: [
+      { key: 'heat_pumps', name: 'Heat pumps', fitKeywords: ['warmtepomp', 'warmtepompen'] },
+      { key: 'solar', name: 'Solar PV', fitKeywords: ['zonnepanelen'] },
+    ],
+    personas,
+  };
+
+  test('facts come from the signal, each with its source URL; the fit and the score reasons beside them', () => {
+    const brief = buildBrief(input);
+    expect(brief.facts).toEqual([
+      { claim: `Published: "${signal.title}"`, sourceUrl: signal.sourceUrl },
+      { claim: 'Published on 2026-11-20', sourceUrl: signal.sourceUrl },
+      { claim: 'Stated amount: EUR 14,500,000', sourceUrl: signal.sourceUrl },
+      { claim: '48 dwellings', sourceUrl: signal.sourceUrl },
+      { claim: '1,200 m2 floor area', sourceUrl: signal.sourceUrl },
+      { claim: 'Location: Merwedekanaalzone, Utrecht', sourceUrl: signal.sourceUrl },
+      { claim: 'Project kind: residential', sourceUrl: signal.sourceUrl },
+      { claim: 'Stage: permit application', sourceUrl: signal.sourceUrl },
+    ]);
+    expect(brief.products).toEqual([{ key: 'heat_pumps', name: 'Heat pumps', matched: ['warmtepomp', 'warmtepompen'] }]);
+    expect(brief.scoreReasons).toEqual(['mentions warmtepompen']);
+    expect(brief.personas.map((p) => p.segment)).toEqual(['contractor', 'facility manager']);
+  });
+
+  test('nothing invented: without a source URL there are no facts', () => {
+    expect(buildBrief({ ...input, signal: { ...signal, sourceUrl: null } }).facts).toEqual([]);
+    expect(buildBrief({ ...input, signal: null }).facts).toEqual([]);
+  });
+
+  test('contacts ranked by persona priority; the generic address used for one contact only; steps from the channels', () => {
+    const c = (id: string, title: string | null, usable: Array<'email' | 'phone' | 'linkedin'>, email: 'generic' | 'personal' | null) => ({ id, fullName: id, title, channels: { usable, email }, ruleIds: [] });
+    const planned = planContacts(
+      [c('ann', 'Facilitair manager', ['email', 'phone', 'linkedin'], 'generic'), c('bob', 'Projectleider', ['email', 'phone', 'linkedin'], 'generic'), c('cor', 'Directeur', ['email'], 'generic'), c('dik', 'Inkoper', ['linkedin'], null)],
+      personas,
+    );
+    expect(planned.map((p) => [p.contact_id, p.persona, p.rank, p.channels, p.email_route])).toEqual([
+      ['bob', 'contractor', 1, ['email', 'phone', 'linkedin'], 'generic'],
+      ['ann', 'facility manager', 2, ['phone', 'linkedin'], null],
+      // cor's only channel was the generic address, already used: left out.
+      ['dik', null, 3, ['linkedin'], null],
+    ]);
+    expect(planSteps(planned)).toEqual([
+      { channel: 'email', delayDays: 0 },
+      { channel: 'phone', delayDays: 2 },
+      { channel: 'linkedin', delayDays: 1 },
+      { channel: 'email', delayDays: 3 },
+    ]);
+    expect(planSteps([{ ...planned[2]! }])).toEqual([{ channel: 'linkedin', delayDays: 0 }]);
+    const written = templateWriter({ brief: buildBrief(input), company: { name: 'Bouw B.V.', countryCode: 'NL' }, contacts: planned, steps: planSteps(planned), proposition: null });
+    expect(written.model).toBe(TEMPLATE_WRITER);
+    expect(written.rationale).toContain(signal.title);
+    expect(written.rationale).toContain(signal.sourceUrl);
+    expect(written.brief).toContain('Stated amount: EUR 14,500,000');
+    expect(written.steps.map((s) => s.instructions.length > 20)).toEqual([true, true, true, true]);
+  });
+});
+
+// Through the worker ----------------------------------------------------------------------------------------
+let api: TestApi;
+let owners: Pool;
+let owner: TestUser;
+let orgId: string;
+
+beforeAll(async () => {
+  api = await startApi();
+  owners = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 2 });
+  ({ owner, orgId } = await newOrganization(api, 'Strateeg Installaties B.V.'));
+  const profile = await api.call('PATCH', '/settings/industry-profile', {
+    token: owner.token,
+    body: { organizationId: orgId, personas: personas.map((p) => ({ segment: p.segment, titleKeywords: p.titleKeywords, priority: p.priority })), products: [{ key: 'heat_pumps', name: 'Heat pumps', fitKeywords: ['warmtepomp', 'warmtepompen'] }] },
+  });
+  expect(profile.status).toBe(200);
+});
+afterAll(async () => {
+  await owners.end();
+  await api.close();
+});
+
+const call = (method: string, path: string, body?: unknown, token = owner.token) => api.call(method, path, { token, body });
+async function ok(method: string, path: string, body: unknown) {
+  const res = await call(method, path, body);
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** A ready opportunity from a signal with a source URL, linked to a Dutch company with people. */
+async function opportunityWithCompany() {
+  const source = await ok('POST', '/sources', { organizationId: orgId, providerKey: 'rss', name: `feed ${randomUUID()}`, config: { url: 'http://127.0.0.1:9/feed.xml' } });
+  const company = await ok('POST', '/companies', { organizationId: orgId, name: `Bouwbedrijf ${randomUUID().slice(0, 6)} B.V.`, countryCode: 'NL', legalForm: 'bv', genericEmail: `info@bouw-${randomUUID().slice(0, 6)}.nl`, phone: '030 123 4567' });
+  const person = async (title: string, basis: boolean) => {
+    const c = await ok('POST', '/contacts', { organizationId: orgId, companyId: company.id, fullName: `${title} ${randomUUID().slice(0, 4)}`, title, email: `${randomUUID().slice(0, 8)}@example.nl` });
+    if (basis) await ok('PUT', `/contacts/${c.id}/lawful-basis`, { organizationId: orgId, basis: 'legitimate_interest', recipient_kind: 'legal_person', country: 'NL', assessment: 'balancing test' });
+    return c;
+  };
+  const facility = await person('Facilitair manager', true);
+  const lead = await person('Projectleider', true);
+  const noBasis = await person('Directeur', false);
+  const buyer = await person('Inkoper', true);
+  const url = `https://zoek.officielebekendmakingen.nl/gmb-${randomUUID()}`;
+  const title = 'Aanvraag omgevingsvergunning: nieuwbouw 48 woningen met warmtepompen';
+  const { rows } = await owners.query<{ id: string }>(
+    `INSERT INTO signals (organization_id, source_id, external_id, title, summary, source_url, dedupe_key, status, published_at, location_text, company_id)
+     VALUES ($1, $2, $3, $4, 'Geraamde bouwsom EUR 14,5 mln.', $5, $6, 'ready', now(), 'Utrecht', $7) RETURNING id`,
+    [orgId, source.id, randomUUID(), title, url, `title:${randomUUID()}`, company.id],
+  );
+  const opportunity = await ok('POST', '/opportunities', { organizationId: orgId, signalId: rows[0]!.id });
+  await owners.query('UPDATE opportunities SET company_id = $2 WHERE id = $1', [opportunity.id, company.id]);
+  return { opportunity, company, facility, lead, noBasis, buyer, url, title };
+}
+
+test('POST /opportunities/{id}/strategist proposes a campaign: ranked contacts the gate allows, what Dutch law allows, steps, rationale citing the signal', async () => {
+  const o = await opportunityWithCompany();
+  const res = await call('POST', `/opportunities/${o.opportunity.id}/strategist`, {});
+  expect(res.status).toBe(202);
+  expect(res.body.workflow_id).toBe(`opportunity/${o.opportunity.id}/strategist`);
+  const result = await api.temporal.workflow.getHandle(res.body.workflow_id, res.body.run_id).result();
+  expect(result).toMatchObject({ created: true, campaignId: expect.any(String), waited: 0 });
+  const description = await api.temporal.workflow.getHandle(res.body.workflow_id, res.body.run_id).describe();
+  expect(description.typedSearchAttributes.get({ name: 'OpportunityId', type: 'KEYWORD' } as never)).toBe(o.opportunity.id);
+
+  const campaign = (await call('GET', `/campaigns/${result.campaignId}`)).body;
+  expect(campaign).toMatchObject({
+    status: 'proposed', proposed_by: 'agent', opportunity_id: o.opportunity.id, model: 'template-writer@1.0.0', country_code: 'NL', mode: 'review',
+    persona_keys: ['contractor', 'facility manager'], product_keys: ['heat_pumps'], created_by: null,
+  });
+  // Ranked by persona priority; the one without a lawful basis left out.
+  expect(campaign.suggested_contact_ids).toEqual([o.lead.id, o.facility.id, o.buyer.id]);
+  // A Dutch legal person's named people need consent for e-mail: the generic address (once), phone and LinkedIn.
+  expect(campaign.suggested_contacts.map((c: any) => [c.contact_id, c.persona, c.channels, c.email_route])).toEqual([ // eslint-disable-line @typescript-eslint/no-explicit-any
+    [o.lead.id, 'contractor', ['email', 'phone', 'linkedin'], 'generic'],
+    [o.facility.id, 'facility manager', ['phone', 'linkedin'], null],
+    [o.buyer.id, null, ['phone', 'linkedin'], null],
+  ]);
+  expect(campaign.suggested_contacts[0].rule_ids).toEqual(['NL-LP-EMAIL-GENERIC', 'NL-LP-PHONE', 'NL-LP-LINKEDIN']);
+  expect(campaign.steps.map((s: { channel: string; delay_days: number }) => [s.channel, s.delay_days])).toEqual([['email', 0], ['phone', 2], ['linkedin', 1], ['email', 3]]);
+  expect(campaign.rationale).toContain(o.title);
+  expect(campaign.rationale).toContain(o.url);
+  expect(campaign.brief).toContain('Stated amount: EUR 14,500,000');
+
+  // The brief is stored on the opportunity: every fact with its source.
+  const { rows } = await owners.query('SELECT brief FROM opportunities WHERE id = $1', [o.opportunity.id]);
+  expect(rows[0].brief.facts.length).toBeGreaterThanOrEqual(4);
+  for (const f of rows[0].brief.facts) expect(f.sourceUrl).toBe(o.url);
+
+  // One live proposal: asking again names it.
+  const again = await call('POST', `/opportunities/${o.opportunity.id}/strategist`, {});
+  expectProblem(again, 409, 'CONFLICT');
+  expect(again.body.campaign_id).toBe(result.campaignId);
+
+  // Accepting it enrolls the three.
+  const accepted = await call('POST', `/campaigns/${result.campaignId}/accept`, {});
+  expect(accepted.body.result.enrolled.map((e: { contactId: string }) => e.contactId)).toEqual([o.lead.id, o.facility.id, o.buyer.id]);
+});
+
+test('after a dismissal the strategist may propose again; it waits for a running enrichment', async () => {
+  const o = await opportunityWithCompany();
+  const first = await call('POST', `/opportunities/${o.opportunity.id}/strategist`, {});
+  const proposal = await api.temporal.workflow.getHandle(first.body.workflow_id, first.body.run_id).result();
+  expect((await call('POST', `/campaigns/${proposal.campaignId}/dismiss`, { reason: 'later' })).body.status).toBe('archived');
+
+  await owners.query(`UPDATE companies SET enrichment_status = 'running' WHERE id = $1`, [o.company.id]);
+  const starter = new WorkflowStarter(api.temporal, { TEMPORAL_TASK_QUEUE: testEnv('TEMPORAL_TASK_QUEUE'), INGEST_RETRY_INITIAL_INTERVAL_MS: 100 });
+  const run = await starter.startStrategist(orgId, o.opportunity.id, o.company.id, { enrichmentPollMs: 300 });
+  await new Promise((r) => setTimeout(r, 1500));
+  expect((await call('GET', `/campaigns?organizationId=${orgId}&opportunityId=${o.opportunity.id}&status=proposed`)).body).toEqual([]);
+  await owners.query(`UPDATE companies SET enrichment_status = 'done' WHERE id = $1`, [o.company.id]);
+  const second = await api.temporal.workflow.getHandle(run.workflowId, run.runId).result();
+  expect(second.created).toBe(true);
+  expect(second.waited).toBeGreaterThanOrEqual(1);
+  expect(second.campaignId).not.toBe(proposal.campaignId);
+});
+
+test('no proposal without a contact the gate allows; roles and tenancy', async () => {
+  const opportunity = await ok('POST', '/opportunities', { organizationId: orgId, summary: 'Manual, no company' });
+  const res = await call('POST', `/opportunities/${opportunity.id}/strategist`, {});
+  expect(res.status).toBe(202);
+  const result = await api.temporal.workflow.getHandle(res.body.workflow_id, res.body.run_id).result();
+  expect(result).toMatchObject({ campaignId: null, created: false, reason: 'the opportunity has no company' });
+
+  const viewer = await addMember(api, owner, orgId, 'viewer');
+  expectProblem(await call('POST', `/opportunities/${opportunity.id}/strategist`, {}, viewer.token), 403, 'FORBIDDEN');
+  const other = await newOrganization(api, 'Ander B.V.');
+  expectProblem(await call('POST', `/opportunities/${opportunity.id}/strategist`, {}, other.owner.token), 404, 'NOT_FOUND');
+  expectProblem(await call('POST', `/opportunities/${randomUUID()}/strategist`, {}), 404, 'NOT_FOUND');
+});
