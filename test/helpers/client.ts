@@ -10,6 +10,16 @@ import type { components, paths } from './openapi-types';
 export type ApiClient = Client<paths>;
 export type Schemas = components['schemas'];
 
+/**
+ * One schema of the document by name, to type an answer of `api.call` (test/helpers/api.ts), whose
+ * body is validated against the document at run time but typed `any`:
+ * `const contacts = (await api.call('GET', ...)).body as Schema<'Contact'>[]`.
+ */
+export type Schema<K extends keyof Schemas> = Schemas[K];
+
+/** One entry of a VALIDATION_FAILED problem's `errors`: the invalid field and why. */
+export type FieldError = NonNullable<Schema<'Problem'>['errors']>[number];
+
 const matchesContract: Middleware = {
   async onResponse({ request, response }) {
     const text = await response.clone().text();
