@@ -1,4 +1,5 @@
 import { startApi, newOrganization, addMember, expectProblem, TestApi } from './helpers/api';
+import type { FieldError, Schema } from './helpers/client';
 import type { TestUser } from './helpers/tokens';
 
 let api: TestApi;
@@ -26,7 +27,7 @@ test('a company’s derived fields: normalized name, domain by the public suffix
   expect(soleTrader.body.recipient_kind).toBe('natural_person');
   expectProblem(await post('/companies', { organizationId: orgId, name: 'Dup', kvkNumber: '23456789' }), 409, 'CONFLICT');
   const byName = await api.call('GET', `/companies?organizationId=${orgId}&q=van%20dam%20bv`, { token: owner.token });
-  expect(byName.body.map((c: { id: string }) => c.id)).toEqual([res.body.id]);
+  expect(byName.body.map((c: Schema<'Company'>) => c.id)).toEqual([res.body.id]);
 });
 
 test('legalForm is read as people write it and stored as its canonical key, with its recipient kind', async () => {
@@ -49,11 +50,11 @@ test('legalForm is read as people write it and stored as its canonical key, with
 test('company validation names every bad field', async () => {
   const res = await post('/companies', { organizationId: orgId, name: 'X', kvkNumber: '1234', locale: 'dutch', legalForm: 'B.V.B.V.', genericEmail: 'info@localhost', sbiCodes: ['A1'] });
   expectProblem(res, 400, 'VALIDATION_FAILED');
-  expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['body.genericEmail', 'body.kvkNumber', 'body.legalForm', 'body.locale', 'body.sbiCodes.0']);
+  expect(res.body.errors.map((e: FieldError) => e.path).sort()).toEqual(['body.genericEmail', 'body.kvkNumber', 'body.legalForm', 'body.locale', 'body.sbiCodes.0']);
 });
 
 test('contacts: e-mail syntax and domain checked, phone in E.164, one contact per address', async () => {
-  const company = (await post('/companies', { organizationId: orgId, name: 'Contacten B.V.', countryCode: 'BE' })).body;
+  const company = (await post('/companies', { organizationId: orgId, name: 'Contacten B.V.', countryCode: 'BE' })).body as Schema<'Company'>;
   const res = await post('/contacts', {
     organizationId: orgId, companyId: company.id, fullName: 'Els Peeters', title: 'Aankoper', email: 'Els.Peeters@Contacten.be', phone: '02 555 12 12',
     linkedinUrl: 'https://www.linkedin.com/in/els-peeters', sourceDescription: 'Trade fair 2026, business card',
@@ -66,19 +67,19 @@ test('contacts: e-mail syntax and domain checked, phone in E.164, one contact pe
   expect(similar.status).toBe(201);
   const bad = await post('/contacts', { organizationId: orgId, companyId: company.id, fullName: 'X', email: 'x@example.invalidtld', phone: '12', linkedinUrl: 'https://example.com/x' });
   expectProblem(bad, 400, 'VALIDATION_FAILED');
-  expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['body.email', 'body.linkedinUrl']);
+  expect(bad.body.errors.map((e: FieldError) => e.path).sort()).toEqual(['body.email', 'body.linkedinUrl']);
   const badPhone = await post('/contacts', { organizationId: orgId, companyId: company.id, fullName: 'X', phone: '12' });
   expect(badPhone.body.errors).toEqual([{ path: 'body.phone', message: 'is not a valid phone number' }]);
   const list = await api.call('GET', `/contacts?organizationId=${orgId}&companyId=${company.id}`, { token: owner.token });
-  expect(list.body.map((c: { full_name: string }) => c.full_name).sort()).toEqual(['Els Peeters', 'Els Q.']);
+  expect(list.body.map((c: Schema<'Contact'>) => c.full_name).sort()).toEqual(['Els Peeters', 'Els Q.']);
   const one = await api.call('GET', `/contacts/${res.body.id}`, { token: owner.token });
   expect(one.body).toMatchObject({ id: res.body.id, lawful_basis: null });
 });
 
 test('another tenant gets 404 on every company, contact and compliance endpoint; a viewer cannot write', async () => {
-  const company = (await post('/companies', { organizationId: orgId, name: 'Geheim B.V.', kvkNumber: '34567890' })).body;
-  const contact = (await post('/contacts', { organizationId: orgId, companyId: company.id, fullName: 'Gerda Geheim', email: 'gerda@geheim.nl' })).body;
-  const suppression = (await post('/compliance/suppressions', { organizationId: orgId, scope: 'email', value: 'x@geheim.nl' })).body;
+  const company = (await post('/companies', { organizationId: orgId, name: 'Geheim B.V.', kvkNumber: '34567890' })).body as Schema<'Company'>;
+  const contact = (await post('/contacts', { organizationId: orgId, companyId: company.id, fullName: 'Gerda Geheim', email: 'gerda@geheim.nl' })).body as Schema<'Contact'>;
+  const suppression = (await post('/compliance/suppressions', { organizationId: orgId, scope: 'email', value: 'x@geheim.nl' })).body as Schema<'Suppression'>;
   const other = await newOrganization(api, 'Other B.V.');
   const calls: Array<[string, string, unknown?]> = [
     ['GET', `/companies/${company.id}`],

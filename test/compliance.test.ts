@@ -3,6 +3,7 @@ import { Pool } from 'pg';
 import { emailHash } from '../domain/companies/identity';
 import { personHash } from '../domain/compliance/erasure';
 import { startApi, newOrganization, addMember, expectProblem, TestApi } from './helpers/api';
+import type { FieldError, Schema } from './helpers/client';
 import { testEnv, type TestUser } from './helpers/tokens';
 
 let api: TestApi;
@@ -19,7 +20,7 @@ beforeAll(async () => {
     token: owner.token,
     body: { organizationId: orgId, name: 'Klant Installaties B.V.', kvkNumber: '87654321', website: 'https://www.klant-installaties.nl', legalForm: 'bv', countryCode: 'NL' },
   });
-  companyId = c.body.id;
+  companyId = (c.body as Schema<'Company'>).id;
 });
 afterAll(async () => {
   await owners.end();
@@ -30,10 +31,10 @@ const post = (path: string, body: unknown, token = owner.token) => api.call('POS
 async function contact(email: string, fullName = 'Anna de Wit') {
   const res = await post('/contacts', { organizationId: orgId, companyId, fullName, email, phone: '030 765 4321', title: 'Facilitair manager' });
   expect(res.status).toBe(201);
-  return res.body;
+  return res.body as Schema<'Contact'>;
 }
 const lawfulBasis = (contactId: string, body: Record<string, unknown>) => api.call('PUT', `/contacts/${contactId}/lawful-basis`, { token: owner.token, body: { organizationId: orgId, ...body } });
-const channels = async (contactId: string) => (await api.call('GET', `/contacts/${contactId}/channels`, { token: owner.token })).body;
+const channels = async (contactId: string) => (await api.call('GET', `/contacts/${contactId}/channels`, { token: owner.token })).body as Schema<'ComplianceGate'>;
 
 describe('suppressions', () => {
   test('posted twice exists once (201 then 200), with the value normalized', async () => {
@@ -50,7 +51,7 @@ describe('suppressions', () => {
     expectProblem(await post('/compliance/suppressions', { organizationId: orgId, scope: 'kvk_number', value: '123' }), 400, 'VALIDATION_FAILED');
     expectProblem(await post('/compliance/suppressions', { organizationId: orgId, scope: 'phone', value: '+31' }), 400, 'VALIDATION_FAILED');
     const list = await api.call('GET', `/compliance/suppressions?organizationId=${orgId}`, { token: owner.token });
-    expect(list.body.filter((s: { value: string }) => s.value === 'stop.mailing@example.nl')).toHaveLength(1);
+    expect(list.body.filter((s: Schema<'Suppression'>) => s.value === 'stop.mailing@example.nl')).toHaveLength(1);
   });
 
   test('a suppression blocks its e-mail, its domain or its KvK number', async () => {
@@ -62,7 +63,7 @@ describe('suppressions', () => {
     await lawfulBasis(byDomain.id, { basis: 'legitimate_interest', recipient_kind: 'legal_person', country: 'NL', assessment: 'B2B relevance' });
     const gate = await channels(byDomain.id);
     expect(gate).toMatchObject({ contactable: false, suppression: { scope: 'domain' } });
-    expect(gate.channels.every((c: { allowed: boolean }) => !c.allowed)).toBe(true);
+    expect(gate.channels.every((c) => !c.allowed)).toBe(true);
 
     const kvkCompany = await post('/companies', { organizationId: orgId, name: 'Geweigerd B.V.', kvkNumber: '11223344' });
     const byKvk = await post('/contacts', { organizationId: orgId, companyId: kvkCompany.body.id, fullName: 'Karel Kvk', email: 'karel@geweigerd-bv.nl' });
@@ -92,7 +93,7 @@ describe('suppressions', () => {
     const c = await contact('marker.weg@klant-installaties.nl', 'Marker Weg');
     expect((await api.call('DELETE', `/contacts/${c.id}`, { token: owner.token })).status).toBe(200);
     const markers = (await api.call('GET', `/compliance/suppressions?organizationId=${orgId}&scope=person_hash`, { token: owner.token })).body;
-    const marker = markers.find((m: { value: string }) => m.value === personHash(companyId, 'Marker Weg'));
+    const marker = markers.find((m: Schema<'Suppression'>) => m.value === personHash(companyId, 'Marker Weg'));
     expect(marker).toMatchObject({ scope: 'person_hash', reason: 'erasure' });
     expectProblem(await api.call('DELETE', `/compliance/suppressions/${marker.id}`, { token: owner.token }), 400, 'VALIDATION_FAILED');
   });
@@ -108,13 +109,13 @@ describe('the gate closes every channel to everyone at a suppressed company', ()
     expect(ct.status).toBe(201);
     expect((await lawfulBasis(ct.body.id, li)).status).toBe(200);
     expect(await channels(ct.body.id)).toMatchObject({ contactable: true, reasons: [], blocks: [] });
-    return { company: co.body, contact: ct.body };
+    return { company: co.body as Schema<'Company'>, contact: ct.body as Schema<'Contact'> };
   }
   const closedFor = async (contactId: string, ruleId: string, matchedOn: string) => {
     const gate = await channels(contactId);
     expect(gate).toMatchObject({ contactable: false, reasons: ['suppressed'] });
     expect(gate.blocks).toEqual([expect.objectContaining({ rule_id: ruleId, code: 'suppressed', applies_to: 'company', suppression: expect.objectContaining({ matched_on: matchedOn }) })]);
-    expect(gate.channels.map((c: { channel: string }) => c.channel).sort()).toEqual(['email_generic', 'email_personal', 'linkedin', 'phone']);
+    expect(gate.channels.map((c) => c.channel).sort()).toEqual(['email_generic', 'email_personal', 'linkedin', 'phone']);
     for (const c of gate.channels) expect(c).toMatchObject({ allowed: false, blocked_by: [ruleId], requirements: [] });
     return gate;
   };
@@ -190,7 +191,7 @@ describe('lawful basis and the compliance gate', () => {
 
     const gate = await channels(c.id);
     expect(gate).toMatchObject({ contactable: true, lawful_basis: { basis: 'legitimate_interest' }, requirements: expect.arrayContaining(['art14_notice']) });
-    const byChannel = Object.fromEntries(gate.channels.map((ch: { channel: string }) => [ch.channel, ch]));
+    const byChannel = Object.fromEntries(gate.channels.map((ch) => [ch.channel, ch]));
     expect(byChannel.email_personal).toMatchObject({ allowed: false, rule_id: 'NL-LP-EMAIL-PERSONAL' });
     expect(byChannel.phone).toMatchObject({ allowed: true, rule_id: 'NL-LP-PHONE' });
     expect(byChannel.linkedin).toMatchObject({ allowed: true, rule_id: 'NL-LP-LINKEDIN' });
@@ -200,7 +201,7 @@ describe('lawful basis and the compliance gate', () => {
     expect(consent.status).toBe(200);
     const records = await owners.query('SELECT basis, is_current FROM lawful_basis_records WHERE contact_id = $1 ORDER BY created_at', [c.id]);
     expect(records.rows).toEqual([{ basis: 'legitimate_interest', is_current: false }, { basis: 'consent', is_current: true }]);
-    expect((await channels(c.id)).channels.find((ch: { channel: string }) => ch.channel === 'email_personal')).toMatchObject({ allowed: true });
+    expect((await channels(c.id)).channels.find((ch) => ch.channel === 'email_personal')).toMatchObject({ allowed: true });
   });
 });
 
@@ -219,7 +220,7 @@ describe('compliance settings', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ retention_months: 12, sender_legal_name: 'Compliance B.V.', default_locale: 'nl-BE' });
     const audit = await api.call('GET', `/compliance/audit?organizationId=${orgId}&entity=compliance_settings`, { token: member.token });
-    const byField = Object.fromEntries(audit.body.map((a: { field: string }) => [a.field, a]));
+    const byField = Object.fromEntries(audit.body.map((a: Schema<'AuditEntry'>) => [a.field, a]));
     expect(byField.retention_months).toMatchObject({ actor_id: admin.id, before: 24, after: 12, created_at: expect.any(String) });
     expect(byField.default_locale).toMatchObject({ before: 'nl-NL', after: 'nl-BE' });
     expect(byField.sender_legal_name).toMatchObject({ before: null, after: 'Compliance B.V.' });
@@ -231,7 +232,7 @@ describe('compliance settings', () => {
       body: { organizationId: orgId, defaultLocale: 'dutch', privacyUrl: 'http://x.nl/privacy', unsubscribeMailto: 'afmelden@x.nl', retentionMonths: 121 },
     });
     expectProblem(res, 400, 'VALIDATION_FAILED');
-    expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['body.defaultLocale', 'body.privacyUrl', 'body.retentionMonths', 'body.unsubscribeMailto']);
+    expect(res.body.errors.map((e: FieldError) => e.path).sort()).toEqual(['body.defaultLocale', 'body.privacyUrl', 'body.retentionMonths', 'body.unsubscribeMailto']);
     const settings = await api.call('GET', `/compliance/settings?organizationId=${orgId}`, { token: owner.token });
     expect(settings.body.retention_months).toBe(12); // unchanged
   });
@@ -306,7 +307,7 @@ describe('erasure and retention', () => {
 test('the channel policy table is served with its version', async () => {
   const res = await api.call('GET', '/compliance/channel-policy?country=NL&recipientKind=natural_person', { token: owner.token });
   expect(res.body.version).toMatch(/^\d{4}-\d{2}-\d{2}\.\d+$/);
-  expect(res.body.rules.map((r: { id: string }) => r.id)).toEqual(['NL-NP-EMAIL-GENERIC', 'NL-NP-EMAIL-PERSONAL', 'NL-NP-PHONE', 'NL-NP-LINKEDIN']);
+  expect(res.body.rules.map((r: Schema<'ChannelPolicyRule'>) => r.id)).toEqual(['NL-NP-EMAIL-GENERIC', 'NL-NP-EMAIL-PERSONAL', 'NL-NP-PHONE', 'NL-NP-LINKEDIN']);
   expect(res.body.rules[0]).toMatchObject({ country: 'NL', recipient_kind: 'natural_person', channel: 'email_generic' });
   expect(res.body.rules[0]).not.toHaveProperty('recipientKind');
 });

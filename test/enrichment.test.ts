@@ -1,5 +1,6 @@
 import { Client, Pool } from 'pg';
 import { startApi, newOrganization, addMember, expectProblem, TestApi } from './helpers/api';
+import type { Schema } from './helpers/client';
 import { startFeedServer } from './helpers/feed-server';
 import { startProviderServer, ProviderServer } from './helpers/provider-server';
 import { rssFeed } from './helpers/rss';
@@ -54,7 +55,7 @@ afterAll(async () => {
 async function company(body: Record<string, unknown>) {
   const res = await api.call('POST', '/companies', { token: owner.token, body: { organizationId: orgId, ...body } });
   expect(res.status).toBe(201);
-  return res.body;
+  return res.body as Schema<'Company'>;
 }
 
 async function enrich(companyId: string, token = owner.token) {
@@ -65,7 +66,7 @@ async function enrich(companyId: string, token = owner.token) {
 }
 
 const contactsOf = async (companyId: string) =>
-  (await api.call('GET', `/contacts?organizationId=${orgId}&companyId=${companyId}`, { token: owner.token })).body as Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  (await api.call('GET', `/contacts?organizationId=${orgId}&companyId=${companyId}`, { token: owner.token })).body as Schema<'Contact'>[];
 
 test('a company enriched from its website gets contacts, and a re-run adds no duplicates', async () => {
   const c = await company({ name: 'Bouwbedrijf Jansen B.V.', website: `${site.url}/`, domain: 'bouwjansen.nl', kvkNumber: '12345678', legalForm: 'bv', countryCode: 'NL' });
@@ -85,7 +86,7 @@ test('a company enriched from its website gets contacts, and a re-run adds no du
   expect(site.requests.some((r) => r.url.startsWith('/intern'))).toBe(false);
   expect(contacts.some((x) => x.email === 'geheim@bouwjansen.nl')).toBe(false);
 
-  const after = (await api.call('GET', `/companies/${c.id}`, { token: owner.token })).body;
+  const after = (await api.call('GET', `/companies/${c.id}`, { token: owner.token })).body as Schema<'Company'>;
   expect(after).toMatchObject({ enrichment_status: 'done', generic_email: 'info@bouwjansen.nl', phone: '+31301234567', address: 'Industrieweg 12, 3542 AD, Utrecht' });
 
   const again = await enrich(c.id);
@@ -97,9 +98,9 @@ test('the waterfall goes on to the people-search integration until enough contac
   // Its own organization: the first test's contacts (same domain) would otherwise be found by e-mail.
   const { owner, orgId } = await newOrganization(api, 'Waterfall B.V.');
   const company = async (body: Record<string, unknown>) =>
-    (await api.call('POST', '/companies', { token: owner.token, body: { organizationId: orgId, ...body } })).body;
+    (await api.call('POST', '/companies', { token: owner.token, body: { organizationId: orgId, ...body } })).body as Schema<'Company'>;
   const contactsOf = async (companyId: string) =>
-    (await api.call('GET', `/contacts?organizationId=${orgId}&companyId=${companyId}`, { token: owner.token })).body as Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    (await api.call('GET', `/contacts?organizationId=${orgId}&companyId=${companyId}`, { token: owner.token })).body as Schema<'Contact'>[];
   const bad = await api.call('POST', '/integrations', {
     token: owner.token,
     body: { organizationId: orgId, providerKey: 'hunter', kind: 'enrichment', config: { baseUrl: hunter.url }, secret: 'wrong-key' },
@@ -131,13 +132,13 @@ test('a company no provider can reach ends failed with the reason', async () => 
   const c = await company({ name: 'Nergens B.V.', website: 'http://127.0.0.1:9/' });
   const result = await enrich(c.id);
   expect(result.status).toBe('failed');
-  const after = (await api.call('GET', `/companies/${c.id}`, { token: owner.token })).body;
+  const after = (await api.call('GET', `/companies/${c.id}`, { token: owner.token })).body as Schema<'Company'>;
   expect(after.enrichment_status).toBe('failed');
   expect(after.enrichment_error).toMatch(/^website: GET http:\/\/127\.0\.0\.1:9\/robots\.txt failed/);
 });
 
 test('an erased person is not brought back by enrichment', async () => {
-  const c = (await api.call('GET', `/companies?organizationId=${orgId}&kvkNumber=12345678`, { token: owner.token })).body[0];
+  const c = (await api.call('GET', `/companies?organizationId=${orgId}&kvkNumber=12345678`, { token: owner.token })).body[0] as Schema<'Company'>;
   const kees = (await contactsOf(c.id)).find((x) => x.full_name === 'Kees de Boer')!;
   expect((await api.call('DELETE', `/contacts/${kees.id}`, { token: owner.token })).status).toBe(200);
   const result = await enrich(c.id);
@@ -151,9 +152,9 @@ test('a site without JSON-LD: people are read from the text of its pages, once e
   // The website is on an IP address: it names no domain.
   const created = await api.call('POST', '/companies', { token: owner.token, body: { organizationId: orgId, name: 'De Vries Installatietechniek B.V.', website: `${textSite.url}/` } });
   expect(created.body).toMatchObject({ domain: null });
-  const c = created.body;
+  const c = created.body as Schema<'Company'>;
   const contacts = async () =>
-    (await api.call('GET', `/contacts?organizationId=${orgId}&companyId=${c.id}`, { token: owner.token })).body as Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    (await api.call('GET', `/contacts?organizationId=${orgId}&companyId=${c.id}`, { token: owner.token })).body as Schema<'Contact'>[];
 
   const result = await enrich(c.id, owner.token);
   expect(result).toMatchObject({ status: 'done', errors: [] });
@@ -161,7 +162,7 @@ test('a site without JSON-LD: people are read from the text of its pages, once e
   // Contact lines (one with its address in a link), a team list, a card, a table row; Jan de Vries is on two pages and is one contact.
   expect(Object.keys(byName).sort()).toEqual(['Fatima el Amrani', 'Henk Smit', 'Jan de Vries', 'Kim Jansen', 'Marieke Bos', 'Piet Bakker']);
   expect(byName['Jan de Vries']).toMatchObject({ title: 'Projectleider', email: 'j.devries@devries-installatie.nl', data_source: 'website' });
-  expect(byName['Jan de Vries'].source_description).toMatch(/^company website \(http:\/\/127\.0\.0\.1:\d+\/contact\)$/);
+  expect(byName['Jan de Vries']!.source_description).toMatch(/^company website \(http:\/\/127\.0\.0\.1:\d+\/contact\)$/);
   expect(byName['Marieke Bos']).toMatchObject({ title: 'Werkvoorbereider', email: 'm.bos@devries-installatie.nl' });
   expect(byName['Henk Smit']).toMatchObject({ title: 'Monteur', email: null, phone: '+31623456789' });
   expect(byName['Fatima el Amrani']).toMatchObject({ title: 'Office manager', email: 'f.elamrani@devries-installatie.nl' });
@@ -169,7 +170,7 @@ test('a site without JSON-LD: people are read from the text of its pages, once e
   expect(byName['Piet Bakker']).toMatchObject({ title: 'Calculator', email: 'pietbakker1970@gmail.com' });
 
   // Five of its six non-free-mail addresses are at one domain (the web designer's is not; gmail.com does not count).
-  const after = (await api.call('GET', `/companies/${c.id}`, { token: owner.token })).body;
+  const after = (await api.call('GET', `/companies/${c.id}`, { token: owner.token })).body as Schema<'Company'>;
   expect(after).toMatchObject({ domain: 'devries-installatie.nl', generic_email: 'info@devries-installatie.nl', phone: '+31302345678' });
 
   const again = await enrich(c.id, owner.token);
@@ -177,7 +178,7 @@ test('a site without JSON-LD: people are read from the text of its pages, once e
   expect(await contacts()).toHaveLength(6);
 
   // A person erased without an e-mail address stays erased: the next enrichment, naming him again, skips him.
-  expect((await api.call('DELETE', `/contacts/${byName['Henk Smit'].id}`, { token: owner.token })).status).toBe(200);
+  expect((await api.call('DELETE', `/contacts/${byName['Henk Smit']!.id}`, { token: owner.token })).status).toBe(200);
   const third = await enrich(c.id, owner.token);
   expect(third.providers[0]).toMatchObject({ created: 0, updated: 5, skipped: 1 });
   expect((await contacts()).map((x) => x.full_name).sort()).toEqual(['Fatima el Amrani', 'Jan de Vries', 'Kim Jansen', 'Marieke Bos', 'Piet Bakker', 'erased']);
@@ -190,23 +191,23 @@ test('a person erased without an e-mail address is not re-created by the people-
     body: { organizationId: orgId, providerKey: 'hunter', kind: 'enrichment', config: { baseUrl: hunter.url }, secret: 'hunter-key-123' },
   });
   expect(integration.status).toBe(201);
-  const c = (await api.call('POST', '/companies', { token: owner.token, body: { organizationId: orgId, name: 'Jansen Bouw Zuid B.V.', website: 'http://127.0.0.1:9/', domain: 'bouwjansen.nl' } })).body;
+  const c = (await api.call('POST', '/companies', { token: owner.token, body: { organizationId: orgId, name: 'Jansen Bouw Zuid B.V.', website: 'http://127.0.0.1:9/', domain: 'bouwjansen.nl' } })).body as Schema<'Company'>;
   const mark = await api.call('POST', '/contacts', { token: owner.token, body: { organizationId: orgId, companyId: c.id, fullName: 'Mark Bakker', phone: '06 9876 5432' } });
   expect(mark.status).toBe(201);
   expect((await api.call('DELETE', `/contacts/${mark.body.id}`, { token: owner.token })).status).toBe(200);
 
   const result = await enrich(c.id, owner.token);
   expect(result.providers).toEqual([expect.objectContaining({ provider: 'hunter', created: 1, skipped: 1 })]);
-  const contacts = (await api.call('GET', `/contacts?organizationId=${orgId}&companyId=${c.id}`, { token: owner.token })).body as Array<{ full_name: string; email: string | null }>;
+  const contacts = (await api.call('GET', `/contacts?organizationId=${orgId}&companyId=${c.id}`, { token: owner.token })).body as Schema<'Contact'>[];
   expect(contacts.map((x) => x.full_name).sort()).toEqual(['Petra Jansen', 'erased']);
   expect(contacts.some((x) => x.email === 'mark.bakker@bouwjansen.nl')).toBe(false);
 });
 
 test('an erasure that commits while enrichment waits for the contact’s row is not undone', async () => {
   const { owner, orgId } = await newOrganization(api, 'Gelijktijdig B.V.');
-  const c = (await api.call('POST', '/companies', { token: owner.token, body: { organizationId: orgId, name: 'Bouwbedrijf Jansen B.V.', website: `${site.url}/`, domain: 'bouwjansen.nl' } })).body;
+  const c = (await api.call('POST', '/companies', { token: owner.token, body: { organizationId: orgId, name: 'Bouwbedrijf Jansen B.V.', website: `${site.url}/`, domain: 'bouwjansen.nl' } })).body as Schema<'Company'>;
   await enrich(c.id, owner.token);
-  const list = async () => (await api.call('GET', `/contacts?organizationId=${orgId}&companyId=${c.id}`, { token: owner.token })).body as Array<{ id: string; full_name: string; email: string | null }>;
+  const list = async () => (await api.call('GET', `/contacts?organizationId=${orgId}&companyId=${c.id}`, { token: owner.token })).body as Schema<'Contact'>[];
   const kees = (await list()).find((x) => x.full_name === 'Kees de Boer')!;
 
   // An erasure of Kees, as eraseContact does it, held open: it locks his row until it commits.
@@ -240,7 +241,7 @@ test('an erasure that commits while enrichment waits for the contact’s row is 
 });
 
 test('enrich needs a write role; another tenant gets 404', async () => {
-  const c = (await api.call('GET', `/companies?organizationId=${orgId}&kvkNumber=12345678`, { token: owner.token })).body[0];
+  const c = (await api.call('GET', `/companies?organizationId=${orgId}&kvkNumber=12345678`, { token: owner.token })).body[0] as Schema<'Company'>;
   const viewer = await addMember(api, owner, orgId, 'viewer');
   expectProblem(await api.call('POST', `/companies/${c.id}/enrich`, { token: viewer.token, body: {} }), 403, 'FORBIDDEN');
   const other = await newOrganization(api, 'Other');
@@ -250,7 +251,7 @@ test('enrich needs a write role; another tenant gets 404', async () => {
 test('the enrichment stage matches the company a ready signal names (KvK, then domain, then name), links it, and enriches a new one', async () => {
   const feeds = await startFeedServer();
   try {
-    const existing = (await api.call('GET', `/companies?organizationId=${orgId}&kvkNumber=12345678`, { token: owner.token })).body[0];
+    const existing = (await api.call('GET', `/companies?organizationId=${orgId}&kvkNumber=12345678`, { token: owner.token })).body[0] as Schema<'Company'>;
     const now = new Date();
     feeds.set('/named.xml', {
       body: rssFeed('Named', [
@@ -270,13 +271,13 @@ test('the enrichment stage matches the company a ready signal names (KvK, then d
       ]),
     );
     const school = stages.find((d) => d.created)!;
-    const company = (await api.call('GET', `/companies/${school.companyId}`, { token: owner.token })).body;
+    const company = (await api.call('GET', `/companies/${school.companyId}`, { token: owner.token })).body as Schema<'Company'>;
     expect(company).toMatchObject({ name: 'Scholenbouw Midden BV', normalized_name: 'scholenbouw midden' });
     // Its enrichment ran as its own workflow (it has no website: it ends failed, saying why).
     const enrichment = await api.temporal.workflow.getHandle(`company/${school.companyId}/enrich`).result();
     expect(enrichment.status).toBe('failed');
     const opportunities = (await api.call('GET', `/opportunities?organizationId=${orgId}`, { token: owner.token })).body;
-    expect(opportunities.map((o: { company_id: string }) => o.company_id).sort()).toEqual([existing.id, school.companyId].sort());
+    expect(opportunities.map((o: Schema<'Opportunity'>) => o.company_id).sort()).toEqual([existing.id, school.companyId].sort());
   } finally {
     await feeds.close();
   }

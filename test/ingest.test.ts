@@ -1,5 +1,6 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { startApi, newOrganization, TestApi } from './helpers/api';
+import type { Schema } from './helpers/client';
 import { Pool } from 'pg';
 import { startFeedServer, FeedServer } from './helpers/feed-server';
 import { rssFeed } from './helpers/rss';
@@ -28,7 +29,7 @@ async function createSource(name: string, url: string, extra: Record<string, unk
     body: { organizationId: orgId, providerKey: 'rss', name, config: { url }, countryCode: 'NL', language: 'nl', ...extra },
   });
   expect(res.status).toBe(201);
-  return res.body;
+  return res.body as Schema<'Source'>;
 }
 
 /** POST /sources/{id}/run, then wait for the workflow it started. */
@@ -46,7 +47,7 @@ async function run(sourceId: string) {
 async function signalsOf(sourceId: string) {
   const res = await api.call('GET', `/signals?organizationId=${orgId}&limit=100`, { token: owner.token });
   expect(res.status).toBe(200);
-  return (res.body as Array<{ source_id: string }>).filter((s) => s.source_id === sourceId);
+  return (res.body as Schema<'Signal'>[]).filter((s) => s.source_id === sourceId);
 }
 
 test('an RSS 2.0 feed becomes ingested signals; a second run adds nothing', async () => {
@@ -57,7 +58,7 @@ test('an RSS 2.0 feed becomes ingested signals; a second run adds nothing', asyn
   expect(first).toMatchObject({ ok: true, outcome: { status: 'succeeded', fetched: 3, created: 3 } });
   const signals = await signalsOf(source.id);
   expect(signals).toHaveLength(3);
-  const housing = signals.find((s: any) => s.external_id === 'utrecht-2026-118233') as any;
+  const housing = signals.find((s) => s.external_id === 'utrecht-2026-118233')!;
   // Processing (started by the run) may already have moved it past `ingested`.
   expect(['ingested', 'classified', 'scored', 'ignored', 'qualified', 'ready']).toContain(housing.status);
   expect(housing).toMatchObject({
@@ -86,8 +87,8 @@ test('an Atom feed is ingested; a changed feed adds only its new entries; an ent
   const source = await createSource('EU tenders', `${feeds.url}/tenders.atom`);
   expect(await run(source.id)).toMatchObject({ ok: true, outcome: { created: 2 } });
   const signals = await signalsOf(source.id);
-  expect(signals.map((s: any) => s.external_id).sort()).toEqual(['urn:tender:2026-NL-44098', 'urn:tender:2026-NL-44120']);
-  expect(signals.find((s: any) => s.external_id === 'urn:tender:2026-NL-44120')).toMatchObject({
+  expect(signals.map((s) => s.external_id).sort()).toEqual(['urn:tender:2026-NL-44098', 'urn:tender:2026-NL-44120']);
+  expect(signals.find((s) => s.external_id === 'urn:tender:2026-NL-44120')).toMatchObject({
     source_url: 'https://tenders.example.eu/notice/2026-NL-44120',
     published_at: '2026-11-17T06:45:00.000Z',
   });
@@ -108,7 +109,7 @@ test('an Atom feed is ingested; a changed feed adds only its new entries; an ent
   expect(await run(source.id)).toMatchObject({ ok: true, outcome: { status: 'succeeded', fetched: 4, created: 2 } });
   const after = await signalsOf(source.id);
   expect(after).toHaveLength(4);
-  const byId = (id: string) => after.find((s: any) => s.external_id === id) as any;
+  const byId = (id: string) => after.find((s) => s.external_id === id)!;
   expect(byId('urn:tender:2026-NL-44098-r1').project_id).toBe(byId('urn:tender:2026-NL-44098').project_id);
   expect(byId('urn:tender:2026-NL-45001').project_id).not.toBe(byId('urn:tender:2026-NL-44098').project_id);
 });
@@ -126,7 +127,7 @@ test('a feed with the same guid, or the same link, twice in one document stores 
   const source = await createSource('Duplicates', `${feeds.url}/duplicates.xml`);
   const result = await run(source.id);
   expect(result).toMatchObject({ ok: true, outcome: { status: 'succeeded', fetched: 4, created: 2 } });
-  expect((await signalsOf(source.id)).map((s: any) => s.external_id).sort()).toEqual(['dup-1', 'https://example.org/same-link']);
+  expect((await signalsOf(source.id)).map((s) => s.external_id).sort()).toEqual(['dup-1', 'https://example.org/same-link']);
 });
 
 test('a yearly publication with the same title is a new signal; the title links signals to one project only within the window', async () => {
@@ -141,11 +142,11 @@ test('a yearly publication with the same title is a new signal; the title links 
   const source = await createSource('Yearly tenders', `${feeds.url}/yearly.xml`);
   expect(await run(source.id)).toMatchObject({ ok: true, outcome: { status: 'succeeded', fetched: 3, created: 3 } });
   const signals = await signalsOf(source.id);
-  const project = (id: string) => (signals.find((s: any) => s.external_id === id) as any).project_id;
+  const project = (id: string) => signals.find((s) => s.external_id === id)!.project_id;
   expect(signals).toHaveLength(3);
   expect(project('y-2025-correction')).toBe(project('y-2025')); // 14 days apart: one project
   expect(project('y-2024')).not.toBe(project('y-2025')); // a year apart: a new project
-  expect(new Set(signals.map((s: any) => s.dedupe_key)).size).toBe(1);
+  expect(new Set(signals.map((s) => s.dedupe_key)).size).toBe(1);
 });
 
 test('a retried run returns every signal of its fetch still waiting to be processed, also those an earlier attempt stored', async () => {
@@ -173,7 +174,7 @@ test('a retried run returns every signal of its fetch still waiting to be proces
     expect(feeds.hits('/retried.xml').total).toBe(2); // the activity was retried
     expect(outcome.signalIds).toHaveLength(3); // stored by the first attempt, returned by the second
     await Promise.all(outcome.signalIds.map((id: string) => api.temporal.workflow.getHandle(`signal/${id}`).result()));
-    expect((await signalsOf(source.id)).filter((s: any) => s.status === 'ingested')).toEqual([]);
+    expect((await signalsOf(source.id)).filter((s) => s.status === 'ingested')).toEqual([]);
 
     // The fetch's validators moved, then the result was lost: the next run (304) returns what is still waiting.
     const waiting = outcome.signalIds[0];
@@ -181,7 +182,7 @@ test('a retried run returns every signal of its fetch still waiting to be proces
     const again = await run(source.id);
     expect(again).toMatchObject({ ok: true, outcome: { status: 'not_modified', created: 0, signalIds: [waiting] } });
     await api.temporal.workflow.getHandle(`signal/${waiting}`).result();
-    expect((await signalsOf(source.id)).find((s: any) => s.id === waiting) as any).toMatchObject({ status: expect.not.stringMatching(/^ingested$/) });
+    expect((await signalsOf(source.id)).find((s) => s.id === waiting)).toMatchObject({ status: expect.not.stringMatching(/^ingested$/) });
   } finally {
     await owners.query('DROP TRIGGER IF EXISTS test_fail_once ON sources; DROP FUNCTION IF EXISTS test_fail_once(); DROP SEQUENCE IF EXISTS test_fail_once_seq;');
     await owners.end();

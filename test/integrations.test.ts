@@ -3,6 +3,7 @@ import { Pool } from 'pg';
 import pino from 'pino';
 import { SecretBox, secretContext } from '../apps/shared/secrets';
 import { startApi, newOrganization, addMember, expectProblem, TestApi } from './helpers/api';
+import type { FieldError, Schema } from './helpers/client';
 import { startChatServer, ChatServer } from './helpers/chat-server';
 import { startFeedServer, FeedServer } from './helpers/feed-server';
 import { startProviderServer, ProviderServer } from './helpers/provider-server';
@@ -95,13 +96,13 @@ test('a wrong secret ends in status error with the provider’s message', async 
 test('validation: provider and kind must agree, config per provider, a secret is required; admin only', async () => {
   const res = await api.call('POST', '/integrations', { token: owner.token, body: { organizationId: orgId, providerKey: 'hubspot', kind: 'llm', config: { apiVersion: 3 }, secret: 'x' } });
   expectProblem(res, 400, 'VALIDATION_FAILED');
-  expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['body.config', 'body.kind']);
+  expect(res.body.errors.map((e: FieldError) => e.path).sort()).toEqual(['body.config', 'body.kind']);
   const noSecret = await api.call('POST', '/integrations', { token: owner.token, body: { organizationId: orgId, providerKey: 'hubspot', kind: 'crm' } });
-  expect(noSecret.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.secret']);
+  expect(noSecret.body.errors.map((e: FieldError) => e.path)).toEqual(['body.secret']);
   const member = await addMember(api, owner, orgId, 'member');
   expectProblem(await api.call('POST', '/integrations', { token: member.token, body: { organizationId: orgId, providerKey: 'hubspot', kind: 'crm', secret: 'x' } }), 403, 'FORBIDDEN');
   const other = await newOrganization(api, 'Other tenant');
-  const mine = (await api.call('GET', `/integrations?organizationId=${orgId}`, { token: owner.token })).body[0];
+  const mine = (await api.call('GET', `/integrations?organizationId=${orgId}`, { token: owner.token })).body[0] as Schema<'Integration'>;
   for (const [method, path] of [['GET', `/integrations/${mine.id}`], ['POST', `/integrations/${mine.id}/test`], ['GET', `/integrations?organizationId=${orgId}`]] as const) {
     expectProblem(await api.call(method, path, { token: other.owner.token, body: method === 'POST' ? {} : undefined }), 404, 'NOT_FOUND');
   }
@@ -131,7 +132,7 @@ describe('an organization’s llm integration classifies its signals', () => {
     const run = await api.call('POST', `/sources/${src.body.id}/run`, { token: owner.token, body: {} });
     const outcome = await api.temporal.workflow.getHandle(run.body.workflow_id, run.body.run_id).result();
     await api.temporal.workflow.getHandle(`signal/${outcome.signalIds[0]}`).result();
-    const detail = (await api.call('GET', `/signals/${outcome.signalIds[0]}`, { token: owner.token })).body;
+    const detail = (await api.call('GET', `/signals/${outcome.signalIds[0]}`, { token: owner.token })).body as Schema<'SignalDetail'>;
     expect(detail.classification).toMatchObject({ model: 'org-model-7b', prompt_key: 'signal-classification', project_category: 'education', confidence: 0.77 });
     expect(chat.requests.at(-1)!.headers.authorization).toBe('Bearer sk-org-secret');
     expect(created.status).toBe(201);

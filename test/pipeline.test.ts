@@ -1,6 +1,7 @@
 import { Pool } from 'pg';
 import { WorkflowStarter } from '../apps/shared/temporal';
 import { startApi, newOrganization, addMember, expectProblem, TestApi } from './helpers/api';
+import type { Schema } from './helpers/client';
 import { startFeedServer, FeedServer } from './helpers/feed-server';
 import { rssFeed, RssItem } from './helpers/rss';
 import { testEnv, newUser, TestUser } from './helpers/tokens';
@@ -37,7 +38,7 @@ interface Tenant {
   /** Serves the items as a new RSS source, runs it and waits for every signal's processing. */
   ingest(items: RssItem[]): Promise<Array<{ id: string; result: any }>>;
   get(path: string, token?: string): ReturnType<TestApi['call']>;
-  signalBy(externalId: string): Promise<any>;
+  signalBy(externalId: string): Promise<Schema<'Signal'>>;
   reprocess(signalId: string, fromStage?: string): Promise<any>;
 }
 
@@ -61,7 +62,7 @@ async function tenant(): Promise<Tenant> {
     },
     async signalBy(externalId) {
       const list = await get(`/signals?organizationId=${orgId}&limit=100`);
-      return list.body.find((s: { external_id: string }) => s.external_id === externalId);
+      return list.body.find((s: Schema<'Signal'>) => s.external_id === externalId);
     },
     async reprocess(signalId, fromStage) {
       const res = await api.call('POST', `/signals/${signalId}/reprocess`, { token: owner.token, body: fromStage ? { fromStage } : {} });
@@ -87,10 +88,10 @@ test('ingested signals are classified, scored with a breakdown that adds up, and
   });
   expect(score).toMatchObject({ is_current: true, decision: 'opportunity' });
   expect(breakdown.decision).toBe('opportunity');
-  expect(components.map((c: { dimension: string }) => c.dimension)).toEqual(
+  expect(components.map((c: Schema<'ScoreComponent'>) => c.dimension)).toEqual(
     ['commercial_relevance', 'distance', 'project_size', 'project_stage', 'recency', 'fit', 'source'],
   );
-  const sum = components.reduce((acc: number, c: { points: number }) => acc + c.points, 0);
+  const sum = components.reduce((acc: number, c: Schema<'ScoreComponent'>) => acc + c.points, 0);
   expect(sum).toBeCloseTo(score.total, 6);
   expect(breakdown.total).toBe(score.total);
   expect(signal.current_score).toBe(score.total);
@@ -98,7 +99,7 @@ test('ingested signals are classified, scored with a breakdown that adds up, and
     expect(c).toMatchObject({ origin: 'rule', reason: expect.any(String) });
     expect(c.points).toBeLessThanOrEqual(Math.max(0, c.raw_value * c.weight) + 1e-9);
   }
-  expect(components.find((c: { dimension: string }) => c.dimension === 'distance')).toMatchObject({ points: 0, reason: 'no home location configured' });
+  expect(components.find((c: Schema<'ScoreComponent'>) => c.dimension === 'distance')).toMatchObject({ points: 0, reason: 'no home location configured' });
 
   expect((await t.signalBy('u-2')).status).toBe('ignored');
   expect((await t.signalBy('u-3')).status).toBe('qualified');
@@ -328,7 +329,7 @@ test('opportunities: manual and from a signal, outcomes won/lost/open, one open 
   const reopened = await api.call('POST', `/opportunities/${existingId}/outcome`, { token: t.owner.token, body: { outcome: 'open' } });
   expect(reopened.body).toMatchObject({ outcome: 'open', status: 'ready', outcome_at: null, outcome_value: null });
 
-  expect((await t.get(`/opportunities?organizationId=${t.orgId}&outcome=lost`)).body.map((o: { id: string }) => o.id)).toEqual([again.body.id]);
+  expect((await t.get(`/opportunities?organizationId=${t.orgId}&outcome=lost`)).body.map((o: Schema<'Opportunity'>) => o.id)).toEqual([again.body.id]);
   expect((await t.get(`/opportunities/${existingId}`)).body.id).toBe(existingId);
 });
 

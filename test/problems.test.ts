@@ -3,6 +3,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { OPERATIONS } from '../apps/api/openapi';
 import { createDb } from '../db/pool';
 import { addMember, expectProblem, newOrganization, startApi, TestApi } from './helpers/api';
+import type { FieldError, Schema } from './helpers/client';
 import type { TestUser } from './helpers/tokens';
 
 /** Every error path of the API edge answers problem+json (shared/api-contract.md) and changes nothing. */
@@ -44,7 +45,7 @@ test('validation failures list every field with its path, and nothing is written
     body: { organizationId: orgId, providerKey: 'ftp', name: '', config: {}, schedule: '99 * * * *', countryCode: 'nl' },
   });
   expectProblem(res, 400, 'VALIDATION_FAILED');
-  const paths = res.body.errors.map((e: { path: string }) => e.path);
+  const paths = res.body.errors.map((e: FieldError) => e.path);
   expect(paths).toEqual(expect.arrayContaining(['body.providerKey', 'body.name', 'body.schedule', 'body.countryCode']));
   expect(await sourceCount()).toBe(before);
 });
@@ -63,7 +64,7 @@ test('unknown body fields and bad query parameters are 400 with paths', async ()
   expectProblem(res, 400, 'VALIDATION_FAILED');
   const q = await api.call('GET', `/signals?organizationId=${orgId}&limit=500&status=hot`, { token: owner.token });
   expectProblem(q, 400, 'VALIDATION_FAILED');
-  expect(q.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['query.limit', 'query.status']);
+  expect(q.body.errors.map((e: FieldError) => e.path).sort()).toEqual(['query.limit', 'query.status']);
 });
 
 test('an invalid cron schedule on PATCH is 400 and the source keeps its schedule', async () => {
@@ -151,7 +152,7 @@ test('healthz answers without a token; readyz checks PostgreSQL and Temporal', a
 
 describe('the edge: malformed input is a clear 4xx problem, never a 500', () => {
   const idPaths = OPERATIONS.filter((op) => /\{\w+\}/.test(op.path));
-  const errorPaths = (res: { body: { errors?: Array<{ path: string }> } }) => (res.body.errors ?? []).map((e) => e.path);
+  const errorPaths = (res: { body: Schema<'Problem'> }) => (res.body.errors ?? []).map((e) => e.path);
 
   test('an undecodable percent-escape in a path id is 404 on every route with a path id', async () => {
     expect(idPaths.length).toBeGreaterThanOrEqual(10);
@@ -230,13 +231,13 @@ describe('the edge: malformed input is a clear 4xx problem, never a 500', () => 
     for (const encoding of ['gzip', 'deflate', 'br']) {
       const res = await post(encoding, Buffer.from('this is not compressed at all'));
       expect({ encoding, status: res.status, type: res.headers.get('content-type') }).toEqual({ encoding, status: 400, type: expect.stringMatching(/^application\/problem\+json/) });
-      expect(((await res.json()) as { code: string }).code).toBe('MALFORMED_JSON');
+      expect(((await res.json()) as Schema<'Problem'>).code).toBe('MALFORMED_JSON');
     }
     const truncated = await post('gzip', gzipSync(json).subarray(0, 12));
     expect(truncated.status).toBe(400);
     const unknown = await post('compress', json);
     expect(unknown.status).toBe(415);
-    expect(((await unknown.json()) as { code: string }).code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    expect(((await unknown.json()) as Schema<'Problem'>).code).toBe('UNSUPPORTED_MEDIA_TYPE');
     for (const [encoding, bytes] of [['gzip', gzipSync(json)], ['deflate', deflateSync(json)], ['br', brotliCompressSync(json)]] as const) {
       expect({ encoding, status: (await post(encoding, bytes)).status }).toEqual({ encoding, status: 201 });
     }

@@ -1,5 +1,6 @@
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { startApi, newOrganization, expectProblem, TestApi } from './helpers/api';
+import type { Schema } from './helpers/client';
 import { Pool } from 'pg';
 import { startFeedServer, FeedServer } from './helpers/feed-server';
 import { rssFeed } from './helpers/rss';
@@ -84,7 +85,7 @@ test('the schedule fires on its cron and ingests the source, findable by Organiz
       return d.info.recentActions.length > 0 ? d.info.recentActions[0] : undefined;
     }, 75_000);
     expect(fired.action.workflow.workflowId).toMatch(new RegExp(`^ingest/${id}`));
-    const source = await waitFor(async () => {
+    const source = await waitFor<Schema<'Source'>>(async () => {
       const s = await api.call('GET', `/sources/${id}`, { token: owner.token });
       return s.body.last_run_status === 'succeeded' ? s.body : undefined;
     }, 20_000);

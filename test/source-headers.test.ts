@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { createDb, DB } from '../db/pool';
 import { expectProblem, newOrganization, startApi, TestApi } from './helpers/api';
+import type { FieldError } from './helpers/client';
 import { testEnv, TestUser } from './helpers/tokens';
 
 /** A JSON API on 127.0.0.1 that records the headers of every request. */
@@ -104,7 +105,7 @@ test('bad headers are a 400 naming the header; headers on a provider that cannot
     call('POST', '/sources', { organizationId: orgId, providerKey, name: 'Bad', config: providerKey === 'json_api' ? config({ headers }) : { url: apiUrl, headers } });
   const crlf = await post({ 'X-Api-Key': 'a\r\nX-Injected: 1' });
   expectProblem(crlf, 400, 'VALIDATION_FAILED');
-  expect(crlf.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.config.headers.X-Api-Key']);
+  expect(crlf.body.errors.map((e: FieldError) => e.path)).toEqual(['body.config.headers.X-Api-Key']);
   const name = await post({ 'Bad Name': 'v' });
   expectProblem(name, 400, 'VALIDATION_FAILED');
   const host = await post({ Host: 'internal' });

@@ -1,4 +1,5 @@
 import { startApi, newOrganization, addMember, expectProblem, TestApi } from './helpers/api';
+import type { Schema } from './helpers/client';
 import { startFeedServer, FeedServer } from './helpers/feed-server';
 import { testEnv, TestUser } from './helpers/tokens';
 import { createDb } from '../db/pool';
@@ -67,7 +68,7 @@ test('a user of organization B gets 404 for all of A, and changes nothing', asyn
   const own = await api.call('GET', `/signals?organizationId=${b.orgId}`, { token: b.owner.token });
   expect(own.body).toEqual([]);
   const orgs = await api.call('GET', '/organizations', { token: b.owner.token });
-  expect(orgs.body.map((o: { id: string }) => o.id)).toEqual([b.orgId]);
+  expect(orgs.body.map((o: Schema<'Organization'>) => o.id)).toEqual([b.orgId]);
 });
 
 test('a viewer of A reads but cannot write', async () => {
@@ -94,18 +95,18 @@ test('signals filter by status and title search, newest first, with keyset pagin
   const all = await api.call('GET', `/signals?organizationId=${a.orgId}`, { token: a.owner.token });
   expect(all.body).toHaveLength(3);
   const q = await api.call('GET', `/signals?organizationId=${a.orgId}&q=WONINGEN`, { token: a.owner.token });
-  expect(q.body.map((s: { external_id: string }) => s.external_id)).toEqual(['utrecht-2026-118233']);
+  expect(q.body.map((s: Schema<'Signal'>) => s.external_id)).toEqual(['utrecht-2026-118233']);
   const none = await api.call('GET', `/signals?organizationId=${a.orgId}&q=100%25`, { token: a.owner.token });
   expect(none.body).toEqual([]);
   const ignored = await api.call('GET', `/signals?organizationId=${a.orgId}&status=ignored`, { token: a.owner.token });
-  expect(ignored.body.map((s: { external_id: string }) => s.external_id)).toEqual(['utrecht-2026-118101']); // the tree-felling permit
+  expect(ignored.body.map((s: Schema<'Signal'>) => s.external_id)).toEqual(['utrecht-2026-118101']); // the tree-felling permit
   expect((await api.call('GET', `/signals?organizationId=${a.orgId}&status=failed`, { token: a.owner.token })).body).toEqual([]);
 
   const page1 = await api.call('GET', `/signals?organizationId=${a.orgId}&limit=2`, { token: a.owner.token });
   const page2 = await api.call('GET', `/signals?organizationId=${a.orgId}&limit=2&before=${page1.body[1].id}`, { token: a.owner.token });
   expect(page1.body).toHaveLength(2);
   expect(page2.body).toHaveLength(1);
-  expect([...page1.body, ...page2.body].map((s: { id: string }) => s.id)).toEqual(all.body.map((s: { id: string }) => s.id));
+  expect([...page1.body, ...page2.body].map((s: Schema<'Signal'>) => s.id)).toEqual(all.body.map((s: Schema<'Signal'>) => s.id));
 });
 
 test('GET /signals/{id} answers the spec’s shape with exactly the spec’s Signal fields', async () => {
