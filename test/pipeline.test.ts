@@ -138,7 +138,7 @@ test('changing thresholds and reprocessing from scoring changes the decision and
   expect(settings.body.rules).toHaveLength(7);
 
   const result = await t.reprocess(signal.id, 'scoring');
-  expect(result.stages.map((s: { stage: string }) => s.stage)).toEqual(['scoring', 'opportunity', 'enrichment']);
+  expect(result.stages.map((s: { stage: string }) => s.stage)).toEqual(['scoring', 'opportunity', 'enrichment', 'drafting', 'strategist']);
   const after = (await t.get(`/signals/${signal.id}`)).body;
   expect(after.signal.status).toBe('ready');
   expect(after.breakdown.decision).toBe('opportunity');
@@ -199,7 +199,7 @@ test('a signal ignored by its score runs every stage, is re-scored on reprocess 
   // Its score put it below ignore_below: the pipeline still runs to its end (nothing to open or enrich).
   expect(run!.result).toMatchObject({ finalStatus: 'ignored' });
   expect(run!.result.stoppedAt).toBeUndefined();
-  expect(run!.result.stages.map((s: { stage: string }) => s.stage)).toEqual(['classification', 'scoring', 'opportunity', 'enrichment']);
+  expect(run!.result.stages.map((s: { stage: string }) => s.stage)).toEqual(['classification', 'scoring', 'opportunity', 'enrichment', 'drafting', 'strategist']);
   const signal = await t.signalBy('u-2');
   expect(signal.status).toBe('ignored');
 

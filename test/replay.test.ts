@@ -34,8 +34,10 @@ test('every recorded history replays against the current workflow code', async (
   expect(histories.map((h) => h.workflowId).sort()).toEqual([
     'ingest-source',
     'process-signal-ignored',
+    'process-signal-ignored-before-drafting',
     'process-signal-ignored-before-person-ignore-gate',
     'process-signal-opportunity',
+    'process-signal-opportunity-before-drafting',
     'process-signal-opportunity-before-enrichment',
     'process-signal-opportunity-before-person-ignore-gate',
     'process-signal-resumed',
@@ -73,5 +75,7 @@ test('the stage table: typed activities, and every stage added after the first r
     ['scoring', null, 'main'],
     ['opportunity', null, 'main'],
     ['enrichment', 'enrichment-stage', 'main'],
+    ['drafting', 'drafting-stage', 'main'],
+    ['strategist', 'strategist-stage', 'main'],
   ]);
 });

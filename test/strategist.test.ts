@@ -4,6 +4,8 @@ import { WorkflowStarter } from '../apps/shared/temporal';
 import { buildBrief } from '../domain/outreach/brief';
 import { planContacts, planSteps, templateWriter, TEMPLATE_WRITER } from '../domain/outreach/strategist';
 import { startApi, newOrganization, addMember, expectProblem, TestApi } from './helpers/api';
+import { startFeedServer } from './helpers/feed-server';
+import { rssFeed } from './helpers/rss';
 import { testEnv, type TestUser } from './helpers/tokens';
 
 /**
@@ -215,4 +217,51 @@ test('no proposal without a contact the gate allows; roles and tenancy', async (
   const other = await newOrganization(api, 'Ander B.V.');
   expectProblem(await call('POST', `/opportunities/${opportunity.id}/strategist`, {}, other.owner.token), 404, 'NOT_FOUND');
   expectProblem(await call('POST', `/opportunities/${randomUUID()}/strategist`, {}), 404, 'NOT_FOUND');
+});
+
+test('the pipeline: a ready signal naming a company with people gets its brief (drafting) and a proposal (strategist), once', async () => {
+  const feeds = await startFeedServer();
+  try {
+    const { owner: o, orgId: org } = await newOrganization(api, 'Pijplijn B.V.');
+    const as = async (method: string, p: string, body: unknown) => {
+      const res = await api.call(method, p, { token: o.token, body });
+      if (res.status >= 300) throw new Error(`${p}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
+    };
+    const company = await as('POST', '/companies', { organizationId: org, name: 'Bouwbedrijf Jansen B.V.', kvkNumber: '12345678', countryCode: 'NL', genericEmail: 'info@jansen-bouw.nl', phone: '030 123 4567' });
+    const jan = await as('POST', '/contacts', { organizationId: org, companyId: company.id, fullName: 'Jan Jansen', title: 'Projectleider', email: 'jan@jansen-bouw.nl' });
+    await as('PUT', `/contacts/${jan.id}/lawful-basis`, { organizationId: org, basis: 'legitimate_interest', recipient_kind: 'legal_person', country: 'NL', assessment: 'b2b' });
+    feeds.set('/permits.xml', {
+      body: rssFeed('Permits', [
+        {
+          guid: 'p-1',
+          title: 'Aanvraag omgevingsvergunning: nieuwbouw 48 woningen met warmtepompen',
+          description: 'Aanvrager Bouwbedrijf Jansen B.V. (KvK 12345678), bouwsom EUR 14,5 mln.',
+          link: 'https://zoek.officielebekendmakingen.nl/gmb-2026-p1',
+          pubDate: new Date(),
+        },
+      ]),
+    });
+    const src = await as('POST', '/sources', { organizationId: org, providerKey: 'rss', name: 'Permits', config: { url: `${feeds.url}/permits.xml` } });
+    const run = await api.call('POST', `/sources/${src.id}/run`, { token: o.token, body: {} });
+    const outcome = await api.temporal.workflow.getHandle(run.body.workflow_id, run.body.run_id).result();
+    const signalId = outcome.signalIds[0];
+    const result = await api.temporal.workflow.getHandle(`signal/${signalId}`).result();
+    expect(result.stages.map((x: { stage: string }) => x.stage)).toEqual(['classification', 'scoring', 'opportunity', 'enrichment', 'drafting', 'strategist']);
+    const strategist = result.stages.find((x: { stage: string }) => x.stage === 'strategist');
+    expect(strategist.detail).toMatchObject({ startStrategist: true, companyId: company.id });
+    const opportunityId = strategist.detail.opportunityId;
+    const proposal = await api.temporal.workflow.getHandle(`opportunity/${opportunityId}/strategist`).result();
+    expect(proposal).toMatchObject({ created: true });
+    const campaign = (await api.call('GET', `/campaigns/${proposal.campaignId}`, { token: o.token })).body;
+    expect(campaign).toMatchObject({ proposed_by: 'agent', opportunity_id: opportunityId, suggested_contact_ids: [jan.id] });
+    expect(campaign.rationale).toContain('https://zoek.officielebekendmakingen.nl/gmb-2026-p1');
+
+    // Reprocessing the signal does not propose a second time (the opportunity has had its proposal).
+    const again = await api.call('POST', `/signals/${signalId}/reprocess`, { token: o.token, body: { fromStage: 'drafting' } });
+    const rerun = await api.temporal.workflow.getHandle(again.body.workflow_id, again.body.run_id).result();
+    expect(rerun.stages.find((x: { stage: string }) => x.stage === 'strategist').detail).toMatchObject({ startStrategist: false, reason: 'the opportunity already has a campaign' });
+  } finally {
+    await feeds.close();
+  }
 });

@@ -3,6 +3,7 @@ import { ActivityFailure, ApplicationFailure, log, ParentClosePolicy, patched, p
 import type { Activities } from '../activities';
 import type { StageOutcome } from '../activities/signal-stages';
 import { enrichCompanyWorkflow } from './enrich-company';
+import { strategistWorkflow } from './strategist';
 import { dbActivityOptions, providerActivityOptions } from './retry';
 import { searchAttributes, workflowIds } from './search-attributes';
 import { PIPELINE_STAGES, PipelineStage, STAGES } from './stages';
@@ -29,9 +30,8 @@ export interface ProcessSignalResult {
 }
 
 /**
- * classification -> scoring -> opportunity -> enrichment (-> drafting -> strategist, as they
- * arrive). Before each stage the signal is read again: a signal a person ignored stops the run
- * there. A stage that fails for good marks the signal failed with the reason, and the run fails.
+ * classification -> scoring -> opportunity -> enrichment -> drafting -> strategist. Before each
+ * stage the signal is read again: a signal a person ignored stops the run there. A stage that fails for good marks the signal failed with the reason, and the run fails.
  */
 export async function processSignalWorkflow(input: ProcessSignalInput): Promise<ProcessSignalResult> {
   const gated = patched(PERSON_IGNORE_GATE_PATCH);
@@ -65,6 +65,9 @@ export async function processSignalWorkflow(input: ProcessSignalInput): Promise<
       result.stages.push({ stage, ...outcome });
       result.finalStatus = outcome.status;
       if (stage === 'enrichment' && outcome.detail?.enrich) await startEnrichment(input, outcome.detail.companyId as string);
+      if (stage === 'strategist' && outcome.detail?.startStrategist) {
+        await startStrategist(input, outcome.detail.opportunityId as string, outcome.detail.companyId as string);
+      }
     } catch (err) {
       const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
       const reason = cause instanceof Error ? cause.message : String(cause);
@@ -83,6 +86,22 @@ async function startEnrichment(input: ProcessSignalInput, companyId: string): Pr
     args: [{ organizationId: input.organizationId, companyId, retryInitialIntervalMs: input.retryInitialIntervalMs }],
     parentClosePolicy: ParentClosePolicy.ABANDON,
     typedSearchAttributes: searchAttributes({ OrganizationId: input.organizationId, CompanyId: companyId, SignalId: input.signalId }),
+  }).catch((err) => {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  });
+}
+
+/**
+ * The opportunity's strategist runs on its own (ABANDON): it waits for the company's enrichment and
+ * proposes a campaign; a run already in progress for the opportunity is left to it.
+ */
+async function startStrategist(input: ProcessSignalInput, opportunityId: string, companyId: string): Promise<void> {
+  await startChild(strategistWorkflow, {
+    workflowId: workflowIds.strategist(opportunityId),
+    // It looks at the running enrichment every five retry intervals, at most every minute.
+    args: [{ organizationId: input.organizationId, opportunityId, retryInitialIntervalMs: input.retryInitialIntervalMs, enrichmentPollMs: Math.min(60_000, Math.max(500, (input.retryInitialIntervalMs ?? 12_000) * 5)) }],
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+    typedSearchAttributes: searchAttributes({ OrganizationId: input.organizationId, OpportunityId: opportunityId, CompanyId: companyId, SignalId: input.signalId }),
   }).catch((err) => {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   });

@@ -3,8 +3,8 @@ import type { SignalRef, StageOutcome } from '../activities/signal-stages';
 
 /**
  * The signal pipeline's stages, in order (api-contract `fromStage` values). A stage is run by the
- * activity its entry names; a stage without an entry yet (drafting, strategist) is skipped, so later
- * work plugs a stage in by adding its entry, without touching the others.
+ * activity its entry names; a stage without an entry is skipped, so later work plugs a stage in by
+ * adding its entry, without touching the others.
  */
 export const PIPELINE_STAGES = ['classification', 'scoring', 'opportunity', 'enrichment', 'drafting', 'strategist'] as const;
 export type PipelineStage = (typeof PIPELINE_STAGES)[number];
@@ -36,7 +36,10 @@ export const STAGES: StageTable = {
   scoring: { activity: (a) => a.scoreSignal },
   opportunity: { activity: (a) => a.openSignalOpportunity },
   enrichment: { activity: (a) => a.enrichSignalCompany, patch: 'enrichment-stage' },
-  // drafting and strategist: added with their activities (and patches) by the outreach work.
+  // The outreach brief of the signal's opportunity (activities/strategist.ts).
+  drafting: { activity: (a) => a.draftSignalBrief, patch: 'drafting-stage' },
+  // Whether the opportunity gets a proposal; the workflow then starts strategistWorkflow (which waits for a running enrichment).
+  strategist: { activity: (a) => a.strategistSignalStage, patch: 'strategist-stage' },
 };
 
 /** Where a pipeline left off, by the signal's status: the stage to resume from. */
