@@ -13,7 +13,8 @@ import { createReconcileActivities } from './reconcile';
 import { createRetentionActivities } from './retention';
 import { createSignalStageActivities } from './signal-stages';
 import { createSourceProviders } from './providers/sources';
-import { createStrategistActivities } from './strategist';
+import { createStrategistActivities, type ProposalWriter } from './strategist';
+import { OpenAiCompatibleStrategistWriter } from './strategist-writer';
 
 export interface ActivityDeps {
   db: DB;
@@ -50,12 +51,25 @@ export function createActivities(deps: ActivityDeps) {
     classifiers.set(organizationId, { classifier, until: Date.now() + CLASSIFIER_CACHE_MS });
     return classifier;
   };
+  // The strategist's words: the organization's `llm` integration, else LLM_*, else none (the template writer).
+  const writerFallback: ProposalWriter | null =
+    deps.config.LLM_BASE_URL && deps.config.LLM_MODEL
+      ? new OpenAiCompatibleStrategistWriter({ baseUrl: deps.config.LLM_BASE_URL, model: deps.config.LLM_MODEL, apiKey: deps.config.LLM_API_KEY })
+      : null;
+  const writerFor = async (organizationId: string): Promise<ProposalWriter | null> => {
+    const llm = await asOrganization(deps.db, organizationId, (tx) => usableIntegration(tx, organizationId, 'llm'));
+    if (llm?.secret_ciphertext && secrets) {
+      const config = llm.config as Record<string, unknown>;
+      return new OpenAiCompatibleStrategistWriter({ baseUrl: String(config.baseUrl), model: String(config.model), apiKey: secrets.open(llm.secret_ciphertext, secretContext(llm.organization_id, llm.id)) });
+    }
+    return writerFallback;
+  };
   return {
     ...createEnrichmentActivities({ db: deps.db, limits, secrets }),
     ...createRetentionActivities({ db: deps.db }),
     ...createReconcileActivities({ db: deps.db }),
     ...createSignalStageActivities({ db: deps.db, classifierFor }),
-    ...createStrategistActivities({ db: deps.db }),
+    ...createStrategistActivities({ db: deps.db, writerFor }),
     ...createIngestActivities({
       db: deps.db,
       providers: createSourceProviders({ secrets }),

@@ -10,6 +10,8 @@ import { DEFAULT_PROFILE } from '../domain/classification/default-profile';
 import { buildBrief, type OutreachBrief } from '../domain/outreach/brief';
 import { contactChannels } from '../domain/outreach/enrollments';
 import { planContacts, planSteps, templateWriter, type CandidateContact, type WriterInput, type WrittenProposal } from '../domain/outreach/strategist';
+import { InvalidModelOutputError } from '../domain/classification/types';
+import { ProviderError } from './classification/openai-compatible';
 import type { SignalRef, StageOutcome } from './signal-stages';
 
 export interface OpportunityRef {
@@ -25,8 +27,13 @@ export interface ProposalOutcome {
   reason?: string;
 }
 
-/** Writes goal, brief, rationale and step instructions; the template writer when no model is configured. */
-export type ProposalWriter = (input: WriterInput) => Promise<WrittenProposal>;
+/** Writes goal, brief, rationale and step instructions over the template writer's proposal (a model). */
+export interface ProposalWriter {
+  write(input: WriterInput, base: WrittenProposal): Promise<WrittenProposal>;
+}
+
+/** What the strategist decided before the words are written: the contacts, channels and steps (or why none). */
+export type PreparedProposal = { done: ProposalOutcome } | { writerInput: WriterInput; mailboxId: string | null; countryCode: string | null };
 
 export interface StrategistDeps {
   db: DB;
@@ -83,7 +90,7 @@ async function signalOpportunity(tx: Tx, signalId: string) {
 export function createStrategistActivities(deps: StrategistDeps) {
   const { db } = deps;
 
-  return {
+  const activities = {
     /** The drafting stage's work for one opportunity: its brief, written anew from what is stored. */
     async draftOpportunityBrief(ref: OpportunityRef): Promise<OutreachBrief> {
       return asOrganization(db, ref.organizationId, async (tx) => {
@@ -108,13 +115,14 @@ export function createStrategistActivities(deps: StrategistDeps) {
      * steps; the first sendable mailbox; the writer's goal, brief, rationale and instructions. A live
      * proposal is returned as it is (at most one per opportunity). Nothing is proposed for an
      * opportunity that is not ready, has no company, or whose company has no contact the gate allows.
+     * This decides (prepareProposal); writeProposal words it; storeProposal stores it.
      */
-    async proposeCampaign(ref: OpportunityRef): Promise<ProposalOutcome> {
-      const prepared = await asOrganization(db, ref.organizationId, async (tx) => {
+    async prepareProposal(ref: OpportunityRef): Promise<PreparedProposal> {
+      return asOrganization(db, ref.organizationId, async (tx) => {
         const loaded = await opportunityForStrategist(tx, ref.opportunityId);
         if (!loaded) throw notFound(ref);
         const live = await liveProposal(tx, ref.organizationId, ref.opportunityId);
-        if (live) return { done: { campaignId: live.id, created: false } as ProposalOutcome };
+        if (live) return { done: { campaignId: live.id, created: false } };
         if (loaded.opportunity.status !== 'ready') return { done: { campaignId: null, created: false, reason: `the opportunity is ${loaded.opportunity.status}` } };
         const company = loaded.company;
         if (!company) return { done: { campaignId: null, created: false, reason: 'the opportunity has no company' } };
@@ -135,19 +143,38 @@ export function createStrategistActivities(deps: StrategistDeps) {
         const contacts = planContacts(candidates, brief.personas);
         if (contacts.length === 0) return { done: { campaignId: null, created: false, reason: 'no contact at the company that the compliance gate lets through' } };
         const mailbox = await firstSendableMailbox(tx, ref.organizationId);
-        const writerInput: WriterInput = {
-          brief,
-          company: { name: company.name, countryCode: company.country_code },
-          contacts,
-          steps: planSteps(contacts),
-          proposition: profile.proposition,
+        return {
+          writerInput: { brief, company: { name: company.name, countryCode: company.country_code }, contacts, steps: planSteps(contacts), proposition: profile.proposition },
+          mailboxId: mailbox?.id ?? null,
+          countryCode: company.country_code,
         };
-        return { writerInput, mailboxId: mailbox?.id ?? null, countryCode: company.country_code };
       });
-      if ('done' in prepared) return prepared.done!;
+    },
+
+    /**
+     * The words of the proposal (on the providers task queue: it may call a model): the organization's
+     * model (its llm integration, else LLM_*) over the template writer's proposal, or the template
+     * writer alone. Invalid model output is retried; a provider's refusal ends the run.
+     */
+    async writeProposal(a: { organizationId: string; input: WriterInput }): Promise<WrittenProposal> {
+      const base = templateWriter(a.input);
+      const writer = (await deps.writerFor?.(a.organizationId)) ?? null;
+      if (!writer) return base;
+      try {
+        return await writer.write(a.input, base);
+      } catch (err) {
+        if (err instanceof InvalidModelOutputError) throw ApplicationFailure.retryable(err.message, 'InvalidModelOutput');
+        if (err instanceof ProviderError) {
+          throw err.retryable ? ApplicationFailure.retryable(err.message, 'WriterUnavailable') : ApplicationFailure.nonRetryable(err.message, 'WriterRejected');
+        }
+        throw err;
+      }
+    },
+
+    /** Stores the proposal (proposed, proposed_by agent); the live one, when another run stored one first. */
+    async storeProposal(a: { ref: OpportunityRef; prepared: Exclude<PreparedProposal, { done: ProposalOutcome }>; written: WrittenProposal }): Promise<ProposalOutcome> {
+      const { ref, prepared, written } = a;
       const { writerInput } = prepared;
-      const writer = (await deps.writerFor?.(ref.organizationId)) ?? null;
-      const written = writer ? await writer(writerInput) : templateWriter(writerInput);
       return asOrganization(db, ref.organizationId, async (tx) => {
         const stored = await insertCampaign(tx, {
           organizationId: ref.organizationId,
@@ -171,6 +198,17 @@ export function createStrategistActivities(deps: StrategistDeps) {
         });
         return stored.created ? { campaignId: stored.id, created: true } : { campaignId: stored.existing, created: false };
       });
+    },
+
+    /**
+     * prepare, write and store in one activity: what runs recorded before the writer moved to the
+     * providers queue replay (workflows/strategist.ts, patch strategist-writer-queue).
+     */
+    async proposeCampaign(ref: OpportunityRef): Promise<ProposalOutcome> {
+      const prepared = await activities.prepareProposal(ref);
+      if ('done' in prepared) return prepared.done;
+      const written = await activities.writeProposal({ organizationId: ref.organizationId, input: prepared.writerInput });
+      return activities.storeProposal({ ref, prepared, written });
     },
 
     /** The pipeline's drafting stage: the brief of the signal's open opportunity. */
@@ -203,4 +241,5 @@ export function createStrategistActivities(deps: StrategistDeps) {
       });
     },
   };
+  return activities;
 }

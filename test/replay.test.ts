@@ -44,6 +44,7 @@ test('every recorded history replays against the current workflow code', async (
     'reconcile-signals',
     'strategist-no-company',
     'strategist-proposal',
+    'strategist-proposal-before-writer-queue',
   ]);
   const failures: string[] = [];
   for await (const result of Worker.runReplayHistories({ workflowsPath: WORKFLOWS, replayName: 'recorded-histories' }, histories)) {

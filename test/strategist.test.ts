@@ -6,6 +6,7 @@ import { planContacts, planSteps, templateWriter, TEMPLATE_WRITER } from '../dom
 import { startApi, newOrganization, addMember, expectProblem, TestApi } from './helpers/api';
 import { startFeedServer } from './helpers/feed-server';
 import { rssFeed } from './helpers/rss';
+import { startChatServer } from './helpers/chat-server';
 import { testEnv, type TestUser } from './helpers/tokens';
 
 /**
@@ -263,5 +264,54 @@ test('the pipeline: a ready signal naming a company with people gets its brief (
     expect(rerun.stages.find((x: { stage: string }) => x.stage === 'strategist').detail).toMatchObject({ startStrategist: false, reason: 'the opportunity already has a campaign' });
   } finally {
     await feeds.close();
+  }
+});
+
+test("with the organization's model (an OpenAI-compatible llm integration) the model writes goal, brief, rationale and instructions; invalid output is retried", async () => {
+  const chat = await startChatServer();
+  try {
+    const { owner: o, orgId: org } = await newOrganization(api, 'Model B.V.');
+    const integration = await api.call('POST', '/integrations', { token: o.token, body: { organizationId: org, providerKey: 'openai_compatible', kind: 'llm', config: { baseUrl: chat.baseUrl, model: 'gpt-x' }, secret: 'sk-test' } });
+    expect(integration.status).toBe(201);
+    // The fixtures of opportunityWithCompany belong to the suite's organization: build this one's by hand.
+    const as = async (method: string, p: string, body: unknown) => {
+      const res = await api.call(method, p, { token: o.token, body });
+      if (res.status >= 300) throw new Error(`${p}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
+    };
+    const source = await as('POST', '/sources', { organizationId: org, providerKey: 'rss', name: 'feed', config: { url: 'http://127.0.0.1:9/feed.xml' } });
+    const company = await as('POST', '/companies', { organizationId: org, name: 'Bouw Model B.V.', countryCode: 'NL', genericEmail: 'info@bouw-model.nl', phone: '030 123 4567' });
+    const lead = await as('POST', '/contacts', { organizationId: org, companyId: company.id, fullName: 'Lies Leider', title: 'Projectleider', email: 'lies@bouw-model.nl' });
+    await as('PUT', `/contacts/${lead.id}/lawful-basis`, { organizationId: org, basis: 'legitimate_interest', recipient_kind: 'legal_person', country: 'NL', assessment: 'b2b' });
+    const { rows } = await owners.query<{ id: string }>(
+      `INSERT INTO signals (organization_id, source_id, external_id, title, summary, source_url, dedupe_key, status, company_id)
+       VALUES ($1, $2, 'm-1', 'Nieuwbouw 48 woningen met warmtepompen', 'Bouwsom EUR 14,5 mln.', 'https://example.nl/m-1', $3, 'ready', $4) RETURNING id`,
+      [org, source.id, `title:${randomUUID()}`, company.id],
+    );
+    const opportunity = await as('POST', '/opportunities', { organizationId: org, signalId: rows[0]!.id });
+    await owners.query('UPDATE opportunities SET company_id = $2 WHERE id = $1', [opportunity.id, company.id]);
+
+    const valid = JSON.stringify({
+      goal: 'Een kennismaking over warmtepompen voor 48 woningen',
+      brief: 'Feiten: bouwsom EUR 14,5 mln (https://example.nl/m-1).',
+      rationale: 'Bouw Model B.V. vraagt nu een vergunning aan: "Nieuwbouw 48 woningen met warmtepompen" (https://example.nl/m-1).',
+      step_instructions: ['Mail 1', 'Bel', 'LinkedIn', 'Mail 2'],
+    });
+    chat.reply(JSON.stringify({ goal: 'only a goal' }), valid);
+    const res = await api.call('POST', `/opportunities/${opportunity.id}/strategist`, { token: o.token, body: {} });
+    const result = await api.temporal.workflow.getHandle(res.body.workflow_id, res.body.run_id).result();
+    expect(result.created).toBe(true);
+    const campaign = (await api.call('GET', `/campaigns/${result.campaignId}`, { token: o.token })).body;
+    expect(campaign).toMatchObject({
+      model: 'test-model-2026-01', prompt_key: 'campaign-strategist', prompt_version: '1', goal: 'Een kennismaking over warmtepompen voor 48 woningen', proposed_by: 'agent',
+    });
+    expect(campaign.prompt_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(campaign.steps.map((x: { instructions: string }) => x.instructions)).toEqual(['Mail 1', 'Bel', 'LinkedIn', 'Mail 2']);
+    // The invalid answer was retried; the model saw the brief's facts with their sources.
+    expect(chat.requests).toHaveLength(2);
+    expect(chat.requests[1]!.headers.authorization).toBe('Bearer sk-test');
+    expect(chat.requests[1]!.body.messages[1].content).toContain('Stated amount: EUR 14,500,000 [https://example.nl/m-1]');
+  } finally {
+    await chat.close();
   }
 });

@@ -1,7 +1,10 @@
-import { log, proxyActivities, sleep } from '@temporalio/workflow';
+import { log, patched, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ProposalOutcome } from '../activities/strategist';
-import { dbActivityOptions } from './retry';
+import { dbActivityOptions, providerActivityOptions } from './retry';
+
+/** Runs recorded before it proposed in one activity; with it the words are written on the providers queue (a model call). */
+const WRITER_QUEUE_PATCH = 'strategist-writer-queue';
 
 export interface StrategistInput {
   organizationId: string;
@@ -21,8 +24,9 @@ export interface StrategistResult extends ProposalOutcome {
 /**
  * The strategist for one opportunity (`opportunity/<id>/strategist`): while the company's enrichment
  * is running it waits (a durable timer, looking again every enrichmentPollMs), so the proposal
- * follows the enrichment whichever ends last; then it proposes and stores a campaign
- * (activities/strategist.ts proposeCampaign), or says why it proposed none.
+ * follows the enrichment whichever ends last; then it decides the proposal (prepareProposal), has it
+ * written (writeProposal, on the providers queue: the organization's model, else the template
+ * writer) and stores it (storeProposal), or says why it proposed none.
  */
 export async function strategistWorkflow(input: StrategistInput): Promise<StrategistResult> {
   const db = proxyActivities<Activities>(dbActivityOptions(input.retryInitialIntervalMs));
@@ -35,6 +39,10 @@ export async function strategistWorkflow(input: StrategistInput): Promise<Strate
     await sleep(poll);
   }
   if (waited * poll >= budget) log.warn('enrichment still running: proposing with the contacts there are', { waited });
-  const outcome = await db.proposeCampaign(ref);
-  return { ...outcome, waited };
+  if (!patched(WRITER_QUEUE_PATCH)) return { ...(await db.proposeCampaign(ref)), waited };
+  const prepared = await db.prepareProposal(ref);
+  if ('done' in prepared) return { ...prepared.done, waited };
+  const providers = proxyActivities<Activities>(providerActivityOptions(workflowInfo().taskQueue, input.retryInitialIntervalMs));
+  const written = await providers.writeProposal({ organizationId: input.organizationId, input: prepared.writerInput });
+  return { ...(await db.storeProposal({ ref, prepared, written })), waited };
 }

@@ -6,7 +6,7 @@ import { createActivities } from '../../activities';
 import { providerTaskQueue } from '../../workflows/task-queues';
 
 /** The activities that call models and outside providers: served from the rate-limited providers task queue. */
-export const PROVIDER_ACTIVITIES = ['classifySignal', 'enrichFromProvider'] as const;
+export const PROVIDER_ACTIVITIES = ['classifySignal', 'enrichFromProvider', 'writeProposal'] as const;
 
 export interface Workers {
   /** The bundled workflows and every activity, on TEMPORAL_TASK_QUEUE. */
