@@ -135,9 +135,9 @@ async function seedTenant(name: string): Promise<Tenant> {
       opportunityId: opportunity.id,
       mailboxId: mailbox.id,
       signalId: rows[0]!.id,
+      token: testUnsubscribeTokens().sign(sent.rows[0]!.id),
       campaignId: campaign.id,
       enrollmentId: enrollment.enrollmentId,
-      token: testUnsubscribeTokens().sign(sent.rows[0]!.id),
     },
   };
 }
@@ -196,6 +196,11 @@ const examples: Record<string, (t: Tenant) => Example> = {
   'POST /integrations': (t) => ({ body: { organizationId: t.org, providerKey: 'hunter', kind: 'enrichment', config: { baseUrl: 'http://127.0.0.1:9' }, secret: 'k' } }),
   'GET /integrations': (t) => ({ query: { organizationId: t.org } }),
   'POST /integrations/{integrationId}/test': () => ({ body: {} }),
+  // A new address each time (an address is unique in its organization; six identical POSTs at once get one 201 and 409s the state explains).
+  'POST /mailboxes': (t) => ({ body: { organizationId: t.org, address: `fuzz-${randomUUID().slice(0, 8)}@acme-fuzz.nl`, smtp: { host: 'smtp.acme-fuzz.nl', port: 587 }, secret: 'pw', dailyCap: 20 } }),
+  'GET /mailboxes': (t) => ({ query: { organizationId: t.org } }),
+  'PATCH /mailboxes/{mailboxId}': () => ({ body: { dailyCap: 25, sendingWindow: { start: '08:00', end: '24:00' }, timezone: 'Europe/Amsterdam' } }),
+  'POST /u/{token}': () => ({}), // no body: the link alone unsubscribes (six at once: all 200)
   // Campaigns and enrollments (outreach: the strategist's slice)
   'POST /campaigns': (t) => ({ body: { organizationId: t.org, name: 'Fuzz campaign', steps: [{ channel: 'email', delayDays: 2, instructions: 'Cite the permit' }] } }),
   'GET /campaigns': (t) => ({ query: { organizationId: t.org, status: 'proposed' } }),
@@ -204,11 +209,7 @@ const examples: Record<string, (t: Tenant) => Example> = {
   'GET /enrollments': (t) => ({ query: { organizationId: t.org, status: 'active' } }),
   'POST /enrollments/{enrollmentId}/stop': () => ({ body: { reason: 'fuzz' } }),
   'POST /enrollments/{enrollmentId}/resume': () => ({ body: {} }),
-  // A new address each time (an address is unique in its organization; six identical POSTs at once get one 201 and 409s the state explains).
-  'POST /mailboxes': (t) => ({ body: { organizationId: t.org, address: `fuzz-${randomUUID().slice(0, 8)}@acme-fuzz.nl`, smtp: { host: 'smtp.acme-fuzz.nl', port: 587 }, secret: 'pw', dailyCap: 20 } }),
-  'GET /mailboxes': (t) => ({ query: { organizationId: t.org } }),
-  'PATCH /mailboxes/{mailboxId}': () => ({ body: { dailyCap: 25, sendingWindow: { start: '08:00', end: '24:00' }, timezone: 'Europe/Amsterdam' } }),
-  'POST /u/{token}': () => ({}), // no body: the link alone unsubscribes (six at once: all 200)
+  'POST /opportunities/{opportunityId}/strategist': () => ({ body: {} }),
 };
 const exampleFor = (op: Operation, t: Tenant): Example => examples[key(op)]?.(t) ?? (op.body && op.method !== 'GET' ? { body: {} } : {});
 
