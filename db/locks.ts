@@ -9,5 +9,15 @@ import type { Tx } from './tenancy';
  * on a unique key.
  */
 export async function lockFor(tx: Tx, name: string): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`.execute(tx);
+  await lockForAll(tx, [name]);
+}
+
+/**
+ * The same for several names at once, taken in sorted order in one statement, so two transactions
+ * that need overlapping sets of names cannot deadlock on each other.
+ */
+export async function lockForAll(tx: Tx, names: readonly string[]): Promise<void> {
+  const sorted = [...new Set(names)].sort();
+  if (sorted.length === 0) return;
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(n, 0)) FROM (SELECT n FROM unnest(${sorted}::text[]) AS n ORDER BY n) AS ordered`.execute(tx);
 }

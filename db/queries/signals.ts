@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { CompanyHint, extractCompanyHint } from '../../domain/companies/extract';
 import { linkProjects, uniqueByExternalId } from '../../domain/signals/projects';
+import { lockForAll } from '../locks';
 import type { Reader, Tx } from '../tenancy';
 import { newestFirst } from './pagination';
 
@@ -175,9 +176,8 @@ async function linkToProjects<T extends NormalizedPublication & { at: Date }>(
   items: T[],
   windowMs: number,
 ): Promise<Map<T, string>> {
-  const keys = [...new Set(items.map((p) => p.dedupeKey))].sort();
-  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${organizationId}::text || '/' || k, 0))
-              FROM (SELECT k FROM unnest(${keys}::text[]) AS k ORDER BY k) AS ordered`.execute(tx);
+  const keys = [...new Set(items.map((p) => p.dedupeKey))];
+  await lockForAll(tx, keys.map((k) => `${organizationId}/${k}`));
   const existing = await tx
     .selectFrom('projects')
     .select(['id', 'dedupe_key', 'last_seen_at'])
