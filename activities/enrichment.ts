@@ -1,7 +1,7 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { sql } from 'kysely';
-import type { SecretBox } from '../apps/shared/secrets';
-import { secretContext } from '../apps/shared/secrets';
+import type { SecretBox } from '../db/secrets';
+import { secretContext } from '../db/secrets';
 import { fillCompanyGaps, getCompany, setEnrichmentStatus } from '../db/queries/companies';
 import { upsertContact } from '../db/queries/contacts';
 import { usableIntegration } from '../db/queries/integrations';

@@ -1,5 +1,5 @@
 import type { Config } from '../apps/shared/config';
-import { secretContext, SecretBox } from '../apps/shared/secrets';
+import { secretContext, SecretBox } from '../db/secrets';
 import { usableIntegration } from '../db/queries/integrations';
 import { asOrganization } from '../db/tenancy';
 import type { DB } from '../db/pool';

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { Pool } from 'pg';
 import pino from 'pino';
-import { SecretBox, secretContext } from '../apps/shared/secrets';
+import { SecretBox, secretContext } from '../db/secrets';
 import { startApi, newOrganization, addMember, expectProblem, TestApi } from './helpers/api';
 import type { FieldError, Schema } from './helpers/client';
 import { startChatServer, ChatServer } from './helpers/chat-server';

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { DateTime } from 'luxon';
 import { Pool } from 'pg';
 import pino from 'pino';
-import { mailboxSecretContext, SecretBox } from '../apps/shared/secrets';
+import { mailboxSecretContext, SecretBox } from '../db/secrets';
 import { addMember, expectProblem, newOrganization, startApi, TestApi } from './helpers/api';
 import { testEnv, TestUser } from './helpers/tokens';
 

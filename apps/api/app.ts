@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { DB, poolOf } from '../../db/pool';
 import type { MetricsAccess } from '../shared/metrics';
-import type { SecretBox } from '../shared/secrets';
+import type { SecretBox } from '../../db/secrets';
 import type { WorkflowStarter } from '../shared/temporal';
 import { authenticate, TokenVerifier } from './auth';
 import { errorHandler, sendProblem } from './errors';

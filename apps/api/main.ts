@@ -1,7 +1,7 @@
 import { allowPrivateDestinations } from '../../activities/providers/destination';
 import { allowsPrivateNetworks, apiDatabaseUrl, loadAuthConfig, loadConfig } from '../shared/config';
 import { createLogger } from '../shared/logger';
-import { SecretBox } from '../shared/secrets';
+import { SecretBox } from '../../db/secrets';
 import { UnsubscribeTokens, unsubscribeTokenKey } from '../../domain/outreach/unsubscribe-token';
 import { connectTemporal, WorkflowStarter } from '../shared/temporal';
 import { createDb } from '../../db/pool';

@@ -2,7 +2,7 @@ import { Kysely, sql } from 'kysely';
 
 /**
  * The edge: a json_api source's request headers may carry credentials, so they are kept like
- * integration secrets: sealed with AES-256-GCM (apps/shared/secrets.ts, bound to the source's
+ * integration secrets: sealed with AES-256-GCM (db/secrets.ts, bound to the source's
  * organization and id) in `secret_headers`, their names alone in `header_names` (what the API answers).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

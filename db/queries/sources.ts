@@ -11,7 +11,7 @@ const SOURCE_COLUMNS = [
   'header_names', 'last_run_at', 'last_run_status', 'last_error', 'created_at', 'updated_at',
 ] as const;
 
-/** A source's request headers, sealed (apps/shared/secrets.ts, sourceSecretContext), with their names in the clear. */
+/** A source's request headers, sealed (db/secrets.ts, sourceSecretContext), with their names in the clear. */
 export interface SealedHeaders {
   names: string[];
   sealed: Buffer | null;

@@ -4,7 +4,7 @@ import pino from 'pino';
 import { createApp, ApiDeps } from '../../apps/api/app';
 import { createTokenVerifier } from '../../apps/api/auth';
 import { listen } from '../../apps/api/server';
-import { SecretBox } from '../../apps/shared/secrets';
+import { SecretBox } from '../../db/secrets';
 import { UnsubscribeTokens, unsubscribeTokenKey } from '../../domain/outreach/unsubscribe-token';
 import { WorkflowStarter } from '../../apps/shared/temporal';
 import { createDb, DB } from '../../db/pool';

@@ -1,4 +1,4 @@
-import type { SecretBox } from '../../../apps/shared/secrets';
+import type { SecretBox } from '../../../db/secrets';
 import { BekendmakingenSourceProvider } from './bekendmakingen';
 import { JsonApiSourceProvider } from './json-api';
 import { RssSourceProvider } from './rss';

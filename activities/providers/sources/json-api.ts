@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SecretBox, sourceSecretContext } from '../../../apps/shared/secrets';
+import { SecretBox, sourceSecretContext } from '../../../db/secrets';
 import { fetchDocument, FetchLimits } from '../http-fetch';
 import { pointFromText } from './geo';
 import { isoOrNull, sha256, stripHtml, titleDedupeKey } from './normalize';

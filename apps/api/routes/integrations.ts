@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import { verifyIntegration } from '../../../activities/providers/registry';
 import { getIntegration, insertIntegration, integrationSecret, listIntegrations, recordIntegrationTest } from '../../../db/queries/integrations';
-import { secretContext } from '../../shared/secrets';
+import { secretContext } from '../../../db/secrets';
 import { asCaller, withRecordRole, withRole } from '../access';
 import { notFound, ProblemError } from '../errors';
 import type { ApiDeps } from '../app';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { defaultHolidayCountry, getMailbox, insertMailbox, listMailboxes, mailboxByAddress, MailboxValues, ServerConfig, updateMailbox } from '../../../db/queries/mailboxes';
 import { holidayRegions, isHolidayRegion } from '../../../domain/sending/holidays';
 import { checkEmail } from '../../../domain/companies/identity';
-import { mailboxSecretContext } from '../../shared/secrets';
+import { mailboxSecretContext } from '../../../db/secrets';
 import { withRecordRole, withRole, WRITE } from '../access';
 import { conflict, ProblemError, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import { sourceHeadersSchema } from '../../../activities/providers/sources/json-api';
 import { getSource, insertSource, listSources, SealedHeaders, updateSource } from '../../../db/queries/sources';
-import { SecretBox, sourceSecretContext } from '../../shared/secrets';
+import { SecretBox, sourceSecretContext } from '../../../db/secrets';
 import { asCaller, withRecordRole, withRole, WRITE } from '../access';
 import { conflict, notFound, ProblemError, validationFailed, zodToFieldErrors } from '../errors';
 import type { ApiDeps } from '../app';
