@@ -1,9 +1,11 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 /**
- * Integration secrets at rest: AES-256-GCM under INTEGRATION_SECRET_KEY (32 bytes, base64 or hex).
- * The record's organization and id are the additional authenticated data, so a ciphertext copied
- * to another row does not decrypt. Layout: version (1) | iv (12) | tag (16) | ciphertext.
+ * Secrets stored in the database's columns (integration secrets, mailbox passwords, source request
+ * headers): AES-256-GCM under INTEGRATION_SECRET_KEY (32 bytes, base64 or hex). The record's
+ * organization and id are the additional authenticated data, so a ciphertext copied to another row
+ * does not decrypt. Layout: version (1) | iv (12) | tag (16) | ciphertext. It lives in db/ because
+ * the queries, the activities and the API all seal or open these columns.
  */
 const VERSION = 1;
 
