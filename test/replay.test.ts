@@ -3,6 +3,7 @@ import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temporalio/worker';
 import { STAGES, StageTable } from '../workflows/stages';
+import { PROVIDER_ACTIVITIES } from '../workflows/task-queues';
 
 /**
  * Recorded workflow histories (test/histories/*.json) must replay against today's workflow code.
@@ -79,4 +80,12 @@ test('the stage table: typed activities, and every stage added after the first r
     ['drafting', 'drafting-stage', 'main'],
     ['strategist', 'strategist-stage', 'main'],
   ]);
+});
+
+test('every stage marked for the providers queue names an activity the providers Worker serves', () => {
+  // The stage picks its activity by a function: call it on a stand-in that answers each name asked for.
+  const named = new Proxy({}, { get: (_t, name) => name }) as Parameters<NonNullable<(typeof STAGES)['scoring']>['activity']>[0];
+  const onProviders = Object.values(STAGES).filter((e) => e?.queue === 'providers').map((e) => e!.activity(named) as unknown as string);
+  expect(onProviders).toEqual(['classifySignal']);
+  for (const name of onProviders) expect(PROVIDER_ACTIVITIES).toContain(name);
 });

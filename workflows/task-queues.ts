@@ -1,4 +1,14 @@
+import type { Activities } from '../activities';
+
 /** Model and provider calls (LLM classification, enrichment providers) run on their own, rate-limited task queue. */
 export function providerTaskQueue(taskQueue: string): string {
   return `${taskQueue}-providers`;
 }
+
+/**
+ * The activities served from the providers queue: the only list. The worker registers exactly these
+ * on its providers Worker, and a workflow may proxy only these to that queue (a stage marked
+ * `queue: 'providers'` whose activity is missing here would never be served: test/replay.test.ts checks).
+ */
+export const PROVIDER_ACTIVITIES = ['classifySignal', 'enrichFromProvider', 'writeProposal'] as const satisfies ReadonlyArray<keyof Activities>;
+export type ProviderActivity = (typeof PROVIDER_ACTIVITIES)[number];

@@ -3,10 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../shared/config';
 import type { DB } from '../../db/pool';
 import { createActivities } from '../../activities';
-import { providerTaskQueue } from '../../workflows/task-queues';
-
-/** The activities that call models and outside providers: served from the rate-limited providers task queue. */
-export const PROVIDER_ACTIVITIES = ['classifySignal', 'enrichFromProvider', 'writeProposal'] as const;
+import { PROVIDER_ACTIVITIES, providerTaskQueue } from '../../workflows/task-queues';
 
 export interface Workers {
   /** The bundled workflows and every activity, on TEMPORAL_TASK_QUEUE. */
