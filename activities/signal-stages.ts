@@ -9,7 +9,7 @@ import { asOrganization } from '../db/tenancy';
 import type { DB } from '../db/pool';
 import type { CompanyHint } from '../domain/companies/extract';
 import { DEFAULT_PROFILE } from '../domain/classification/default-profile';
-import { ProviderError } from './classification/openai-compatible';
+import { ProviderError } from './providers/llm/chat-json';
 import { Classifier, IndustryProfileInput, InvalidModelOutputError } from '../domain/classification/types';
 import { Dimension, scoreSignal } from '../domain/scoring/engine';
 

@@ -1,8 +1,5 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { guardedFetch } from './providers/destination';
-import { ProviderError } from './classification/openai-compatible';
-import { InvalidModelOutputError } from '../domain/classification/types';
+import { chatJson, ChatModelConfig } from './providers/llm/chat-json';
 import type { WriterInput, WrittenProposal } from '../domain/outreach/strategist';
 
 /**
@@ -14,12 +11,7 @@ import type { WriterInput, WrittenProposal } from '../domain/outreach/strategist
 export const STRATEGIST_PROMPT_KEY = 'campaign-strategist';
 export const STRATEGIST_PROMPT_VERSION = '1';
 
-export interface ModelWriterConfig {
-  baseUrl: string;
-  model: string;
-  apiKey?: string;
-  timeoutMs?: number;
-}
+export type ModelWriterConfig = ChatModelConfig;
 
 const outputSchema = (steps: number) =>
   z.object({
@@ -55,56 +47,17 @@ export class OpenAiCompatibleStrategistWriter {
   constructor(private readonly config: ModelWriterConfig) {}
 
   async write(input: WriterInput, base: WrittenProposal): Promise<WrittenProposal> {
-    const prompt = renderStrategistPrompt(input);
-    const promptHash = createHash('sha256').update(`${prompt.system}\n---\n${prompt.user}`).digest('hex');
-    let res: Response;
-    try {
-      res = await guardedFetch(`${this.config.baseUrl.replace(/\/$/, '')}/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(this.config.apiKey ? { authorization: `Bearer ${this.config.apiKey}` } : {}) },
-        body: JSON.stringify({
-          model: this.config.model,
-          temperature: 0.2,
-          response_format: { type: 'json_object' },
-          messages: [
-            { role: 'system', content: prompt.system },
-            { role: 'user', content: prompt.user },
-          ],
-        }),
-        signal: AbortSignal.timeout(this.config.timeoutMs ?? 60_000),
-      });
-    } catch (err) {
-      throw new ProviderError(`LLM request failed: ${(err as Error).message}`, true);
-    }
-    const text = await res.text();
-    const json = safeJson(text);
-    if (!res.ok) throw new ProviderError(`LLM answered HTTP ${res.status}: ${json?.error?.message ?? text.slice(0, 200)}`, res.status === 429 || res.status >= 500);
-    const content = json?.choices?.[0]?.message?.content;
-    if (typeof content !== 'string') throw new InvalidModelOutputError('the response has no choices[0].message.content');
-    const parsed = outputSchema(input.steps.length).safeParse(safeJson(content.trim().replace(/^```(?:json)?\s*/i, '').replace(/```$/, '').trim()));
-    if (!parsed.success) {
-      throw new InvalidModelOutputError(`model output does not match the schema: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`);
-    }
-    const out = parsed.data;
+    const { data: out, model, promptHash } = await chatJson(this.config, renderStrategistPrompt(input), outputSchema(input.steps.length), { temperature: 0.2 });
     return {
       ...base,
       goal: out.goal,
       brief: out.brief,
       rationale: out.rationale,
       steps: base.steps.map((s, i) => ({ ...s, instructions: out.step_instructions[i]! })),
-      model: typeof json?.model === 'string' ? json.model : this.config.model,
+      model,
       promptKey: STRATEGIST_PROMPT_KEY,
       promptVersion: STRATEGIST_PROMPT_VERSION,
       promptHash,
     };
-  }
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function safeJson(s: string): any {
-  try {
-    return JSON.parse(s);
-  } catch {
-    return undefined;
   }
 }

@@ -11,7 +11,7 @@ import { buildBrief, type OutreachBrief } from '../domain/outreach/brief';
 import { contactChannels } from '../domain/outreach/enrollments';
 import { planContacts, planSteps, templateWriter, type CandidateContact, type WriterInput, type WrittenProposal } from '../domain/outreach/strategist';
 import { InvalidModelOutputError } from '../domain/classification/types';
-import { ProviderError } from './classification/openai-compatible';
+import { ProviderError } from './providers/llm/chat-json';
 import type { SignalRef, StageOutcome } from './signal-stages';
 
 export interface OpportunityRef {

@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { DEFAULT_PROFILE } from '../domain/classification/default-profile';
-import { OpenAiCompatibleClassifier, ProviderError, renderPrompt } from '../activities/classification/openai-compatible';
+import { OpenAiCompatibleClassifier, renderPrompt } from '../activities/classification/openai-compatible';
+import { ProviderError } from '../activities/providers/llm/chat-json';
 import { InvalidModelOutputError } from '../domain/classification/types';
 import { createSignalStageActivities } from '../activities/signal-stages';
 import { createDb, DB } from '../db/pool';

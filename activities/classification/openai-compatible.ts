@@ -1,20 +1,14 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { guardedFetch } from '../providers/destination';
+import { chatJson, ChatModelConfig } from '../providers/llm/chat-json';
 import { estimateEuros, extractMeasures } from '../../domain/classification/amounts';
-import { Classifier, ClassifierInput, ClassificationResult, InvalidModelOutputError, PROJECT_CATEGORIES, PROJECT_STAGES } from '../../domain/classification/types';
+import { Classifier, ClassifierInput, ClassificationResult, PROJECT_CATEGORIES, PROJECT_STAGES } from '../../domain/classification/types';
 
 /**
  * Any OpenAI-compatible chat-completions endpoint (OpenAI, Azure OpenAI, vLLM, Ollama, LiteLLM...).
  * The model must answer one JSON object; it is validated with zod, and anything else is an
  * InvalidModelOutputError (retried by the stage, never written half-filled).
  */
-export interface OpenAiCompatibleConfig {
-  baseUrl: string; // e.g. https://api.openai.com/v1
-  model: string;
-  apiKey?: string;
-  timeoutMs?: number;
-}
+export type OpenAiCompatibleConfig = ChatModelConfig;
 
 export const PROMPT_KEY = 'signal-classification';
 export const PROMPT_VERSION = '1';
@@ -29,15 +23,6 @@ const outputSchema = z.object({
   fit_matches: z.array(z.string().min(1).max(100)).max(20).default([]),
 });
 
-export class ProviderError extends Error {
-  constructor(
-    message: string,
-    readonly retryable: boolean,
-  ) {
-    super(message);
-    this.name = 'ProviderError';
-  }
-}
 
 export function renderPrompt(input: ClassifierInput): { system: string; user: string } {
   const products = input.profile.products.map((p) => `- ${p.key}: ${p.name} (keywords: ${p.fitKeywords.join(', ')})`).join('\n');
@@ -62,40 +47,7 @@ export class OpenAiCompatibleClassifier implements Classifier {
   constructor(private readonly config: OpenAiCompatibleConfig) {}
 
   async classify(input: ClassifierInput): Promise<ClassificationResult> {
-    const prompt = renderPrompt(input);
-    const promptHash = createHash('sha256').update(`${prompt.system}\n---\n${prompt.user}`).digest('hex');
-    let res: Response;
-    try {
-      res = await guardedFetch(`${this.config.baseUrl.replace(/\/$/, '')}/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(this.config.apiKey ? { authorization: `Bearer ${this.config.apiKey}` } : {}) },
-        body: JSON.stringify({
-          model: this.config.model,
-          temperature: 0,
-          response_format: { type: 'json_object' },
-          messages: [
-            { role: 'system', content: prompt.system },
-            { role: 'user', content: prompt.user },
-          ],
-        }),
-        signal: AbortSignal.timeout(this.config.timeoutMs ?? 60_000),
-      });
-    } catch (err) {
-      throw new ProviderError(`LLM request failed: ${(err as Error).message}`, true);
-    }
-    const bodyText = await res.text();
-    if (!res.ok) {
-      const detail = safeJson(bodyText)?.error?.message ?? bodyText.slice(0, 200);
-      throw new ProviderError(`LLM answered HTTP ${res.status}: ${detail}`, res.status === 429 || res.status >= 500);
-    }
-    const content = safeJson(bodyText)?.choices?.[0]?.message?.content;
-    if (typeof content !== 'string') throw new InvalidModelOutputError('the response has no choices[0].message.content');
-    const parsed = outputSchema.safeParse(safeJson(stripFences(content)));
-    if (!parsed.success) {
-      throw new InvalidModelOutputError(`model output does not match the schema: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`);
-    }
-    const out = parsed.data;
-    const model = (safeJson(bodyText)?.model as string | undefined) ?? this.config.model;
+    const { data: out, model, promptHash } = await chatJson(this.config, renderPrompt(input), outputSchema, { temperature: 0 });
     // The text's own numbers stay the fallback when the model gives no size.
     const size = out.estimated_size_eur ?? estimateEuros(extractMeasures(`${input.title}\n${input.summary ?? ''}`)).euros;
     return {
@@ -112,18 +64,5 @@ export class OpenAiCompatibleClassifier implements Classifier {
       fitMatches: out.fit_matches,
       output: { ...out },
     };
-  }
-}
-
-function stripFences(s: string): string {
-  return s.trim().replace(/^```(?:json)?\s*/i, '').replace(/```$/, '').trim();
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function safeJson(s: string): any {
-  try {
-    return JSON.parse(s);
-  } catch {
-    return undefined;
   }
 }
