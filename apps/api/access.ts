@@ -27,6 +27,16 @@ export function userOf(req: Request): string {
   return req.user.userId;
 }
 
+/**
+ * The record the loader finds, read as the caller (row-level security decides what is visible), or
+ * 404: the GET-by-id shape of every resource. Visible means the caller is a member, so no role check.
+ */
+export async function visibleOr404<T>(db: DB, req: Request, what: string, load: (tx: Tx) => Promise<T | null | undefined>): Promise<T> {
+  const found = await asCaller(db, req, load);
+  if (found === null || found === undefined) throw notFound(what);
+  return found;
+}
+
 /** Runs fn in a transaction under row-level security as the authenticated caller. */
 export function asCaller<T>(db: DB, req: Request, fn: (tx: Tx) => Promise<T>): Promise<T> {
   return asUser(db, userOf(req), fn);

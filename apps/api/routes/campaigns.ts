@@ -8,7 +8,7 @@ import type { Tx } from '../../../db/tenancy';
 import {
   CAMPAIGN_TRANSITIONS, contactChannels, enrollmentDecision, type SkipReason, type StepChannel,
 } from '../../../domain/outreach/enrollments';
-import { asCaller, userOf, withRecordRole, withRole, WRITE } from '../access';
+import { userOf, visibleOr404, withRecordRole, withRole, WRITE } from '../access';
 import { conflict, notFound } from '../errors';
 import type { ApiDeps } from '../app';
 import { acceptCampaignBody, createCampaignBody, dismissCampaignBody, listCampaignsQuery } from '../schemas';
@@ -101,9 +101,7 @@ export function campaignRoutes({ db }: ApiDeps): Router {
 
   r.get('/campaigns/:campaignId', async (req, res) => {
     const id = pathId(req, 'campaignId', 'campaign');
-    const campaign = await asCaller(db, req, (tx) => getCampaign(tx, id));
-    if (!campaign) throw notFound('campaign');
-    res.json(campaign);
+    res.json(await visibleOr404(db, req, 'campaign', (tx) => getCampaign(tx, id)));
   });
 
   /** Enrolls the proposal's (or the given) contacts; the campaign becomes active, its opportunity in_outreach. */

@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { getCompany, insertCompany, listCompanies, setEnrichmentStatus } from '../../../db/queries/companies';
 import { toE164 } from '../../../domain/companies/identity';
-import { asCaller, readWithRole, withRecordRole, withRole, WRITE } from '../access';
-import { conflict, notFound, validationFailed } from '../errors';
+import { readWithRole, visibleOr404, withRecordRole, withRole, WRITE } from '../access';
+import { conflict, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';
 import { createCompanyBody, emptyBody, listCompaniesQuery } from '../schemas';
 import { parseBody, parseQuery, pathId } from '../validate';
@@ -32,9 +32,7 @@ export function companyRoutes({ db, workflows }: ApiDeps): Router {
 
   r.get('/companies/:companyId', async (req, res) => {
     const id = pathId(req, 'companyId', 'company');
-    const company = await asCaller(db, req, (tx) => getCompany(tx, id));
-    if (!company) throw notFound('company');
-    res.json(company);
+    res.json(await visibleOr404(db, req, 'company', (tx) => getCompany(tx, id)));
   });
 
   /** Answers the Company with enrichment_status running; the enrichment workflow does the rest. */

@@ -4,7 +4,7 @@ import { toE164 } from '../../../domain/companies/identity';
 import { getCompany } from '../../../db/queries/companies';
 import { complianceGate, ContactErasedError, currentLawfulBasis, eraseContact, recordLawfulBasis } from '../../../db/queries/compliance';
 import { getContact, insertContact, listContacts } from '../../../db/queries/contacts';
-import { asCaller, userOf, withRecordRole, withRole, WRITE } from '../access';
+import { asCaller, userOf, visibleOr404, withRecordRole, withRole, WRITE } from '../access';
 import { conflict, notFound, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';
 import { createContactBody, lawfulBasisBody, listContactsQuery } from '../schemas';
@@ -63,9 +63,7 @@ export function contactRoutes({ db }: ApiDeps): Router {
   /** Which channels may reach this contact, and by which rule (the compliance gate). */
   r.get('/contacts/:contactId/channels', async (req, res) => {
     const id = pathId(req, 'contactId', 'contact');
-    const gate = await asCaller(db, req, (tx) => complianceGate(tx, id));
-    if (!gate) throw notFound('contact');
-    res.json(gate);
+    res.json(await visibleOr404(db, req, 'contact', (tx) => complianceGate(tx, id)));
   });
 
   r.put('/contacts/:contactId/lawful-basis', async (req, res) => {

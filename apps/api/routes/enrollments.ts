@@ -2,8 +2,8 @@ import { Router } from 'express';
 import { getEnrollment, listEnrollments, skipWaitingMessages, transitionEnrollment } from '../../../db/queries/enrollments';
 import type { Tx } from '../../../db/tenancy';
 import { ENROLLMENT_TRANSITIONS } from '../../../domain/outreach/enrollments';
-import { asCaller, readWithRole, withRecordRole, WRITE } from '../access';
-import { conflict, notFound } from '../errors';
+import { readWithRole, visibleOr404, withRecordRole, WRITE } from '../access';
+import { conflict } from '../errors';
 import type { ApiDeps } from '../app';
 import { emptyBody, listEnrollmentsQuery, stopEnrollmentBody } from '../schemas';
 import { parseBody, parseQuery, pathId } from '../validate';
@@ -19,9 +19,7 @@ export function enrollmentRoutes({ db }: ApiDeps): Router {
 
   r.get('/enrollments/:enrollmentId', async (req, res) => {
     const id = pathId(req, 'enrollmentId', 'enrollment');
-    const enrollment = await asCaller(db, req, (tx) => getEnrollment(tx, id));
-    if (!enrollment) throw notFound('enrollment');
-    res.json(enrollment);
+    res.json(await visibleOr404(db, req, 'enrollment', (tx) => getEnrollment(tx, id)));
   });
 
   /** stopped, with the reason; its drafts and tasks still waiting (pending_approval, approved, scheduled, task_open) are skipped. */

@@ -3,8 +3,8 @@ import { Router } from 'express';
 import { verifyIntegration } from '../../../activities/providers/registry';
 import { getIntegration, insertIntegration, integrationSecret, listIntegrations, recordIntegrationTest } from '../../../db/queries/integrations';
 import { secretContext } from '../../../db/secrets';
-import { asCaller, withRecordRole, withRole } from '../access';
-import { notFound, ProblemError } from '../errors';
+import { asCaller, visibleOr404, withRecordRole, withRole } from '../access';
+import { ProblemError } from '../errors';
 import type { ApiDeps } from '../app';
 import { createIntegrationBody, emptyBody, listIntegrationsQuery } from '../schemas';
 import { parseBody, parseQuery, pathId } from '../validate';
@@ -43,9 +43,7 @@ export function integrationRoutes({ db, secrets }: ApiDeps): Router {
 
   r.get('/integrations/:integrationId', async (req, res) => {
     const id = pathId(req, 'integrationId', 'integration');
-    const integration = await asCaller(db, req, (tx) => getIntegration(tx, id));
-    if (!integration) throw notFound('integration');
-    res.json(integration);
+    res.json(await visibleOr404(db, req, 'integration', (tx) => getIntegration(tx, id)));
   });
 
   /** Checks the stored secret against the provider; status becomes connected, or error with the provider's message. */

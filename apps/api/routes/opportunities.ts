@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { getOpportunity, listOpportunities, openOpportunity, openOpportunityForProject, setOutcome } from '../../../db/queries/opportunities';
 import { getSignal } from '../../../db/queries/signals';
 import { liveProposal } from '../../../db/queries/campaigns';
-import { asCaller, requireRole, userOf, withRecordRole, withRole, WRITE } from '../access';
+import { asCaller, requireRole, userOf, visibleOr404, withRecordRole, withRole, WRITE } from '../access';
 import { conflict, notFound } from '../errors';
 import type { ApiDeps } from '../app';
 import { createOpportunityBody, emptyBody, listOpportunitiesQuery, outcomeBody } from '../schemas';
@@ -43,9 +43,7 @@ export function opportunityRoutes({ db, workflows }: ApiDeps): Router {
 
   r.get('/opportunities/:opportunityId', async (req, res) => {
     const id = pathId(req, 'opportunityId', 'opportunity');
-    const opportunity = await asCaller(db, req, (tx) => getOpportunity(tx, id));
-    if (!opportunity) throw notFound('opportunity');
-    res.json(opportunity);
+    res.json(await visibleOr404(db, req, 'opportunity', (tx) => getOpportunity(tx, id)));
   });
 
   r.post('/opportunities/:opportunityId/outcome', async (req, res) => {

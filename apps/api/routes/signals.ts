@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { getSignal, getSignalDetail, ignoreSignal, listSignals, markSignalReprocessing } from '../../../db/queries/signals';
 import { WorkflowRunningError } from '../../shared/temporal';
-import { asCaller, readWithRole, userOf, withRecordRole, withRole, WRITE } from '../access';
-import { conflict, notFound } from '../errors';
+import { readWithRole, userOf, visibleOr404, withRecordRole, WRITE } from '../access';
+import { conflict } from '../errors';
 import type { ApiDeps } from '../app';
 import { emptyBody, listSignalsQuery, reprocessBody } from '../schemas';
 import { parseBody, parseQuery, pathId } from '../validate';
@@ -18,8 +18,7 @@ export function signalRoutes({ db, workflows }: ApiDeps): Router {
 
   r.get('/signals/:signalId', async (req, res) => {
     const id = pathId(req, 'signalId', 'signal');
-    const detail = await asCaller(db, req, (tx) => getSignalDetail(tx, id));
-    if (!detail) throw notFound('signal');
+    const detail = await visibleOr404(db, req, 'signal', (tx) => getSignalDetail(tx, id));
     const { signal, classification, score, components } = detail;
     // classification, score and components appear only when they exist (spec part 4).
     res.json({

@@ -3,8 +3,8 @@ import { Router } from 'express';
 import { sourceHeadersSchema } from '../../../activities/providers/sources/json-api';
 import { getSource, insertSource, listSources, SealedHeaders, updateSource } from '../../../db/queries/sources';
 import { SecretBox, sourceSecretContext } from '../../../db/secrets';
-import { asCaller, withRecordRole, withRole, WRITE } from '../access';
-import { conflict, notFound, ProblemError, validationFailed, zodToFieldErrors } from '../errors';
+import { visibleOr404, withRecordRole, withRole, WRITE } from '../access';
+import { conflict, ProblemError, validationFailed, zodToFieldErrors } from '../errors';
 import type { ApiDeps } from '../app';
 import { createSourceBody, emptyBody, listSourcesQuery, patchSourceBody, sourceConfigByProvider } from '../schemas';
 import { parseBody, parseQuery, pathId } from '../validate';
@@ -66,9 +66,7 @@ export function sourceRoutes({ db, workflows, secrets }: ApiDeps): Router {
 
   r.get('/sources/:sourceId', async (req, res) => {
     const id = pathId(req, 'sourceId', 'source');
-    const source = await asCaller(db, req, (tx) => getSource(tx, id));
-    if (!source) throw notFound('source');
-    res.json(source);
+    res.json(await visibleOr404(db, req, 'source', (tx) => getSource(tx, id)));
   });
 
   r.patch('/sources/:sourceId', async (req, res) => {
