@@ -2,6 +2,7 @@ import net from 'node:net';
 import { composeEmail, ComposeInput } from '../domain/outreach/compose';
 import { NodemailerSmtpSender, SmtpAmbiguousError, SmtpPermanentError, SmtpTransientError } from '../activities/providers/mail/smtp';
 import { NON_RETRYABLE_SMTP_ERRORS } from '../activities/providers/mail/types';
+import { composeInput } from './helpers/compose-input';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp-server';
 
 /**
@@ -20,28 +21,18 @@ const smtp = () => ({ host: server.host, port: server.port, secure: false });
 const MESSAGE_ID = '0b6c9a1e-2f3d-4e5f-8a9b-112233445566';
 
 function mail(to: string, over: Partial<ComposeInput> = {}) {
-  return composeEmail({
-    messageId: MESSAGE_ID,
-    subject: 'Warmtepompen voor uw 48 woningen — Dorpsstraat',
-    body: 'Beste Jan,\n\nIk las over uw 48 woningen aan de Dorpsstraat.\n\nMet vriendelijke groet,\nAnna',
-    from: { address: 'anna@acme-installaties.nl', displayName: 'Anna de Vries · Acme' },
-    to: { address: to, name: 'Jan Jansen' },
-    locale: 'nl-NL',
-    firstToPerson: true,
-    compliance: {
-      sender_legal_name: 'Acme Installaties B.V.',
-      sender_address: 'Stationsweg 1, 3511 AA Utrecht',
-      privacy_url: 'https://acme-installaties.nl/privacy',
-      unsubscribe_mailto: 'mailto:afmelden@acme-installaties.nl?subject=afmelden',
-      retention_months: 24,
-      ai_disclosure: 'footer',
-    },
-    aiWritten: true,
-    dataSource: 'de website van Bouw B.V. (bouw.nl)',
-    unsubscribeUrl: 'https://outreach.example.nl/u/AbC_-123',
-    messageIdDomain: 'acme-installaties.nl',
-    ...over,
-  });
+  return composeEmail(
+    composeInput({
+      messageId: MESSAGE_ID,
+      subject: 'Warmtepompen voor uw 48 woningen — Dorpsstraat',
+      body: 'Beste Jan,\n\nIk las over uw 48 woningen aan de Dorpsstraat.\n\nMet vriendelijke groet,\nAnna',
+      from: { address: 'anna@acme-installaties.nl', displayName: 'Anna de Vries · Acme' },
+      to: { address: to, name: 'Jan Jansen' },
+      dataSource: 'de website van Bouw B.V. (bouw.nl)',
+      unsubscribeUrl: 'https://outreach.example.nl/u/AbC_-123',
+      ...over,
+    }),
+  );
 }
 
 test('a message arrives with the exact headers, the body, the notice and the footer', async () => {
