@@ -1,12 +1,10 @@
 import { Client, Connection } from '@temporalio/client';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { createDb } from '../db/pool';
 import { expectProblem, startApi } from './helpers/api';
+import { capturedLogger } from './helpers/log-capture';
 
 test('readyz names the dependency that is down, never the driver message; the message goes to the log', async () => {
-  const logLines: string[] = [];
-  const logger = pino({ level: 'info' }, new Writable({ write: (c, _e, done) => (logLines.push(String(c)), done()) }));
+  const { logger, lines: logLines } = capturedLogger('info');
   // No gRPC retries on this dead connection: they would outlive the test.
   const deadTemporal = new Client({ connection: Connection.lazy({ address: '127.0.0.1:9', connectTimeout: 1000, interceptors: [] }) });
   const broken = await startApi({ db: createDb('postgres://outreach_app@127.0.0.1:9/none', 1), temporalClient: deadTemporal, logger });

@@ -1,8 +1,7 @@
-import { Writable } from 'node:stream';
 import { Pool } from 'pg';
-import pino from 'pino';
 import { SecretBox, secretContext } from '../db/secrets';
 import { startApi, newOrganization, addMember, expectProblem, TestApi } from './helpers/api';
+import { capturedLogger } from './helpers/log-capture';
 import type { FieldError, Schema } from './helpers/client';
 import { startChatServer, ChatServer } from './helpers/chat-server';
 import { startFeedServer, FeedServer } from './helpers/feed-server';
@@ -19,10 +18,10 @@ let owner: TestUser;
 let orgId: string;
 
 beforeAll(async () => {
-  logLines = [];
-  const sink = new Writable({ write: (chunk, _enc, done) => (logLines.push(chunk.toString()), done()) });
   // Everything the API logs, at the most verbose level, goes to logLines.
-  api = await startApi({ logger: pino({ level: 'trace' }, sink) });
+  const captured = capturedLogger();
+  logLines = captured.lines;
+  api = await startApi({ logger: captured.logger });
   owners = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
   hubspot = await startProviderServer();
   hubspot.route('GET', '/account-info/v3/details', (req) =>

@@ -1,9 +1,8 @@
-import { Writable } from 'node:stream';
 import { DateTime } from 'luxon';
 import { Pool } from 'pg';
-import pino from 'pino';
 import { mailboxSecretContext, SecretBox } from '../db/secrets';
 import { addMember, expectProblem, newOrganization, startApi, TestApi } from './helpers/api';
+import { capturedLogger } from './helpers/log-capture';
 import { testEnv, TestUser } from './helpers/tokens';
 
 const SECRET = 'smtp-pass-7c1f0a9e-do-not-leak';
@@ -14,9 +13,9 @@ let owner: TestUser;
 let orgId: string;
 
 beforeAll(async () => {
-  logLines = [];
-  const sink = new Writable({ write: (chunk, _enc, done) => (logLines.push(chunk.toString()), done()) });
-  api = await startApi({ logger: pino({ level: 'trace' }, sink) });
+  const captured = capturedLogger();
+  logLines = captured.lines;
+  api = await startApi({ logger: captured.logger });
   owners = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
   ({ owner, orgId } = await newOrganization(api, 'Mailboxes B.V.'));
 });

@@ -1,8 +1,7 @@
 import http from 'node:http';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { createDb, DB } from '../db/pool';
 import { expectProblem, newOrganization, startApi, TestApi } from './helpers/api';
+import { capturedLogger } from './helpers/log-capture';
 import type { FieldError } from './helpers/client';
 import { testEnv, TestUser } from './helpers/tokens';
 
@@ -14,7 +13,7 @@ let api: TestApi;
 let owner: TestUser;
 let orgId: string;
 let ownerDb: DB;
-const logLines: string[] = [];
+let logLines: string[];
 
 const KEY = 'k-7f3a9c1e-api-key';
 const TOKEN = 'tok-51b2d8e4-bearer';
@@ -27,8 +26,9 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   apiUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/tenders`;
   // Every log line the API writes, at the most verbose level, to check that header values never appear.
-  const sink = new Writable({ write: (chunk, _enc, done) => (logLines.push(String(chunk)), done()) });
-  api = await startApi({ logger: pino({ level: 'trace' }, sink) });
+  const captured = capturedLogger();
+  logLines = captured.lines;
+  api = await startApi({ logger: captured.logger });
   ({ owner, orgId } = await newOrganization(api));
   ownerDb = createDb(testEnv('TEST_OWNER_DB_URL'), 1);
 });
