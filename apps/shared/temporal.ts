@@ -1,11 +1,12 @@
 import {
   Client, Connection, ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, WorkflowExecutionAlreadyStartedError,
-  WorkflowIdConflictPolicy, WorkflowIdReusePolicy,
+  WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError,
 } from '@temporalio/client';
 import type { Config } from './config';
 import { searchAttributes, workflowIds } from '../../workflows/search-attributes';
 import type { enrichCompanyWorkflow, ingestSourceWorkflow, processSignalWorkflow, strategistWorkflow } from '../../workflows';
 import type { PipelineStage } from '../../workflows/stages';
+import { enrollmentChangedSignal } from '../../workflows/sequence-signals';
 
 /** A run for this workflow id is already in progress. */
 export class WorkflowRunningError extends Error {}
@@ -165,6 +166,24 @@ export class WorkflowStarter {
     } catch (err) {
       if (!(err instanceof ScheduleAlreadyRunning)) throw err;
     }
+  }
+
+  /**
+   * Wakes the sequence workflows of these enrollments after their rows (or their drafts) changed: a
+   * stop, pause, resume, approval or rejection already committed. A run that is not there (finished,
+   * or never started) is fine: the database is the truth, the signal only saves waiting for a timer.
+   */
+  async notifyEnrollments(enrollmentIds: readonly string[]): Promise<void> {
+    await Promise.all(
+      enrollmentIds.map((id) =>
+        this.client.workflow
+          .getHandle(workflowIds.sequence(id))
+          .signal(enrollmentChangedSignal)
+          .catch((err) => {
+            if (!(err instanceof WorkflowNotFoundError)) throw err;
+          }),
+      ),
+    );
   }
 
   /** (Re)processes a signal from a stage; refuses while a run for the signal is in progress. */

@@ -131,3 +131,26 @@ export function contactsForEnrollment(tx: Tx, organizationId: string, contactIds
     .where('contacts.id', 'in', contactIds)
     .execute();
 }
+
+/**
+ * Stops every running (active or paused) enrollment of a contact, with the reason (`meeting_booked`,
+ * `replied`, ...), and skips their messages still waiting to go out. Answers the stopped enrollments'
+ * ids, so the caller can wake their sequence workflows once the transaction has committed.
+ */
+export async function stopContactEnrollments(tx: Tx, contactId: string, reason: string): Promise<string[]> {
+  const running = await tx
+    .selectFrom('enrollments')
+    .select('id')
+    .where('contact_id', '=', contactId)
+    .where('status', 'in', enrollmentFrom('stop'))
+    .forUpdate()
+    .execute();
+  const stopped: string[] = [];
+  for (const { id } of running) {
+    if (await transitionEnrollment(tx, id, 'stop', 'stopped', { reason })) {
+      await skipWaitingMessages(tx, id);
+      stopped.push(id);
+    }
+  }
+  return stopped;
+}
