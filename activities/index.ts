@@ -15,14 +15,24 @@ import { createSignalStageActivities } from './signal-stages';
 import { createSourceProviders } from './providers/sources';
 import { createStrategistActivities, type ProposalWriter } from './strategist';
 import { OpenAiCompatibleStrategistWriter } from './strategist-writer';
+import { unsubscribeTokenKey, UnsubscribeTokens } from '../domain/outreach/unsubscribe-token';
+import { OpenAiCompatibleDraftWriter } from './draft-writer';
+import { NodemailerSmtpSender } from './providers/mail/smtp';
+import type { MailSender } from './providers/mail/types';
+import { createSendActivities } from './send';
+import { createSequenceActivities } from './sequence';
 
 export interface ActivityDeps {
   db: DB;
   config: Pick<
     Config,
     | 'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_MAX_BYTES' | 'SIGNAL_BATCH_SIZE' | 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY' | 'INTEGRATION_SECRET_KEY'
-    | 'PROJECT_LINK_WINDOW_DAYS'
+    | 'PROJECT_LINK_WINDOW_DAYS' | 'UNSUBSCRIBE_TOKEN_KEY'
   >;
+  /** The public base of the links in e-mail (the one-click unsubscribe): apps/shared/config.ts publicBaseUrl. */
+  publicBaseUrl: string;
+  /** The SMTP client (default nodemailer's; tests may shorten its timeouts). */
+  mailSender?: MailSender;
 }
 
 /** How long a worker reuses an organization's classifier before looking at its integrations again. */
@@ -64,7 +74,31 @@ export function createActivities(deps: ActivityDeps) {
     }
     return writerFallback;
   };
+  // A draft's words: the same model as the strategist's writer, else the template writer.
+  const modelConfigFor = async (organizationId: string) => {
+    const llm = await asOrganization(deps.db, organizationId, (tx) => usableIntegration(tx, organizationId, 'llm'));
+    if (llm?.secret_ciphertext && secrets) {
+      const config = llm.config as Record<string, unknown>;
+      return { baseUrl: String(config.baseUrl), model: String(config.model), apiKey: secrets.open(llm.secret_ciphertext, secretContext(llm.organization_id, llm.id)) };
+    }
+    return deps.config.LLM_BASE_URL && deps.config.LLM_MODEL ? { baseUrl: deps.config.LLM_BASE_URL, model: deps.config.LLM_MODEL, apiKey: deps.config.LLM_API_KEY } : null;
+  };
+  const tokenKey = unsubscribeTokenKey(deps.config);
   return {
+    ...createSequenceActivities({
+      db: deps.db,
+      draftWriterFor: async (organizationId) => {
+        const config = await modelConfigFor(organizationId);
+        return config ? new OpenAiCompatibleDraftWriter(config) : null;
+      },
+    }),
+    ...createSendActivities({
+      db: deps.db,
+      sender: deps.mailSender ?? new NodemailerSmtpSender(),
+      secrets,
+      tokens: tokenKey ? new UnsubscribeTokens(tokenKey) : null,
+      publicBaseUrl: deps.publicBaseUrl,
+    }),
     ...createEnrichmentActivities({ db: deps.db, limits, secrets }),
     ...createRetentionActivities({ db: deps.db }),
     ...createReconcileActivities({ db: deps.db }),

@@ -117,6 +117,12 @@ async function seedTenant(name: string): Promise<Tenant> {
   const enrollment = (await as('POST', `/campaigns/${accepted.id}/accept`, {})).result.enrolled[0];
   if (!enrollment) throw new Error(`seeding ${name}: the enrollment was skipped`);
   const campaign = await as('POST', '/campaigns', { organizationId: org, name: `${name} proposal`, opportunityId: opportunity.id, steps: [{ channel: 'email', delayDays: 0 }] });
+  // A draft waiting for approval in the enrollment (the approval inbox).
+  const draft = await owners.query<{ id: string }>(
+    `INSERT INTO messages (organization_id, enrollment_id, campaign_id, contact_id, direction, channel, status, subject, body, to_address)
+     VALUES ($1, $2, $3, $4, 'outbound', 'email', 'pending_approval', 'Uw project', 'Geachte heer Jansen', $5) RETURNING id`,
+    [org, enrollment.enrollmentId, accepted.id, contact.id, contact.email],
+  );
   // A signal comes from an ingest run; written directly (as the owner) to keep the suite fast.
   const { rows } = await owners.query<{ id: string }>(
     `INSERT INTO signals (organization_id, source_id, external_id, title, dedupe_key, status) VALUES ($1, $2, $3, $4, $5, 'scored') RETURNING id`,
@@ -138,6 +144,7 @@ async function seedTenant(name: string): Promise<Tenant> {
       token: testUnsubscribeTokens().sign(sent.rows[0]!.id),
       campaignId: campaign.id,
       enrollmentId: enrollment.enrollmentId,
+      messageId: draft.rows[0]!.id,
     },
   };
 }
@@ -210,6 +217,11 @@ const examples: Record<string, (t: Tenant) => Example> = {
   'POST /enrollments/{enrollmentId}/stop': () => ({ body: { reason: 'fuzz' } }),
   'POST /enrollments/{enrollmentId}/resume': () => ({ body: {} }),
   'POST /opportunities/{opportunityId}/strategist': () => ({ body: {} }),
+  // Messages and the approval inbox
+  'GET /messages': (t) => ({ query: { organizationId: t.org, status: 'pending_approval' } }),
+  'POST /messages/{messageId}/approve': () => ({ body: { body: 'Geachte heer Jansen, een kort bericht.' } }),
+  'POST /messages/{messageId}/reject': () => ({ body: { reason: 'te lang', redraft: true } }),
+  'POST /messages/{messageId}/complete': () => ({ body: { note: 'gebeld' } }),
 };
 const exampleFor = (op: Operation, t: Tenant): Example => examples[key(op)]?.(t) ?? (op.body && op.method !== 'GET' ? { body: {} } : {});
 
@@ -647,6 +659,8 @@ const CONFLICT_BY_STATE = new Set([
   'POST /signals/{signalId}/reprocess', 'POST /sources/{sourceId}/run',
   // A campaign is accepted or dismissed once; an enrollment stopped once; only a paused one resumes.
   'POST /campaigns/{campaignId}/accept', 'POST /campaigns/{campaignId}/dismiss', 'POST /enrollments/{enrollmentId}/stop', 'POST /enrollments/{enrollmentId}/resume',
+  // A draft is approved or rejected once, a task completed once (and a stopped enrollment's draft is skipped).
+  'POST /messages/{messageId}/approve', 'POST /messages/{messageId}/reject', 'POST /messages/{messageId}/complete',
   // The seeded opportunity has a live proposal: the strategist is asked to wait for it.
   'POST /opportunities/{opportunityId}/strategist',
 ]);

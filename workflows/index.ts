@@ -6,3 +6,5 @@ export { enrichCompanyWorkflow } from './enrich-company';
 export { retentionSweepWorkflow } from './retention';
 export { reconcileSignalsWorkflow } from './reconcile';
 export { strategistWorkflow } from './strategist';
+export { sequenceWorkflow } from './sequence';
+export { sendMessageWorkflow } from './send-message';

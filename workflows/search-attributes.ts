@@ -30,7 +30,9 @@ export const workflowIds = {
   enrichCompany: (companyId: string) => `company/${companyId}/enrich`,
   retention: (organizationId: string) => `retention/${organizationId}`,
   strategist: (opportunityId: string) => `opportunity/${opportunityId}/strategist`,
-  /** The per-enrollment sequence workflow (the next step builds it; accept already stores this id). */
+  /** The per-enrollment sequence workflow (accept stores this id on the enrollment). */
   sequence: (enrollmentId: string) => `enrollment/${enrollmentId}`,
+  /** One approved message's booking and send (a child of its sequence run, or started by the API). */
+  sendMessage: (messageId: string) => `message/${messageId}/send`,
   reconcileSchedule: 'reconcile/signals',
 };

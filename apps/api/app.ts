@@ -29,6 +29,7 @@ import { signalRoutes } from './routes/signals';
 import { sourceRoutes } from './routes/sources';
 import { campaignRoutes } from './routes/campaigns';
 import { enrollmentRoutes } from './routes/enrollments';
+import { messageRoutes } from './routes/messages';
 
 export interface ApiDeps {
   db: DB;
@@ -104,6 +105,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(integrationRoutes(deps));
   app.use(campaignRoutes(deps));
   app.use(enrollmentRoutes(deps));
+  app.use(messageRoutes(deps));
   app.use(mailboxRoutes(deps));
   app.use((req, res) => sendProblem(res, 'NOT_FOUND', `No route for ${req.method} ${req.path}`));
   app.use(errorHandler(deps.logger));

@@ -12,7 +12,7 @@ import * as s from './schemas';
  * one entry below naming it in `answer`, with its operationId, tag, role and the problems it can
  * answer beyond those its role and inputs imply.
  */
-type Tag = 'Health' | 'Reference' | 'Organizations' | 'Sources' | 'Signals' | 'Opportunities' | 'Settings' | 'Companies' | 'Contacts' | 'Compliance' | 'Integrations' | 'Mailboxes' | 'Campaigns' | 'Enrollments';
+type Tag = 'Health' | 'Reference' | 'Organizations' | 'Sources' | 'Signals' | 'Opportunities' | 'Settings' | 'Companies' | 'Contacts' | 'Compliance' | 'Integrations' | 'Mailboxes' | 'Campaigns' | 'Enrollments' | 'Messages';
 
 export const TAGS: Record<Tag, string> = {
   Health: 'Liveness, readiness and metrics of the API process',
@@ -28,6 +28,7 @@ export const TAGS: Record<Tag, string> = {
   Integrations: 'CRM, enrichment and LLM providers (write-only secrets)',
   Campaigns: "Outreach campaigns: the strategist's proposals and a person's own, accepted or dismissed",
   Enrollments: "Contacts in a campaign's sequence: stop and resume",
+  Messages: 'Drafts, sent e-mail, tasks and replies; the approval inbox',
   Mailboxes: 'Sending mailboxes: SMTP/IMAP server (write-only secret), sending window, days, holidays and limits',
 };
 
@@ -128,6 +129,12 @@ export const OPERATIONS: Operation[] = [
   { id: 'stopEnrollment', method: 'post', path: '/enrollments/{enrollmentId}/stop', tag: 'Enrollments', summary: 'Stop an enrollment; its waiting drafts are skipped (409 when it has ended)', role: 'member', body: s.stopEnrollmentBody, answer: r.Enrollment, problems: [409] },
   { id: 'askStrategist', method: 'post', path: '/opportunities/{opportunityId}/strategist', tag: 'Opportunities', summary: 'Ask the strategist for a campaign proposal (202 with the run; 409 with campaign_id while a live proposal exists)', role: 'member', body: s.emptyBody, status: 202, answer: r.StrategistRun, problems: [409] },
   { id: 'resumeEnrollment', method: 'post', path: '/enrollments/{enrollmentId}/resume', tag: 'Enrollments', summary: 'Resume a paused enrollment (409 unless paused)', role: 'member', body: s.emptyBody, answer: r.Enrollment, problems: [409] },
+  // Messages and the approval inbox
+  { id: 'listMessages', method: 'get', path: '/messages', tag: 'Messages', summary: 'List messages, newest first (status=pending_approval: the approval inbox)', role: 'viewer', query: s.listMessagesQuery, answer: z.array(r.Message) },
+  { id: 'getMessage', method: 'get', path: '/messages/{messageId}', tag: 'Messages', summary: 'One message with its why, confidence, model and prompt version', role: 'viewer', answer: r.Message },
+  { id: 'approveMessage', method: 'post', path: '/messages/{messageId}/approve', tag: 'Messages', summary: 'Approve a draft, optionally edited (original_body keeps the text before the edit); its sequence sends it in the mailbox window (409 unless pending_approval)', role: 'member', body: s.approveMessageBody, answer: r.Message, problems: [409] },
+  { id: 'rejectMessage', method: 'post', path: '/messages/{messageId}/reject', tag: 'Messages', summary: 'Reject a draft; with redraft a new draft for the same step follows, else the step is skipped (409 unless pending_approval)', role: 'member', body: s.rejectMessageBody, answer: r.Message, problems: [409] },
+  { id: 'completeMessage', method: 'post', path: '/messages/{messageId}/complete', tag: 'Messages', summary: 'Complete a phone or LinkedIn task (409 unless task_open)', role: 'member', body: s.completeMessageBody, answer: r.Message, problems: [409] },
 ];
 
 /** The named problem responses (components/responses), by status. */

@@ -672,3 +672,69 @@ export const OUTREACH_CAMPAIGN_ROWS_MATCH: {
   CampaignStep: Agrees<Row<typeof getCampaign>['steps'][number], typeof CampaignStep>;
   Enrollment: Agrees<Row<typeof getEnrollment>, typeof Enrollment>;
 } = { Campaign: true, CampaignStep: true, Enrollment: true };
+
+// Messages and the approval inbox (outreach) --------------------------------------------------------
+const why = z
+  .object({
+    signal: nullable(z.object({ id, title: z.string(), url: nullable(z.string()) })).optional(),
+    facts: z.array(z.object({ claim: z.string(), sourceUrl: z.string() })).optional(),
+    scoreReasons: z.array(z.string()).optional(),
+    compliance: z.object({ country: z.string(), locale: z.string(), rule: z.string(), requirements: z.array(z.string()) }).optional(),
+    reviewReasons: z.array(z.string()).optional(),
+    risks: z.array(z.string()).optional(),
+    reply: z.object({ inboundMessageId: id, intent: z.string(), summary: z.string() }).optional(),
+    offeredSlots: z.array(z.object({ start: timestamp, end: nullable(timestamp) })).optional(),
+    triage: z.object({ summary: z.string(), referral: nullable(z.object({ name: nullable(z.string()), email: nullable(z.string()) })).optional() }).optional(),
+  })
+  .catchall(z.unknown())
+  .describe("Why the message says what it says: the signal and the sourced facts, the score's reasons, the compliance rule it goes out under (art14_notice on the first e-mail to a person), why a person reviews it, the writer's risks; on a reply, its intent and triage");
+
+export const Message = record(
+  'Message',
+  'An outbound draft, sent e-mail or task, or an inbound reply; the approval inbox is GET /messages?status=pending_approval',
+  z.object({
+    id,
+    organization_id: id,
+    enrollment_id: nullable(id),
+    thread_id: nullable(id),
+    contact_id: nullable(id),
+    step_id: nullable(id),
+    mailbox_id: nullable(id),
+    campaign_id: nullable(id),
+    direction: z.enum(['outbound', 'inbound']),
+    channel: z.enum(['email', 'phone', 'linkedin']),
+    status: z.enum(['pending_approval', 'approved', 'scheduled', 'sent', 'failed', 'rejected', 'received', 'task_open', 'task_done', 'skipped']),
+    subject: nullable(z.string()),
+    body: nullable(z.string()),
+    original_body: nullable(z.string()).describe('The text before a person edited it (kept for learning)'),
+    from_address: nullable(z.string()),
+    to_address: nullable(z.string()),
+    why,
+    intent: nullable(z.string()),
+    confidence: nullable(z.number()),
+    model: nullable(z.string()).describe("What wrote it: a model, or 'template-writer@1.0.0'"),
+    prompt_version: nullable(z.string()),
+    approved_by: nullable(id),
+    approved_at: nullable(timestamp),
+    scheduled_for: nullable(timestamp).describe('The booked send slot'),
+    sent_at: nullable(timestamp),
+    received_at: nullable(timestamp),
+    provider_message_id: nullable(z.string()).describe('The Message-ID header it was sent with (<message id@mailbox domain>), or a reply’s'),
+    error: nullable(z.string()).describe('Why it failed, or what holds it (a paused enrollment, a mailbox that is not sendable)'),
+    needs_check: z.boolean().describe('The send may or may not have reached the server (the worker stopped mid-send): check before sending again'),
+    rejected_reason: nullable(z.string()),
+    redraft_of: nullable(id).describe('The rejected draft this one rewrites'),
+    completed_note: nullable(z.string()),
+    ...stamps,
+    contact_name: nullable(z.string()),
+    company_name: nullable(z.string()),
+    campaign_name: nullable(z.string()),
+    step_position: nullable(z.number().int()),
+    thread_status: nullable(z.enum(['open', 'replied', 'closed'])),
+    pause_reason: nullable(z.enum(['out_of_office', 'account_replied'])).describe('Why its enrollment is paused (its draft waits), else null'),
+  }),
+);
+
+import type { getMessage } from '../../db/queries/messages';
+/** As ROWS_MATCH_SCHEMAS, for the message query. */
+export const MESSAGE_ROWS_MATCH: { Message: Agrees<Row<typeof getMessage>, typeof Message> } = { Message: true };

@@ -436,3 +436,26 @@ export const listEnrollmentsQuery = z
   .object({ ...listBase, campaignId: uuid.optional(), contactId: uuid.optional(), status: z.enum(enrollmentStatuses).optional() })
   .strict();
 export const stopEnrollmentBody = reasonBody;
+
+// Messages and the approval inbox (outreach) ---------------------------------------------------
+export const messageStatuses = ['pending_approval', 'approved', 'scheduled', 'sent', 'failed', 'rejected', 'received', 'task_open', 'task_done', 'skipped'] as const;
+export const listMessagesQuery = z
+  .object({
+    ...listBase,
+    status: z.enum(messageStatuses).optional(),
+    campaignId: uuid.optional(),
+    enrollmentId: uuid.optional(),
+    contactId: uuid.optional(),
+    direction: z.enum(['outbound', 'inbound']).optional(),
+  })
+  .strict();
+export const approveMessageBody = z
+  .object({
+    subject: z.string().trim().min(1, 'must not be empty').max(200).optional(),
+    body: z.string().trim().min(1, 'must not be empty').max(20000).optional(),
+  })
+  .strict();
+export const rejectMessageBody = z
+  .object({ reason: z.string().trim().min(1).max(1000).optional(), redraft: z.boolean().optional() })
+  .strict();
+export const completeMessageBody = z.object({ note: z.string().trim().min(1).max(2000).optional() }).strict();

@@ -61,6 +61,9 @@ const schema = z.object({
   // The scheduled reconcile (reconcile/signals): how often, and how long a signal may sit unfinished.
   RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(10).default(300),
   RECONCILE_STUCK_AFTER_SECONDS: z.coerce.number().int().min(0).default(600),
+  // Sequence runs and held sends look at the database this often when no signal wakes them (a safety net: every change signals).
+  SEQUENCE_RECHECK_SECONDS: z.coerce.number().int().min(1).default(6 * 3600),
+  SEND_HOLD_RECHECK_SECONDS: z.coerce.number().int().min(1).default(15 * 60),
   // The providers task queue (<TEMPORAL_TASK_QUEUE>-providers): model and provider calls, rate-limited.
   PROVIDER_ACTIVITIES_PER_SECOND: z.coerce.number().positive().default(20),
   PROVIDER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).default(8),

@@ -4,7 +4,7 @@ import {
 } from '@temporalio/client';
 import type { Config } from './config';
 import { searchAttributes, workflowIds } from '../../workflows/search-attributes';
-import type { enrichCompanyWorkflow, ingestSourceWorkflow, processSignalWorkflow, strategistWorkflow } from '../../workflows';
+import type { enrichCompanyWorkflow, ingestSourceWorkflow, processSignalWorkflow, sendMessageWorkflow, sequenceWorkflow, strategistWorkflow } from '../../workflows';
 import type { PipelineStage } from '../../workflows/stages';
 import { enrollmentChangedSignal } from '../../workflows/sequence-signals';
 
@@ -23,15 +23,21 @@ export class WorkflowStarter {
   private readonly retryInitialIntervalMs: number;
   private readonly scheduleTimezone: string;
   private readonly reconcile: { intervalSeconds: number; stuckAfterSeconds: number };
+  /** How often a sequence run and a held send look at the database when nothing wakes them. */
+  private readonly sequenceTiming: { recheckMs?: number; holdRecheckMs?: number };
 
   constructor(
     private readonly client: Client,
     config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'INGEST_RETRY_INITIAL_INTERVAL_MS'> &
-      Partial<Pick<Config, 'SCHEDULE_TIMEZONE' | 'RECONCILE_INTERVAL_SECONDS' | 'RECONCILE_STUCK_AFTER_SECONDS'>>,
+      Partial<Pick<Config, 'SCHEDULE_TIMEZONE' | 'RECONCILE_INTERVAL_SECONDS' | 'RECONCILE_STUCK_AFTER_SECONDS' | 'SEQUENCE_RECHECK_SECONDS' | 'SEND_HOLD_RECHECK_SECONDS'>>,
   ) {
     this.taskQueue = config.TEMPORAL_TASK_QUEUE;
     this.retryInitialIntervalMs = config.INGEST_RETRY_INITIAL_INTERVAL_MS;
     this.scheduleTimezone = config.SCHEDULE_TIMEZONE ?? 'UTC';
+    this.sequenceTiming = {
+      recheckMs: config.SEQUENCE_RECHECK_SECONDS ? config.SEQUENCE_RECHECK_SECONDS * 1000 : undefined,
+      holdRecheckMs: config.SEND_HOLD_RECHECK_SECONDS ? config.SEND_HOLD_RECHECK_SECONDS * 1000 : undefined,
+    };
     this.reconcile = { intervalSeconds: config.RECONCILE_INTERVAL_SECONDS ?? 300, stuckAfterSeconds: config.RECONCILE_STUCK_AFTER_SECONDS ?? 600 };
   }
 
@@ -166,6 +172,39 @@ export class WorkflowStarter {
     } catch (err) {
       if (!(err instanceof ScheduleAlreadyRunning)) throw err;
     }
+  }
+
+  /**
+   * Starts an enrollment's sequence (`enrollment/<id>`); a run already there for it is kept (an
+   * accept retried by its client starts nothing twice).
+   */
+  async startSequence(e: { organizationId: string; enrollmentId: string; campaignId: string; opportunityId: string | null; mailboxId: string | null }) {
+    const handle = await this.client.workflow.start<typeof sequenceWorkflow>('sequenceWorkflow', {
+      taskQueue: this.taskQueue,
+      workflowId: workflowIds.sequence(e.enrollmentId),
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      args: [{ ...e, retryInitialIntervalMs: this.retryInitialIntervalMs, ...this.sequenceTiming }],
+      typedSearchAttributes: searchAttributes({
+        OrganizationId: e.organizationId,
+        CampaignId: e.campaignId,
+        EnrollmentId: e.enrollmentId,
+        OpportunityId: e.opportunityId ?? undefined,
+        MailboxId: e.mailboxId ?? undefined,
+      }),
+    });
+    return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };
+  }
+
+  /** Sends an approved message that has no sequence run (`message/<id>/send`): a reply or reminder draft. */
+  async startMessageSend(organizationId: string, messageId: string, mailboxId: string | null) {
+    await this.client.workflow.start<typeof sendMessageWorkflow>('sendMessageWorkflow', {
+      taskQueue: this.taskQueue,
+      workflowId: workflowIds.sendMessage(messageId),
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      args: [{ organizationId, messageId, retryInitialIntervalMs: this.retryInitialIntervalMs, holdRecheckMs: this.sequenceTiming.holdRecheckMs }],
+      typedSearchAttributes: searchAttributes({ OrganizationId: organizationId, MailboxId: mailboxId ?? undefined }),
+    });
   }
 
   /**

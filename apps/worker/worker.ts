@@ -1,6 +1,6 @@
 import { ActivityInterceptorsFactory, NativeConnection, Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
-import type { Config } from '../shared/config';
+import { publicBaseUrl, type Config } from '../shared/config';
 import type { DB } from '../../db/pool';
 import { createActivities } from '../../activities';
 import { PROVIDER_ACTIVITIES, providerTaskQueue } from '../../workflows/task-queues';
@@ -33,7 +33,7 @@ export async function createWorker(opts: {
 }): Promise<Workers> {
   const { config } = opts;
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const activities = { ...createActivities({ db: opts.db, config }), ...opts.extraActivities };
+  const activities = { ...createActivities({ db: opts.db, config, publicBaseUrl: publicBaseUrl(config) }), ...opts.extraActivities };
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,

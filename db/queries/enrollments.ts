@@ -98,7 +98,7 @@ export function transitionEnrollment(
     .executeTakeFirst();
 }
 
-/** The enrollment's messages still waiting to go out become `skipped` (a stop); answers how many. */
+/** The enrollment's messages still waiting to go out become `skipped` (a stop), their send slots given back; answers how many. */
 export async function skipWaitingMessages(tx: Tx, enrollmentId: string): Promise<number> {
   const rows = await tx
     .updateTable('messages')
@@ -107,6 +107,7 @@ export async function skipWaitingMessages(tx: Tx, enrollmentId: string): Promise
     .where('status', 'in', [...WAITING_MESSAGE_STATUSES])
     .returning('id')
     .execute();
+  if (rows.length) await tx.deleteFrom('send_slots').where('message_id', 'in', rows.map((r) => r.id)).execute();
   return rows.length;
 }
 

@@ -7,11 +7,11 @@ type Keyed = 'sources' | 'signals' | 'opportunities' | 'companies' | 'contacts' 
  * Newest first, keyset pagination: rows strictly older than the `before` row, in
  * (created_at DESC, id DESC) order, which the (organization_id, created_at DESC, id DESC) indexes serve.
  */
-export function newestFirst<T extends Keyed, O>(
-  qb: SelectQueryBuilder<DB, T, O>,
-  table: T,
+export function newestFirst<D extends DB, T extends keyof D & string, O>(
+  qb: SelectQueryBuilder<D, T, O>,
+  table: Extract<T, Keyed>,
   opts: { limit: number; before?: string },
-): SelectQueryBuilder<DB, T, O> {
+): SelectQueryBuilder<D, T, O> {
   let q = qb;
   if (opts.before) {
     q = q.where(

@@ -84,13 +84,16 @@ export async function reserveSendSlot(
 
   // Reservations from the day before today (local) on: earlier days cannot take a new slot.
   const fromDay = DateTime.fromJSDate(r.now, { zone: policy.timezone }).minus({ days: 1 }).toISODate()!;
+  // A reservation whose message was skipped before it went out (a stop, an unsubscribe) frees its place.
   const perDay = await tx
     .selectFrom('send_slots')
-    .select([sql<string>`local_day::text`.as('day'), sql<number>`count(*)::int`.as('n')])
-    .where('organization_id', '=', r.organizationId)
-    .where('mailbox_id', '=', r.mailboxId)
-    .where('local_day', '>=', sql<Date>`${fromDay}::date`)
-    .groupBy('local_day')
+    .innerJoin('messages', 'messages.id', 'send_slots.message_id')
+    .select([sql<string>`send_slots.local_day::text`.as('day'), sql<number>`count(*)::int`.as('n')])
+    .where('send_slots.organization_id', '=', r.organizationId)
+    .where('send_slots.mailbox_id', '=', r.mailboxId)
+    .where('send_slots.local_day', '>=', sql<Date>`${fromDay}::date`)
+    .where('messages.status', '<>', 'skipped')
+    .groupBy('send_slots.local_day')
     .execute();
   const last = await sql<{ at: Date | null }>`
     SELECT GREATEST(

@@ -1008,6 +1008,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List messages, newest first (status=pending_approval: the approval inbox)
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["listMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/messages/{messageId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One message with its why, confidence, model and prompt version
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getMessage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/messages/{messageId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a draft, optionally edited (original_body keeps the text before the edit); its sequence sends it in the mailbox window (409 unless pending_approval)
+         * @description The member role or above in the organization.
+         */
+        post: operations["approveMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/messages/{messageId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a draft; with redraft a new draft for the same step follows, else the step is skipped (409 unless pending_approval)
+         * @description The member role or above in the organization.
+         */
+        post: operations["rejectMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/messages/{messageId}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a phone or LinkedIn task (409 unless task_open)
+         * @description The member role or above in the organization.
+         */
+        post: operations["completeMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1815,6 +1915,105 @@ export interface components {
         StrategistRun: {
             workflow_id: string;
             run_id: string;
+        };
+        /** @description An outbound draft, sent e-mail or task, or an inbound reply; the approval inbox is GET /messages?status=pending_approval */
+        Message: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            enrollment_id: string | null;
+            thread_id: string | null;
+            contact_id: string | null;
+            step_id: string | null;
+            mailbox_id: string | null;
+            campaign_id: string | null;
+            /** @enum {string} */
+            direction: "outbound" | "inbound";
+            /** @enum {string} */
+            channel: "email" | "phone" | "linkedin";
+            /** @enum {string} */
+            status: "pending_approval" | "approved" | "scheduled" | "sent" | "failed" | "rejected" | "received" | "task_open" | "task_done" | "skipped";
+            subject: string | null;
+            body: string | null;
+            /** @description The text before a person edited it (kept for learning) */
+            original_body: string | null;
+            from_address: string | null;
+            to_address: string | null;
+            /** @description Why the message says what it says: the signal and the sourced facts, the score's reasons, the compliance rule it goes out under (art14_notice on the first e-mail to a person), why a person reviews it, the writer's risks; on a reply, its intent and triage */
+            why: {
+                signal?: {
+                    /** Format: uuid */
+                    id: string;
+                    title: string;
+                    url: string | null;
+                } | null;
+                facts?: {
+                    claim: string;
+                    sourceUrl: string;
+                }[];
+                scoreReasons?: string[];
+                compliance?: {
+                    country: string;
+                    locale: string;
+                    rule: string;
+                    requirements: string[];
+                };
+                reviewReasons?: string[];
+                risks?: string[];
+                reply?: {
+                    /** Format: uuid */
+                    inboundMessageId: string;
+                    intent: string;
+                    summary: string;
+                };
+                offeredSlots?: {
+                    /** Format: date-time */
+                    start: string;
+                    end: string | null;
+                }[];
+                triage?: {
+                    summary: string;
+                    referral?: {
+                        name: string | null;
+                        email: string | null;
+                    } | null;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+            intent: string | null;
+            confidence: number | null;
+            /** @description What wrote it: a model, or 'template-writer@1.0.0' */
+            model: string | null;
+            prompt_version: string | null;
+            approved_by: string | null;
+            approved_at: string | null;
+            /** @description The booked send slot */
+            scheduled_for: string | null;
+            sent_at: string | null;
+            received_at: string | null;
+            /** @description The Message-ID header it was sent with (<message id@mailbox domain>), or a reply’s */
+            provider_message_id: string | null;
+            /** @description Why it failed, or what holds it (a paused enrollment, a mailbox that is not sendable) */
+            error: string | null;
+            /** @description The send may or may not have reached the server (the worker stopped mid-send): check before sending again */
+            needs_check: boolean;
+            rejected_reason: string | null;
+            /** @description The rejected draft this one rewrites */
+            redraft_of: string | null;
+            completed_note: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            contact_name: string | null;
+            company_name: string | null;
+            campaign_name: string | null;
+            step_position: number | null;
+            thread_status: ("open" | "replied" | "closed") | null;
+            /** @description Why its enrollment is paused (its draft waits), else null */
+            pause_reason: ("out_of_office" | "account_replied") | null;
         };
     };
     responses: {
@@ -4035,6 +4234,179 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Enrollment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listMessages: {
+        parameters: {
+            query: {
+                organizationId: string;
+                limit?: number;
+                before?: string;
+                status?: "pending_approval" | "approved" | "scheduled" | "sent" | "failed" | "rejected" | "received" | "task_open" | "task_done" | "skipped";
+                campaignId?: string;
+                enrollmentId?: string;
+                contactId?: string;
+                direction?: "outbound" | "inbound";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List messages, newest first (status=pending_approval: the approval inbox) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One message with its why, confidence, model and prompt version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    approveMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    subject?: string;
+                    body?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Approve a draft, optionally edited (original_body keeps the text before the edit); its sequence sends it in the mailbox window (409 unless pending_approval) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rejectMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                    redraft?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Reject a draft; with redraft a new draft for the same step follows, else the step is skipped (409 unless pending_approval) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    completeMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Complete a phone or LinkedIn task (409 unless task_open) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
                 };
             };
             400: components["responses"]["BadRequest"];

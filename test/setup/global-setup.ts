@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -11,6 +11,7 @@ import { DEV_AUDIENCE, devIssuer, loadOrCreateDevKey, serveJwks } from '../../sc
 import { startDatabase, DatabaseHandle } from '../../scripts/lib/postgres';
 import { loadTemporalDevConfig, resolveTemporalCli, startTemporalDevServer, TemporalServerHandle } from '../../scripts/lib/temporal-server';
 import { freePort } from '../helpers/ports';
+import { startWorkerProcess } from '../helpers/worker-process';
 
 /**
  * One stack for the whole run, reusing the dev launcher's pieces: a fresh database with migrations,
@@ -26,7 +27,6 @@ export interface TestStack {
 }
 
 const log = (line: string) => process.stderr.write(`[test-setup] ${line}\n`);
-const ROOT = path.resolve(__dirname, '../..');
 
 export default async function globalSetup(): Promise<void> {
   const cleanups: Array<() => Promise<unknown>> = [];
@@ -111,41 +111,10 @@ async function startStack(cleanups: Array<() => Promise<unknown>>): Promise<void
     TEMPORAL_TASK_QUEUE: taskQueue,
     LOG_LEVEL: process.env.WORKER_LOG_LEVEL ?? 'info',
   };
-  const workers = await Promise.all(Array.from({ length: Number(process.env.TEST_WORKERS ?? 2) }, () => startWorker(workerEnv)));
+  const workers = await Promise.all(Array.from({ length: Number(process.env.TEST_WORKERS ?? 2) }, () => startWorkerProcess(workerEnv)));
   cleanups.push(...workers.map((w) => async () => w.kill('SIGKILL')));
 
   const stack: TestStack = { db, temporal, jwks, workers, ownerUrl };
   (globalThis as { __STACK__?: TestStack }).__STACK__ = stack;
   log(`stack ready in ${((Date.now() - started) / 1000).toFixed(1)}s (db ${testDbUrl.pathname.slice(1)}, temporal ${temporalAddress})`);
-}
-
-/** The real worker process (apps/worker/main.ts); resolves once it polls its task queue. */
-function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps/worker/main.ts')], {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`worker did not start within 120s:\n${output}`));
-    }, 120000);
-    const onData = (b: Buffer) => {
-      const text = b.toString();
-      output = (output + text).slice(-8000);
-      if (text.includes('worker started')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-      if (process.env.WORKER_LOG_LEVEL) process.stderr.write(text);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`worker exited (${code}) before starting:\n${output}`));
-    });
-  });
 }

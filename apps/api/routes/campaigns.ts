@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import {
-  getCampaign, insertCampaign, listCampaigns, lockCampaign, mailboxOf, markOpportunityInOutreach, opportunityOf, transitionCampaign,
+  firstSendableMailbox, getCampaign, insertCampaign, listCampaigns, lockCampaign, mailboxOf, markOpportunityInOutreach, opportunityOf, transitionCampaign,
 } from '../../../db/queries/campaigns';
 import { complianceGate } from '../../../db/queries/compliance';
 import { alreadyEnrolled, contactsForEnrollment, insertEnrollment } from '../../../db/queries/enrollments';
@@ -60,7 +60,7 @@ async function enroll(tx: Tx, campaign: CampaignRecord, contactIds: string[]): P
   return result;
 }
 
-export function campaignRoutes({ db }: ApiDeps): Router {
+export function campaignRoutes({ db, workflows }: ApiDeps): Router {
   const r = Router();
   const loader = (id: string) => ({ what: 'campaign', load: (tx: Tx) => getCampaign(tx, id) });
 
@@ -112,14 +112,23 @@ export function campaignRoutes({ db }: ApiDeps): Router {
       const locked = await lockCampaign(tx, id);
       if (locked?.status !== 'proposed') throw conflict(`The campaign is ${locked?.status ?? 'gone'}; only a proposed campaign can be accepted`);
       if (body.mailboxId && !(await mailboxOf(tx, campaign.organization_id, body.mailboxId))) throw notFound('mailbox');
+      // E-mail steps need a mailbox: the given one, the campaign's, else the organization's first sendable one.
+      const mailboxId = body.mailboxId ?? campaign.mailbox_id ?? (await firstSendableMailbox(tx, campaign.organization_id))?.id ?? null;
       const result = await enroll(tx, campaign, body.contactIds ?? campaign.suggested_contact_ids);
       await transitionCampaign(tx, id, 'accept', CAMPAIGN_TRANSITIONS.accept.to, {
-        ...(body.mailboxId ? { mailbox_id: body.mailboxId } : {}),
+        ...(mailboxId ? { mailbox_id: mailboxId } : {}),
         ...(body.mode ? { mode: body.mode } : {}),
       });
       if (campaign.opportunity_id && result.enrolled.length > 0) await markOpportunityInOutreach(tx, campaign.opportunity_id);
       return { campaign: (await getCampaign(tx, id))!, result };
     });
+    // Committed: each enrollment's sequence starts (an accept retried by its client finds them running).
+    const c = answer.campaign;
+    await Promise.all(
+      answer.result.enrolled.map((e) =>
+        workflows.startSequence({ organizationId: c.organization_id, enrollmentId: e.enrollmentId, campaignId: c.id, opportunityId: c.opportunity_id, mailboxId: c.mailbox_id }),
+      ),
+    );
     res.json(answer);
   });
 

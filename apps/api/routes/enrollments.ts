@@ -8,7 +8,7 @@ import type { ApiDeps } from '../app';
 import { emptyBody, listEnrollmentsQuery, stopEnrollmentBody } from '../schemas';
 import { parseBody, parseQuery, pathId } from '../validate';
 
-export function enrollmentRoutes({ db }: ApiDeps): Router {
+export function enrollmentRoutes({ db, workflows }: ApiDeps): Router {
   const r = Router();
   const loader = (id: string) => ({ what: 'enrollment', load: (tx: Tx) => getEnrollment(tx, id) });
 
@@ -32,6 +32,7 @@ export function enrollmentRoutes({ db }: ApiDeps): Router {
       await skipWaitingMessages(tx, id);
       return stopped;
     });
+    await workflows.notifyEnrollments([id]);
     res.json(enrollment);
   });
 
@@ -44,6 +45,7 @@ export function enrollmentRoutes({ db }: ApiDeps): Router {
       if (!resumed) throw conflict(`The enrollment is ${existing.status}; only a paused enrollment can be resumed`);
       return resumed;
     });
+    await workflows.notifyEnrollments([id]);
     res.json(enrollment);
   });
 

@@ -62,7 +62,7 @@ const formOnly: RequestHandler = (req, res, next) => {
   next();
 };
 
-export function unsubscribeRoutes({ db, unsubscribeTokens }: ApiDeps): Router {
+export function unsubscribeRoutes({ db, unsubscribeTokens, workflows }: ApiDeps): Router {
   const r = Router();
 
   const messageOf = (req: Request): string => {
@@ -91,6 +91,8 @@ export function unsubscribeRoutes({ db, unsubscribeTokens }: ApiDeps): Router {
       },
       'one-click unsubscribe',
     );
+    // Their sequence runs end now rather than at their next timer.
+    await workflows.notifyEnrollments(result.stoppedEnrollmentIds);
     res.set(PAGE_HEADERS).type('text/html; charset=utf-8').send(DONE_PAGE);
   });
 

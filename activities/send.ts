@@ -1,0 +1,152 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { DB } from '../db/pool';
+import { mailboxSecretContext, type SecretBox } from '../db/secrets';
+import { asOrganization, type Tx } from '../db/tenancy';
+import { complianceGate } from '../db/queries/compliance/gate';
+import { complianceSettings } from '../db/queries/compliance/settings';
+import { stopContactEnrollments } from '../db/queries/enrollments';
+import { emailedBefore } from '../db/queries/sequence';
+import { claimSend, recordSendFailure, recordSent, releaseClaim, scheduleMessage, skipBlocked } from '../db/queries/sending';
+import { composeEmail, IncompleteComplianceSettings, type ComposedEmail } from '../domain/outreach/compose';
+import { contactChannels } from '../domain/outreach/enrollments';
+import { unsubscribeUrl, type UnsubscribeTokens } from '../domain/outreach/unsubscribe-token';
+import { SmtpAmbiguousError, SmtpPermanentError } from './providers/mail/smtp';
+import type { MailSender, SmtpSettings } from './providers/mail/types';
+
+/**
+ * Sending one approved message (workflows/send-message.ts): book its slot (scheduleSend), then at
+ * the slot send it at most once (sendMessage). The compliance gate runs again in the transaction
+ * that claims the send, so a suppression added a second before still stops it; the claim is
+ * committed before the SMTP conversation, so a retry after a crash flags the message instead of
+ * sending it twice.
+ */
+export interface SendDeps {
+  db: DB;
+  sender: MailSender;
+  secrets: SecretBox | null;
+  tokens: UnsubscribeTokens | null;
+  publicBaseUrl: string;
+}
+
+export interface MessageRef {
+  organizationId: string;
+  messageId: string;
+}
+
+export type SendOutcome =
+  | { status: 'sent'; providerMessageId: string }
+  | { status: 'failed'; error: string; hardBounce?: boolean; flagged?: boolean; stoppedEnrollmentIds: string[] }
+  | { status: string; requeue?: boolean; stoppedEnrollmentIds?: string[] };
+
+type Prepared = { go: false; outcome: SendOutcome } | { go: true; composed: ComposedEmail; smtp: SmtpSettings; contactId: string | null };
+
+export function createSendActivities(deps: SendDeps) {
+  const { db } = deps;
+  const inOrg = <T>(ref: { organizationId: string }, fn: (tx: Tx) => Promise<T>) => asOrganization(db, ref.organizationId, fn);
+
+  /** Claims the send, asks the gate, composes the e-mail; everything in one transaction, committed before SMTP. */
+  async function prepare(r: MessageRef): Promise<Prepared> {
+    return inOrg(r, async (tx) => {
+      const claim = await claimSend(tx, r.messageId);
+      if (!claim.go) return { go: false, outcome: { status: claim.status, requeue: claim.requeue, ...(claim.flagged ? { flagged: true } : {}) } as SendOutcome };
+      const m = claim.message;
+      const gate = m.contactId ? await complianceGate(tx, m.contactId) : undefined;
+      const contact = m.contactId
+        ? await tx
+            .selectFrom('contacts')
+            .innerJoin('companies', 'companies.id', 'contacts.company_id')
+            .select(['contacts.full_name', 'contacts.email', 'contacts.phone', 'contacts.source_description', 'companies.name as company_name', 'companies.generic_email', 'companies.phone as company_phone', 'companies.locale'])
+            .where('contacts.id', '=', m.contactId)
+            .executeTakeFirst()
+        : undefined;
+      const route = gate && contact ? contactChannels(gate, contact, { generic_email: contact.generic_email, phone: contact.company_phone }).email : null;
+      const allowedAddress = route === 'personal' ? contact?.email : route === 'generic' ? contact?.generic_email : null;
+      if (!gate || !contact || !allowedAddress || allowedAddress.toLowerCase() !== (m.toAddress ?? '').toLowerCase()) {
+        const reason = `compliance gate at send time: ${gate?.reasons.join(', ') || 'the address may no longer be e-mailed'}`;
+        await skipBlocked(tx, m.id, reason);
+        const stopped = m.contactId && gate && !gate.contactable ? await stopContactEnrollments(tx, m.contactId, reason) : [];
+        return { go: false, outcome: { status: 'skipped', stoppedEnrollmentIds: stopped } };
+      }
+      const message = await tx.selectFrom('messages').select(['subject', 'body', 'model']).where('id', '=', m.id).executeTakeFirstOrThrow();
+      const mailbox = await tx.selectFrom('mailboxes').select(['address', 'display_name', 'domain', 'smtp_config', 'secret_ciphertext']).where('id', '=', m.mailboxId).executeTakeFirstOrThrow();
+      const settings = await complianceSettings(tx, r.organizationId);
+      if (!deps.tokens) throw ApplicationFailure.nonRetryable('unsubscribe links are not configured (UNSUBSCRIBE_TOKEN_KEY or INTEGRATION_SECRET_KEY)', 'SendConfiguration');
+      const smtpConfig = mailbox.smtp_config as { host: string; port: number; secure?: boolean; username?: string | null };
+      const password = smtpConfig.username && mailbox.secret_ciphertext && deps.secrets ? deps.secrets.open(mailbox.secret_ciphertext, mailboxSecretContext(r.organizationId, m.mailboxId)) : null;
+      const composed = composeEmail({
+        messageId: m.id,
+        subject: message.subject ?? '',
+        body: message.body ?? '',
+        from: { address: mailbox.address, displayName: mailbox.display_name },
+        to: { address: allowedAddress, name: route === 'personal' ? contact.full_name : contact.company_name },
+        locale: contact.locale ?? settings?.default_locale ?? 'nl-NL',
+        firstToPerson: !(await emailedBefore(tx, m.contactId!, allowedAddress, m.id)),
+        compliance: {
+          sender_legal_name: settings?.sender_legal_name ?? null,
+          sender_address: settings?.sender_address ?? null,
+          privacy_url: settings?.privacy_url ?? null,
+          unsubscribe_mailto: settings?.unsubscribe_mailto ?? null,
+          retention_months: settings?.retention_months ?? 24,
+          ai_disclosure: settings?.ai_disclosure ?? 'footer',
+        },
+        aiWritten: message.model !== null,
+        dataSource: contact.source_description ?? `the public website of ${contact.company_name}`,
+        unsubscribeUrl: unsubscribeUrl(deps.publicBaseUrl, deps.tokens.sign(m.id)),
+        messageIdDomain: mailbox.domain,
+      });
+      return {
+        go: true,
+        composed,
+        contactId: m.contactId,
+        smtp: { host: smtpConfig.host, port: smtpConfig.port, secure: smtpConfig.secure ?? false, username: smtpConfig.username ?? null, password },
+      };
+    });
+  }
+
+  return {
+    /** Books the approved message's send slot (or says what holds it, or that it is past sending). */
+    async scheduleSend(r: MessageRef): Promise<{ state: 'scheduled'; slotAtMs: number } | { state: 'held'; reason: string } | { state: 'final'; status: string }> {
+      const out = await inOrg(r, (tx) => scheduleMessage(tx, { ...r, now: new Date() }));
+      return out.state === 'scheduled' ? { state: 'scheduled', slotAtMs: out.slotAt.getTime() } : out;
+    },
+
+    /**
+     * Sends the scheduled message once. A message already sent, skipped or flagged answers its status;
+     * a 5xx fails it (a refused recipient is a hard bounce: suppressed, sequences stopped); a 4xx or a
+     * connection that failed before the message was handed over is thrown to be retried; no reply after
+     * the hand-over fails it flagged for checking (it may have been delivered).
+     */
+    async sendMessage(r: MessageRef): Promise<SendOutcome> {
+      let prepared: Prepared;
+      try {
+        prepared = await prepare(r);
+      } catch (err) {
+        if (!(err instanceof IncompleteComplianceSettings)) throw err;
+        const stopped = await inOrg(r, (tx) => recordSendFailure(tx, { messageId: r.messageId, organizationId: r.organizationId, error: err.message, hardBounce: false, address: '', contactId: null }));
+        return { status: 'failed', error: err.message, stoppedEnrollmentIds: stopped };
+      }
+      if (!prepared.go) return prepared.outcome;
+      const { composed, smtp, contactId } = prepared;
+      let result: Awaited<ReturnType<MailSender['send']>>;
+      try {
+        result = await deps.sender.send(composed, smtp);
+      } catch (err) {
+        if (err instanceof SmtpPermanentError || err instanceof SmtpAmbiguousError) {
+          const flagged = err instanceof SmtpAmbiguousError;
+          const hardBounce = err instanceof SmtpPermanentError && err.hardBounce;
+          const stopped = await inOrg(r, (tx) =>
+            recordSendFailure(tx, { messageId: r.messageId, organizationId: r.organizationId, error: err.message, hardBounce, address: composed.to.address, contactId, flagged }),
+          );
+          return { status: 'failed', error: err.message, hardBounce, flagged, stoppedEnrollmentIds: stopped };
+        }
+        // Transient (4xx, or nothing handed over): nothing was delivered; the claim is released and the activity retried.
+        await inOrg(r, (tx) => releaseClaim(tx, r.messageId, err instanceof Error ? err.message : String(err)));
+        throw err;
+      }
+      // Outside the try: a failure to record a delivered message is retried, and the retry's claim
+      // finds send_attempted_at set and flags the message; it is never released to be sent again.
+      await inOrg(r, (tx) => recordSent(tx, { messageId: r.messageId, providerMessageId: result.messageId, fromAddress: composed.from.address, toAddress: composed.to.address }));
+      return { status: 'sent', providerMessageId: result.messageId };
+    },
+  };
+}

@@ -1,0 +1,229 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { DB } from '../db/pool';
+import { asOrganization, type Tx } from '../db/tenancy';
+import { complianceGate } from '../db/queries/compliance/gate';
+import { recordEnrollmentProgress, skipWaitingMessages, transitionEnrollment } from '../db/queries/enrollments';
+import { sendPolicyOf } from '../db/queries/send-slots';
+import { draftByKey, draftContext, emailedBefore, enrollmentEmailedBefore, insertDraft, rejectedDraft, resumeWhenDue, sequenceOf, stepMessage } from '../db/queries/sequence';
+import type { OutreachBrief } from '../domain/outreach/brief';
+import { draftWhy, templateDraft, type DraftInput, type MessageWhy, type WrittenDraft } from '../domain/outreach/draft';
+import { contactChannels, ENROLLMENT_TRANSITIONS, type StepChannel } from '../domain/outreach/enrollments';
+import { draftKey, initialDraftStatus, stepOutcome, type StepOutcome } from '../domain/outreach/messages';
+import { addBusinessDays } from '../domain/sending/business-days';
+import type { DraftWriter } from './draft-writer';
+
+/**
+ * The sequence workflow's activities (workflows/sequence.ts): where the enrollment stands, when a
+ * step is due (business days of the mailbox), the step's draft (prepared with the compliance gate
+ * checked again, written by the organization's model or the template writer, stored once), what
+ * became of it, and the enrollment's end. Each is idempotent: a retry finds what the first attempt did.
+ */
+export interface SequenceRef {
+  organizationId: string;
+  enrollmentId: string;
+}
+
+export interface SequenceState {
+  status: string;
+  pauseReason: string | null;
+  resumeAtMs: number | null;
+  currentStep: number;
+  steps: Array<{ position: number; channel: string; delayDays: number }>;
+}
+
+export type PreparedDraft =
+  | { existing: string }
+  | { stop: string }
+  | { skip: string }
+  | {
+      input: DraftInput;
+      context: {
+        stepId: string;
+        campaignId: string;
+        contactId: string;
+        mailboxId: string | null;
+        channel: StepChannel;
+        status: string;
+        fromAddress: string | null;
+        toAddress: string | null;
+        why: Omit<Parameters<typeof draftWhy>[0], 'risks'>;
+        redraftOf: string | null;
+      };
+    };
+
+export interface SequenceDeps {
+  db: DB;
+  /** The organization's model writer (its LLM, or LLM_*); null: the template writer. */
+  draftWriterFor?: (organizationId: string) => Promise<DraftWriter | null>;
+}
+
+const missing = (ref: SequenceRef) => ApplicationFailure.nonRetryable(`enrollment ${ref.enrollmentId} not found`, 'StagePrecondition');
+
+async function loadSequence(tx: Tx, ref: SequenceRef) {
+  const s = await sequenceOf(tx, ref.enrollmentId);
+  if (!s) throw missing(ref);
+  return s;
+}
+
+export function createSequenceActivities(deps: SequenceDeps) {
+  const { db } = deps;
+  const inOrg = <T>(ref: { organizationId: string }, fn: (tx: Tx) => Promise<T>) => asOrganization(db, ref.organizationId, fn);
+
+  return {
+    /** Where the enrollment stands (null when it is gone); an out-of-office pause whose resume_at passed is resumed first. */
+    async sequenceState(ref: SequenceRef): Promise<SequenceState | null> {
+      return inOrg(ref, async (tx) => {
+        await resumeWhenDue(tx, ref.enrollmentId);
+        const s = await sequenceOf(tx, ref.enrollmentId);
+        if (!s) return null;
+        return {
+          status: s.enrollment.status,
+          pauseReason: s.enrollment.pause_reason,
+          resumeAtMs: s.enrollment.resume_at ? s.enrollment.resume_at.getTime() : null,
+          currentStep: s.enrollment.current_step,
+          steps: s.steps.map((x) => ({ position: x.position, channel: x.channel, delayDays: x.delay_days })),
+        };
+      });
+    },
+
+    /**
+     * When step `position` is due: its delay in business days of the campaign's mailbox (sending days
+     * less public holidays) after `fromMs`; shown on the enrollment as next_action_at.
+     */
+    async planStep(r: SequenceRef & { position: number; fromMs: number }): Promise<{ dueMs: number }> {
+      return inOrg(r, async (tx) => {
+        const s = await loadSequence(tx, r);
+        const step = s.steps.find((x) => x.position === r.position);
+        if (!step) throw ApplicationFailure.nonRetryable(`step ${r.position} not found`, 'StagePrecondition');
+        const from = new Date(r.fromMs);
+        const policy = s.enrollment.mailbox_id ? await sendPolicyOf(tx, s.enrollment.mailbox_id, from) : undefined;
+        const due = step.delay_days === 0 ? from : policy ? addBusinessDays(from, step.delay_days, policy) : new Date(r.fromMs + step.delay_days * 86_400_000);
+        await recordEnrollmentProgress(tx, r.enrollmentId, { currentStep: r.position - 1, nextActionAt: due });
+        return { dueMs: due.getTime() };
+      });
+    },
+
+    /**
+     * Everything the step's draft needs, with the compliance gate asked again: a contact the gate
+     * closed to everything stops the enrollment (its waiting drafts skipped); a step whose channel
+     * cannot reach the contact now is skipped. A draft already stored for this attempt is answered as it is.
+     */
+    async prepareDraft(r: SequenceRef & { position: number; attempt: number }): Promise<PreparedDraft> {
+      return inOrg(r, async (tx) => {
+        const key = draftKey(r.enrollmentId, r.position, r.attempt);
+        const stored = await draftByKey(tx, r.organizationId, key);
+        if (stored) return { existing: stored.id };
+        const s = await loadSequence(tx, r);
+        const e = s.enrollment;
+        const step = s.steps.find((x) => x.position === r.position)!;
+        const gate = await complianceGate(tx, e.contact_id);
+        if (!gate || !gate.contactable) {
+          const reason = `compliance: ${gate?.reasons.join(', ') || 'contact gone'}`;
+          if (await transitionEnrollment(tx, r.enrollmentId, 'stop', ENROLLMENT_TRANSITIONS.stop.to, { reason })) await skipWaitingMessages(tx, r.enrollmentId);
+          return { stop: reason };
+        }
+        const ctx = await draftContext(tx, { contactId: e.contact_id, opportunityId: e.opportunity_id, mailboxId: e.mailbox_id, organizationId: r.organizationId });
+        const c = ctx.contact!;
+        const channels = contactChannels(gate, { email: c.email, phone: c.phone }, { generic_email: c.generic_email, phone: c.company_phone });
+        const channel = step.channel as StepChannel;
+        if (!channels.usable.includes(channel)) return { skip: `the ${channel} step cannot reach the contact now (${gate.reasons.join(', ') || 'channel not allowed'})` };
+        const policyChannel = channel === 'email' ? (channels.email === 'personal' ? 'email_personal' : 'email_generic') : channel;
+        const decision = gate.channels.find((x) => x.channel === policyChannel);
+        const toAddress = channel === 'email' ? (channels.email === 'personal' ? c.email : c.generic_email) : null;
+        const locale = c.locale ?? ctx.settings?.default_locale ?? 'nl-NL';
+        const previous = r.attempt > 1 ? await rejectedDraft(tx, r.organizationId, draftKey(r.enrollmentId, r.position, r.attempt - 1)) : undefined;
+        const brief = (ctx.brief ?? null) as OutreachBrief | null;
+        const input: DraftInput = {
+          channel,
+          position: r.position,
+          followUp: channel === 'email' && (await enrollmentEmailedBefore(tx, r.enrollmentId)),
+          instructions: step.instructions,
+          brief,
+          campaign: { name: e.campaign_name, goal: e.goal },
+          contact: { fullName: c.full_name, title: c.title },
+          company: { name: c.company_name },
+          locale,
+          formality: ctx.settings?.default_formality ?? 'formal',
+          sender: { name: ctx.mailbox?.display_name ?? null },
+          rejection: previous ? { reason: previous.rejected_reason, subject: previous.subject, body: previous.body } : null,
+        };
+        return {
+          input,
+          context: {
+            stepId: step.id,
+            campaignId: e.campaign_id,
+            contactId: e.contact_id,
+            mailboxId: channel === 'email' ? e.mailbox_id : null,
+            channel,
+            status: initialDraftStatus(channel, e.mode),
+            fromAddress: channel === 'email' ? (ctx.mailbox?.address ?? null) : null,
+            toAddress,
+            redraftOf: previous?.id ?? null,
+            why: {
+              brief,
+              compliance: { country: gate.country, locale, rule: decision?.rule_id ?? policyChannel, requirements: decision?.requirements ?? [] },
+              channel,
+              firstToPerson: channel === 'email' && !(await emailedBefore(tx, e.contact_id, toAddress)),
+              mode: e.mode,
+              ...(previous ? { rejectionReason: previous.rejected_reason } : {}),
+            },
+          },
+        };
+      });
+    },
+
+    /** The words of a draft: the organization's model when it has one, else the template writer. On the providers queue. */
+    async writeDraft(r: { organizationId: string; input: DraftInput }): Promise<WrittenDraft> {
+      const writer = deps.draftWriterFor ? await deps.draftWriterFor(r.organizationId) : null;
+      return writer ? writer.write(r.input) : templateDraft(r.input);
+    },
+
+    /** Stores the draft once per (enrollment, step, attempt); the enrollment shows the step. */
+    async storeDraft(r: SequenceRef & { position: number; attempt: number; prepared: Extract<PreparedDraft, { input: DraftInput }>; written: WrittenDraft }): Promise<string> {
+      return inOrg(r, async (tx) => {
+        const { context, input } = r.prepared;
+        const why: MessageWhy = draftWhy({ ...context.why, risks: r.written.risks });
+        const id = await insertDraft(tx, {
+          organizationId: r.organizationId,
+          enrollmentId: r.enrollmentId,
+          campaignId: context.campaignId,
+          contactId: context.contactId,
+          stepId: context.stepId,
+          mailboxId: context.mailboxId,
+          channel: input.channel,
+          status: context.status,
+          subject: r.written.subject,
+          body: r.written.body,
+          fromAddress: context.fromAddress,
+          toAddress: context.toAddress,
+          why,
+          model: r.written.model,
+          promptKey: r.written.promptKey,
+          promptVersion: r.written.promptVersion,
+          confidence: r.written.confidence,
+          draftKey: draftKey(r.enrollmentId, r.position, r.attempt),
+          redraftOf: context.redraftOf,
+        });
+        await recordEnrollmentProgress(tx, r.enrollmentId, { currentStep: r.position, nextActionAt: context.status === 'approved' ? new Date() : null });
+        return id;
+      });
+    },
+
+    /** What became of a step's message (null while it waits), and whether its enrollment still runs. */
+    async stepMessageState(r: { organizationId: string; messageId: string }): Promise<{ status: string; outcome: StepOutcome | null; enrollmentStatus: string | null }> {
+      return inOrg(r, async (tx) => {
+        const m = await stepMessage(tx, r.messageId);
+        if (!m) throw ApplicationFailure.nonRetryable(`message ${r.messageId} not found`, 'StagePrecondition');
+        return { status: m.status, outcome: stepOutcome(m), enrollmentStatus: m.enrollment_status };
+      });
+    },
+
+    /** The last step is done (complete), or the run cannot go on (fail with the reason, or stop). */
+    async finishEnrollment(r: SequenceRef & { action: 'complete' | 'fail' | 'stop'; reason?: string }): Promise<void> {
+      await inOrg(r, async (tx) => {
+        const moved = await transitionEnrollment(tx, r.enrollmentId, r.action, ENROLLMENT_TRANSITIONS[r.action].to, { reason: r.reason });
+        if (moved && r.action !== 'complete') await skipWaitingMessages(tx, r.enrollmentId);
+      });
+    },
+  };
+}

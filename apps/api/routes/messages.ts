@@ -1,0 +1,94 @@
+import { Router } from 'express';
+import { sql } from 'kysely';
+import { getMessage, listMessages, lockMessage, transitionMessage } from '../../../db/queries/messages';
+import type { Tx } from '../../../db/tenancy';
+import { MESSAGE_TRANSITIONS, type MessageAction } from '../../../domain/outreach/messages';
+import { readWithRole, userOf, visibleOr404, withRecordRole, WRITE } from '../access';
+import { conflict } from '../errors';
+import type { ApiDeps } from '../app';
+import { approveMessageBody, completeMessageBody, listMessagesQuery, rejectMessageBody } from '../schemas';
+import { parseBody, parseQuery, pathId } from '../validate';
+
+/**
+ * Messages and the approval inbox (api-contract "Messages and the approval inbox"). A decision on a
+ * draft or a task is written first (409 from any other status), then its sequence run is woken to
+ * act on it; an approved message outside any sequence (a reply or reminder draft) starts its own send.
+ */
+export function messageRoutes({ db, workflows }: ApiDeps): Router {
+  const r = Router();
+  const loader = (id: string) => ({ what: 'message', load: (tx: Tx) => getMessage(tx, id) });
+
+  /** Moves the message (locked) along one transition with the fields of that move; 409 from any other status. */
+  async function decide(tx: Tx, id: string, action: MessageAction, patch: (m: NonNullable<Awaited<ReturnType<typeof lockMessage>>>) => Record<string, unknown>) {
+    const m = await lockMessage(tx, id);
+    const allowed = MESSAGE_TRANSITIONS[action].from as readonly string[];
+    if (!m || !allowed.includes(m.status)) throw conflict(`The message is ${m?.status ?? 'gone'}; only a message that is ${allowed.join(' or ')} can be ${action === 'complete' ? 'completed' : `${action}d`}`);
+    await transitionMessage(tx, id, action, MESSAGE_TRANSITIONS[action].to, patch(m));
+    return (await getMessage(tx, id))!;
+  }
+
+  /** After the decision committed: the sequence run reads it now; a draft outside any sequence is sent by its own run. */
+  async function release(m: { organization_id: string; id: string; enrollment_id: string | null; mailbox_id: string | null; status: string }) {
+    if (m.enrollment_id) await workflows.notifyEnrollments([m.enrollment_id]);
+    else if (m.status === 'approved') await workflows.startMessageSend(m.organization_id, m.id, m.mailbox_id);
+  }
+
+  r.get('/messages', async (req, res) => {
+    const q = parseQuery(listMessagesQuery, req);
+    res.json(await readWithRole(db, req, q.organizationId, 'viewer', (qb) => listMessages(qb, q)));
+  });
+
+  r.get('/messages/:messageId', async (req, res) => {
+    const id = pathId(req, 'messageId', 'message');
+    res.json(await visibleOr404(db, req, 'message', (tx) => getMessage(tx, id)));
+  });
+
+  /** approved, with the edits; original_body keeps the text before the first edit. Sending then respects the mailbox's window and cap. */
+  r.post('/messages/:messageId/approve', async (req, res) => {
+    const id = pathId(req, 'messageId', 'message');
+    const body = parseBody(approveMessageBody, req);
+    const message = await withRecordRole(db, req, loader(id), WRITE, (tx) =>
+      decide(tx, id, 'approve', (m) => {
+        const edited = body.body !== undefined && body.body !== m.body;
+        return {
+          ...(body.subject !== undefined ? { subject: body.subject } : {}),
+          ...(edited ? { body: body.body, original_body: m.original_body ?? m.body } : {}),
+          approved_by: userOf(req),
+          approved_at: sql`now()`,
+          error: null,
+        };
+      }),
+    );
+    await release(message);
+    res.json(message);
+  });
+
+  /** rejected, with the reason; `redraft: true` has the step written again with it, else the step is skipped (a rejected first step ends the enrollment). */
+  r.post('/messages/:messageId/reject', async (req, res) => {
+    const id = pathId(req, 'messageId', 'message');
+    const body = parseBody(rejectMessageBody, req);
+    const message = await withRecordRole(db, req, loader(id), WRITE, (tx) =>
+      decide(tx, id, 'reject', () => ({
+        rejected_reason: body.reason ?? null,
+        redraft_requested: body.redraft ?? false,
+        rejected_by: userOf(req),
+        rejected_at: sql`now()`,
+      })),
+    );
+    await release(message);
+    res.json(message);
+  });
+
+  /** A phone or LinkedIn task done (task_done), with an optional note; the sequence moves on. */
+  r.post('/messages/:messageId/complete', async (req, res) => {
+    const id = pathId(req, 'messageId', 'message');
+    const body = parseBody(completeMessageBody, req);
+    const message = await withRecordRole(db, req, loader(id), WRITE, (tx) =>
+      decide(tx, id, 'complete', () => ({ completed_note: body.note ?? null, completed_by: userOf(req), completed_at: sql`now()` })),
+    );
+    await release(message);
+    res.json(message);
+  });
+
+  return r;
+}

@@ -1,0 +1,88 @@
+import { sql } from 'kysely';
+import type { Reader, Tx } from '../tenancy';
+import { messageFrom, type MessageAction } from '../../domain/outreach/messages';
+import { newestFirst } from './pagination';
+
+/**
+ * Messages as the API answers them (interface spec "Message"): the row, and for the approval inbox
+ * who and what it is about (contact_name, company_name, campaign_name, step_position, thread_status),
+ * and, when its enrollment is paused, why it waits (pause_reason).
+ */
+const MESSAGE_FIELDS = [
+  'messages.id', 'messages.organization_id', 'messages.enrollment_id', 'messages.thread_id', 'messages.contact_id', 'messages.step_id',
+  'messages.mailbox_id', 'messages.campaign_id', 'messages.direction', 'messages.channel', 'messages.status', 'messages.subject', 'messages.body',
+  'messages.original_body', 'messages.from_address', 'messages.to_address', 'messages.why', 'messages.intent', 'messages.confidence',
+  'messages.model', 'messages.prompt_version', 'messages.approved_by', 'messages.approved_at', 'messages.scheduled_for', 'messages.sent_at',
+  'messages.received_at', 'messages.provider_message_id', 'messages.error', 'messages.needs_check', 'messages.rejected_reason', 'messages.redraft_of', 'messages.completed_note',
+  'messages.created_at', 'messages.updated_at',
+] as const;
+
+function selectMessages(qb: Reader | Tx) {
+  return qb
+    .selectFrom('messages')
+    .leftJoin('contacts', 'contacts.id', 'messages.contact_id')
+    .leftJoin('companies', 'companies.id', 'contacts.company_id')
+    .leftJoin('campaigns', 'campaigns.id', 'messages.campaign_id')
+    .leftJoin('sequence_steps', 'sequence_steps.id', 'messages.step_id')
+    .leftJoin('threads', 'threads.id', 'messages.thread_id')
+    .leftJoin('enrollments', 'enrollments.id', 'messages.enrollment_id')
+    .select(MESSAGE_FIELDS)
+    .select([
+      'contacts.full_name as contact_name',
+      'companies.name as company_name',
+      'campaigns.name as campaign_name',
+      'sequence_steps.position as step_position',
+      'threads.status as thread_status',
+      sql<string | null>`CASE WHEN enrollments.status = 'paused' THEN enrollments.pause_reason END`.as('pause_reason'),
+    ]);
+}
+
+export function getMessage(tx: Tx, id: string) {
+  return selectMessages(tx).where('messages.id', '=', id).executeTakeFirst();
+}
+
+export interface MessageFilter {
+  organizationId: string;
+  status?: string;
+  campaignId?: string;
+  enrollmentId?: string;
+  contactId?: string;
+  direction?: string;
+  limit: number;
+  before?: string;
+}
+
+/** The list (status=pending_approval: the approval inbox), newest first; unexecuted, for readWithRole. */
+export function listMessages(qb: Reader, f: MessageFilter) {
+  let q = selectMessages(qb).where('messages.organization_id', '=', f.organizationId);
+  if (f.status) q = q.where('messages.status', '=', f.status);
+  if (f.campaignId) q = q.where('messages.campaign_id', '=', f.campaignId);
+  if (f.enrollmentId) q = q.where('messages.enrollment_id', '=', f.enrollmentId);
+  if (f.contactId) q = q.where('messages.contact_id', '=', f.contactId);
+  if (f.direction) q = q.where('messages.direction', '=', f.direction);
+  return newestFirst(q, 'messages', f);
+}
+
+/** The message row for a decision, locked against a concurrent one (approve and reject at once: one wins). */
+export function lockMessage(tx: Tx, id: string) {
+  return tx
+    .selectFrom('messages')
+    .select(['id', 'organization_id', 'enrollment_id', 'status', 'channel', 'subject', 'body', 'original_body', 'model', 'prompt_key', 'prompt_version'])
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/**
+ * Moves a message along MESSAGE_TRANSITIONS with the fields of that move, in one UPDATE that only
+ * matches the statuses the action allows; undefined when the message was not in one of them.
+ */
+export async function transitionMessage(tx: Tx, id: string, action: MessageAction, to: string, patch: Record<string, unknown> = {}): Promise<boolean> {
+  const r = await tx
+    .updateTable('messages')
+    .set({ ...patch, status: to, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .where('status', 'in', messageFrom(action))
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}

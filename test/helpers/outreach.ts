@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import type { TestApi } from './api';
+import type { TestUser } from './tokens';
+
+/**
+ * An organization ready to send, through the API alone: compliance settings that every e-mail
+ * needs (sender, address, privacy URL), a mailbox pointed at a test SMTP server that may send at
+ * any hour of any day, and contacts with a lawful basis (consent: their own address may be e-mailed).
+ */
+export interface OutreachOrg {
+  owner: TestUser;
+  orgId: string;
+  mailboxId: string;
+  companyId: string;
+  call(method: string, path: string, body?: unknown): ReturnType<TestApi['call']>;
+  ok<T = any>(method: string, path: string, body?: unknown): Promise<T>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** A contact with consent recorded, so its own address may be e-mailed. */
+  contact(over?: { email?: string; fullName?: string }): Promise<{ id: string; email: string }>;
+}
+
+export const ALWAYS_OPEN = { timezone: 'Europe/Amsterdam', sendingWindow: { start: '00:00', end: '24:00' }, sendingDays: [1, 2, 3, 4, 5, 6, 7], minGapSeconds: 0 };
+
+export async function outreachOrg(
+  api: TestApi,
+  newOrganization: (api: TestApi, name: string) => Promise<{ owner: TestUser; orgId: string }>,
+  smtp: { host: string; port: number },
+  mailbox: Record<string, unknown> = {},
+): Promise<OutreachOrg> {
+  const { owner, orgId } = await newOrganization(api, `Outreach ${randomUUID().slice(0, 6)} B.V.`);
+  const call = (method: string, path: string, body?: unknown) => api.call(method, path, { token: owner.token, body });
+  const ok = async (method: string, path: string, body?: unknown) => {
+    const res = await call(method, path, body);
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  await ok('PATCH', '/compliance/settings', {
+    organizationId: orgId,
+    senderLegalName: 'Acme Installaties B.V.',
+    senderAddress: 'Stationsplein 1, 3511 ED Utrecht',
+    privacyUrl: 'https://acme.example.nl/privacy',
+    aiDisclosure: 'footer',
+  });
+  const slug = randomUUID().slice(0, 8);
+  const box = await ok('POST', '/mailboxes', {
+    organizationId: orgId,
+    address: `verkoop@acme-${slug}.nl`,
+    displayName: 'Sanne de Verkoper',
+    smtp: { host: smtp.host, port: smtp.port, secure: false },
+    secret: 'catcher-needs-no-password',
+    ...ALWAYS_OPEN,
+    ...mailbox,
+  });
+  const company = await ok('POST', '/companies', { organizationId: orgId, name: `Bouw ${slug} B.V.`, countryCode: 'NL', legalForm: 'bv', locale: 'nl-NL', domain: `bouw-${slug}.nl` });
+  return {
+    owner,
+    orgId,
+    mailboxId: box.id,
+    companyId: company.id,
+    call,
+    ok,
+    async contact(over = {}) {
+      const email = over.email ?? `p.${randomUUID().slice(0, 8)}@bouw-${slug}.nl`;
+      const c = await ok('POST', '/contacts', { organizationId: orgId, companyId: company.id, fullName: over.fullName ?? 'Pieter Bakker', title: 'Projectleider', email });
+      await ok('PUT', `/contacts/${c.id}/lawful-basis`, { organizationId: orgId, basis: 'consent', recipient_kind: 'legal_person', country: 'NL', consent_evidence: 'signed at the trade fair' });
+      return { id: c.id, email };
+    },
+  };
+}
+
+/** Polls until fn answers something truthy (the sequence runs in the worker processes); throws with the last answer after timeoutMs. */
+export async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    last = v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}

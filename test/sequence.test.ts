@@ -1,0 +1,254 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { DateTime } from 'luxon';
+import { Pool } from 'pg';
+import { workflowIds } from '../workflows/search-attributes';
+import { expectProblem, newOrganization, startApi, TestApi } from './helpers/api';
+import { outreachOrg, until, type OutreachOrg } from './helpers/outreach';
+import { startSmtpServer, TestSmtpServer } from './helpers/smtp-server';
+import { testEnv } from './helpers/tokens';
+
+/**
+ * The sequence loop on the real stack (the worker processes run sequenceWorkflow and
+ * sendMessageWorkflow; the e-mail goes to a real SMTP server on loopback): accept enrolls and starts
+ * the run, the draft waits in the approval inbox with its why, an approval with edits keeps
+ * original_body and the e-mail arrives with its headers, notice and footer; reject with and without
+ * a redraft; stop ends the run and skips drafts; the one-click POST suppresses and stops; a hard
+ * bounce suppresses; a message outside the window is scheduled for the next opening; 409s and 404s.
+ */
+let api: TestApi;
+let smtp: TestSmtpServer;
+let temporal: Client;
+let owners: Pool;
+
+beforeAll(async () => {
+  api = await startApi();
+  smtp = await startSmtpServer();
+  temporal = new Client({ connection: await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') }) });
+  owners = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 2 });
+});
+afterAll(async () => {
+  await owners?.end();
+  await temporal?.connection.close();
+  await smtp?.close();
+  await api?.close();
+});
+
+const steps = [
+  { channel: 'email', delayDays: 0, instructions: 'Introduce us, cite the permit' },
+  { channel: 'email', delayDays: 0, instructions: 'Follow up' },
+];
+
+/** A person's campaign for these contacts, accepted: answers the enrollments. */
+async function enroll(o: OutreachOrg, contactIds: string[], over: Record<string, unknown> = {}) {
+  const campaign = await o.ok('POST', '/campaigns', { organizationId: o.orgId, name: `Warmtepompen ${randomUUID().slice(0, 4)}`, mailboxId: o.mailboxId, contactIds, steps, ...over });
+  const accepted = await o.ok('POST', `/campaigns/${campaign.id}/accept`, {});
+  return { campaign, enrolled: accepted.result.enrolled as Array<{ enrollmentId: string; contactId: string }> };
+}
+
+const inbox = (o: OutreachOrg, enrollmentId: string, status = 'pending_approval') =>
+  until(`a ${status} message of ${enrollmentId}`, async () => {
+    const list = await o.ok('GET', `/messages?organizationId=${o.orgId}&enrollmentId=${enrollmentId}&status=${status}`);
+    return list[0];
+  });
+
+const enrollmentIs = (o: OutreachOrg, id: string, status: string) =>
+  until(`enrollment ${id} ${status}`, async () => {
+    const e = await o.ok('GET', `/enrollments/${id}`);
+    return e.status === status ? e : undefined;
+  });
+
+test('accept -> draft in the inbox with its why -> approve with edits -> the e-mail arrives once, with headers, notice and footer', async () => {
+  const o = await outreachOrg(api, newOrganization, smtp);
+  const person = await o.contact({ fullName: 'Pieter Bakker' });
+  const { campaign, enrolled } = await enroll(o, [person.id]);
+  const enrollmentId = enrolled[0]!.enrollmentId;
+  expect(enrolled).toHaveLength(1);
+
+  // The run is there under its readable id, with its search attributes.
+  const run = await temporal.workflow.getHandle(workflowIds.sequence(enrollmentId)).describe();
+  expect(run.type).toBe('sequenceWorkflow');
+  expect(run.searchAttributes).toMatchObject({ OrganizationId: [o.orgId], CampaignId: [campaign.id], EnrollmentId: [enrollmentId], MailboxId: [o.mailboxId] });
+
+  const draft = await inbox(o, enrollmentId);
+  expect(draft).toMatchObject({
+    status: 'pending_approval', channel: 'email', direction: 'outbound', contact_id: person.id, contact_name: 'Pieter Bakker', campaign_name: campaign.name,
+    campaign_id: campaign.id, step_position: 1, company_name: expect.stringMatching(/^Bouw /), to_address: person.email, model: 'template-writer@1.0.0',
+    mailbox_id: o.mailboxId, thread_status: null, pause_reason: null,
+  });
+  expect(draft.why.compliance).toMatchObject({ country: 'NL', locale: 'nl-NL', requirements: expect.arrayContaining(['art14_notice']) });
+  expect(draft.why.compliance.rule).toEqual(expect.any(String));
+  expect(draft.why.reviewReasons).toContain('review_mode');
+  expect(draft.subject).toEqual(expect.any(String));
+  expect(draft.confidence).toEqual(expect.any(Number));
+  const enrollment = await o.ok('GET', `/enrollments/${enrollmentId}`);
+  expect(enrollment).toMatchObject({ status: 'active', current_step: 1, workflow_id: `enrollment/${enrollmentId}` });
+
+  // The inbox of the organization lists it, newest first.
+  const all = await o.ok('GET', `/messages?organizationId=${o.orgId}&status=pending_approval&campaignId=${campaign.id}`);
+  expect(all.map((m: { id: string }) => m.id)).toEqual([draft.id]);
+
+  const edited = 'Geachte heer Bakker,\n\nIk las over uw vergunning. Past een kort gesprek?\n\nMet vriendelijke groet,\nSanne';
+  const approved = await o.ok('POST', `/messages/${draft.id}/approve`, { body: edited, subject: 'Uw vergunning' });
+  expect(approved).toMatchObject({ status: 'approved', body: edited, subject: 'Uw vergunning', original_body: draft.body, approved_by: o.owner.id });
+  expect(approved.approved_at).toEqual(expect.any(String));
+  // Approving it again: 409, and nothing changes.
+  expectProblem(await o.call('POST', `/messages/${draft.id}/approve`, {}), 409, 'CONFLICT');
+
+  const sent = await until('the message sent', async () => {
+    const m = await o.ok('GET', `/messages/${draft.id}`);
+    return m.status === 'sent' ? m : undefined;
+  });
+  const [mail, ...more] = await smtp.received(person.email);
+  expect(more).toHaveLength(0);
+  expect(mail!.subject).toBe('Uw vergunning');
+  // The Message-ID is derived from the message id and the mailbox's domain, and stored.
+  expect(sent.provider_message_id).toMatch(new RegExp(`^<${draft.id}@acme-[0-9a-f]{8}\\.nl>$`));
+  expect(mail!.messageId).toBe(sent.provider_message_id);
+  const headers = Object.fromEntries(mail!.headerLines.map((h) => [h.key, h.line.slice(h.key.length + 1).trim()]));
+  expect(headers['list-unsubscribe']).toMatch(/^<http:\/\/127\.0\.0\.1:\d+\/u\/[A-Za-z0-9_-]{64}>, <mailto:/);
+  expect(headers['list-unsubscribe-post']).toBe('List-Unsubscribe=One-Click');
+  expect(mail!.text).toContain('Ik las over uw vergunning');
+  expect(mail!.text).toContain('Acme Installaties B.V., Stationsplein 1, 3511 ED Utrecht');
+  expect(mail!.text).toContain('https://acme.example.nl/privacy'); // the Art. 14 notice on the first e-mail
+  expect(mail!.text).toContain('Dit bericht is opgesteld met behulp van AI.'); // ai_disclosure footer
+  expect(sent).toMatchObject({ thread_status: 'open', from_address: expect.stringMatching(/^verkoop@acme-/), needs_check: false });
+
+  // Step 2 (a follow-up): reject with a redraft -> a new draft with the reason; reject that one without -> skipped, the run completes.
+  const second = await until('the second draft', async () => {
+    const list = await o.ok('GET', `/messages?organizationId=${o.orgId}&enrollmentId=${enrollmentId}&status=pending_approval`);
+    return list.find((m: { step_position: number }) => m.step_position === 2);
+  });
+  const rejected = await o.ok('POST', `/messages/${second.id}/reject`, { reason: 'te opdringerig', redraft: true });
+  expect(rejected).toMatchObject({ status: 'rejected', rejected_reason: 'te opdringerig' });
+  const redraft = await until('the redraft', async () => {
+    const list = await o.ok('GET', `/messages?organizationId=${o.orgId}&enrollmentId=${enrollmentId}&status=pending_approval`);
+    return list.find((m: { redraft_of: string }) => m.redraft_of === second.id);
+  });
+  expect(redraft.step_position).toBe(2);
+  expect(redraft.why.reviewReasons).toContain('redraft: te opdringerig');
+  expect(redraft.why.compliance.requirements).not.toContain('art14_notice'); // not the first e-mail to this person
+  await o.ok('POST', `/messages/${redraft.id}/reject`, { reason: 'laat maar' });
+  await enrollmentIs(o, enrollmentId, 'completed');
+  expect((await smtp.received(person.email)).length).toBe(1);
+  const result = await temporal.workflow.getHandle(workflowIds.sequence(enrollmentId)).result();
+  expect(result).toEqual({ ended: 'completed', position: 2 });
+});
+
+test('stop ends the run at once and skips its waiting draft; a rejected first step ends the enrollment', async () => {
+  const o = await outreachOrg(api, newOrganization, smtp);
+  const [a, b] = [await o.contact(), await o.contact({ fullName: 'Anna de Vries' })];
+  const { enrolled } = await enroll(o, [a.id, b.id]);
+  const [ea, eb] = [enrolled.find((e) => e.contactId === a.id)!.enrollmentId, enrolled.find((e) => e.contactId === b.id)!.enrollmentId];
+  const draftA = await inbox(o, ea);
+  const draftB = await inbox(o, eb);
+
+  const stopped = await o.ok('POST', `/enrollments/${ea}/stop`, { reason: 'klant belde zelf' });
+  expect(stopped).toMatchObject({ status: 'stopped', stopped_reason: 'klant belde zelf', next_action_at: null });
+  expect((await o.ok('GET', `/messages/${draftA.id}`)).status).toBe('skipped');
+  expect(await temporal.workflow.getHandle(workflowIds.sequence(ea)).result()).toMatchObject({ ended: 'stopped' });
+  expectProblem(await o.call('POST', `/messages/${draftA.id}/approve`, {}), 409, 'CONFLICT');
+
+  await o.ok('POST', `/messages/${draftB.id}/reject`, { reason: 'verkeerde persoon' });
+  const ended = await enrollmentIs(o, eb, 'stopped');
+  expect(ended.stopped_reason).toBe('the first message was rejected');
+  expect(await smtp.received(a.email)).toHaveLength(0);
+  expect(await smtp.received(b.email)).toHaveLength(0);
+});
+
+test('the one-click unsubscribe in the e-mail suppresses the address and stops the run', async () => {
+  const o = await outreachOrg(api, newOrganization, smtp);
+  const person = await o.contact();
+  const { enrolled } = await enroll(o, [person.id]);
+  const enrollmentId = enrolled[0]!.enrollmentId;
+  await o.ok('POST', `/messages/${(await inbox(o, enrollmentId)).id}/approve`, {});
+  await inbox(o, enrollmentId, 'sent');
+  const next = await until('the follow-up draft', async () => (await o.ok('GET', `/messages?organizationId=${o.orgId}&enrollmentId=${enrollmentId}&status=pending_approval`))[0]);
+
+  const [mail] = await smtp.received(person.email);
+  const header = mail!.headerLines.find((h) => h.key === 'list-unsubscribe')!.line;
+  const link = new URL(/<(http[^>]+)>/.exec(header)![1]!);
+  const res = await api.call('POST', link.pathname, { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  expect(res.status).toBe(200);
+
+  const e = await enrollmentIs(o, enrollmentId, 'stopped');
+  expect(e.stopped_reason).toBe('unsubscribed');
+  expect((await o.ok('GET', `/messages/${next.id}`)).status).toBe('skipped');
+  const suppressions = await o.ok('GET', `/compliance/suppressions?organizationId=${o.orgId}`);
+  expect(suppressions).toEqual([expect.objectContaining({ scope: 'email', value: person.email, reason: 'unsubscribe' })]);
+  expect(await temporal.workflow.getHandle(workflowIds.sequence(enrollmentId)).result()).toMatchObject({ ended: 'stopped' });
+});
+
+test('a hard bounce (550 at RCPT TO) fails the message with the server text, suppresses the address and stops the sequence', async () => {
+  const o = await outreachOrg(api, newOrganization, smtp);
+  const person = await o.contact();
+  smtp.refuse(person.email, 550, '5.1.1 <unknown> User unknown');
+  const { enrolled } = await enroll(o, [person.id]);
+  const enrollmentId = enrolled[0]!.enrollmentId;
+  const draft = await inbox(o, enrollmentId);
+  await o.ok('POST', `/messages/${draft.id}/approve`, {});
+  const failed = await inbox(o, enrollmentId, 'failed');
+  expect(failed.error).toMatch(/User unknown/);
+  expect(failed.needs_check).toBe(false);
+  const e = await enrollmentIs(o, enrollmentId, 'stopped');
+  expect(e.stopped_reason).toBe('bounced');
+  const suppressions = await o.ok('GET', `/compliance/suppressions?organizationId=${o.orgId}`);
+  expect(suppressions).toEqual([expect.objectContaining({ scope: 'email', value: person.email, reason: 'bounce' })]);
+});
+
+test('outside the sending window an approved e-mail is scheduled for the next opening, not sent', async () => {
+  const zone = 'Europe/Amsterdam';
+  const now = DateTime.now().setZone(zone);
+  // A one-hour window that opens two hours from now (today or tomorrow), every day.
+  const opens = now.plus({ hours: 2 }).startOf('hour');
+  const window = { start: opens.toFormat('HH:mm'), end: opens.plus({ hours: 1 }).toFormat('HH:mm') === '00:00' ? '24:00' : opens.plus({ hours: 1 }).toFormat('HH:mm') };
+  const o = await outreachOrg(api, newOrganization, smtp, { sendingWindow: window, holidayCountry: 'NL' });
+  const person = await o.contact();
+  const { enrolled } = await enroll(o, [person.id]);
+  const draft = await inbox(o, enrolled[0]!.enrollmentId);
+  await o.ok('POST', `/messages/${draft.id}/approve`, {});
+  const scheduled = await inbox(o, enrolled[0]!.enrollmentId, 'scheduled');
+  const slot = DateTime.fromISO(scheduled.scheduled_for).setZone(zone);
+  expect(slot.toFormat('HH:mm')).toBe(window.start);
+  expect(slot > now).toBe(true);
+  expect(slot.diff(now, 'hours').hours).toBeLessThan(24 * 5); // the next opening (a holiday or two at most in between)
+  expect(await smtp.received(person.email)).toHaveLength(0);
+  // A stop now skips the scheduled message and gives its slot back.
+  await o.ok('POST', `/enrollments/${enrolled[0]!.enrollmentId}/stop`, {});
+  expect((await o.ok('GET', `/messages/${draft.id}`)).status).toBe('skipped');
+  const { rows } = await owners.query('SELECT count(*)::int AS n FROM send_slots WHERE message_id = $1', [draft.id]);
+  expect(rows[0].n).toBe(0);
+});
+
+test("messages: another tenant's ids are 404 on every endpoint; bad bodies 400; a task completes once", async () => {
+  const o = await outreachOrg(api, newOrganization, smtp);
+  const other = await outreachOrg(api, newOrganization, smtp);
+  const person = await o.contact();
+  const { enrolled } = await enroll(o, [person.id], { steps: [{ channel: 'linkedin', delayDays: 0, instructions: 'Connect with a note' }] });
+  const task = await inbox(o, enrolled[0]!.enrollmentId, 'task_open');
+  expect(task).toMatchObject({ channel: 'linkedin', subject: null, to_address: null });
+  expect(task.body).toContain('Connect with a note');
+
+  for (const [method, path, body] of [
+    ['GET', `/messages/${task.id}`, undefined],
+    ['POST', `/messages/${task.id}/approve`, {}],
+    ['POST', `/messages/${task.id}/reject`, {}],
+    ['POST', `/messages/${task.id}/complete`, {}],
+  ] as const) {
+    expectProblem(await other.call(method, path, body), 404, 'NOT_FOUND');
+  }
+  expect(await other.ok('GET', `/messages?organizationId=${other.orgId}`)).toEqual([]);
+  expectProblem(await other.call('GET', `/messages?organizationId=${o.orgId}`), 404, 'NOT_FOUND');
+  expectProblem(await o.call('POST', `/messages/${task.id}/approve`, { body: '' }), 400, 'VALIDATION_FAILED');
+  expectProblem(await o.call('POST', `/messages/${task.id}/reject`, { redraft: 'yes' }), 400, 'VALIDATION_FAILED');
+  expectProblem(await o.call('GET', `/messages?organizationId=${o.orgId}&status=drafted`), 400, 'VALIDATION_FAILED');
+  // A task is completed, not approved.
+  expectProblem(await o.call('POST', `/messages/${task.id}/approve`, {}), 409, 'CONFLICT');
+  const done = await o.ok('POST', `/messages/${task.id}/complete`, { note: 'verbonden' });
+  expect(done).toMatchObject({ status: 'task_done', completed_note: 'verbonden' });
+  expectProblem(await o.call('POST', `/messages/${task.id}/complete`, {}), 409, 'CONFLICT');
+  await enrollmentIs(o, enrolled[0]!.enrollmentId, 'completed');
+  // Accepting a campaign that is no longer proposed: 409.
+  const campaigns = await o.ok('GET', `/campaigns?organizationId=${o.orgId}`);
+  expectProblem(await o.call('POST', `/campaigns/${campaigns[0].id}/accept`, {}), 409, 'CONFLICT');
+});

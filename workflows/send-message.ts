@@ -1,0 +1,55 @@
+import { condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { SendOutcome } from '../activities/send';
+import { dbActivityOptions, NON_RETRYABLE_STAGE_ERRORS } from './retry';
+import { enrollmentChangedSignal } from './sequence-signals';
+
+export interface SendMessageInput {
+  organizationId: string;
+  messageId: string;
+  /** How long a held message (paused enrollment, mailbox not sendable) waits before looking again when nothing wakes it (default 15 minutes). */
+  holdRecheckMs?: number;
+  /** The send activity's start-to-close timeout: how long before a send on a worker that died is tried again (default 3 minutes, above the SMTP client's own timeouts). */
+  sendTimeoutMs?: number;
+  retryInitialIntervalMs?: number;
+}
+
+/** The send errors no retry may repeat: a 5xx is final, and a send that may have been delivered is never tried again. */
+const NON_RETRYABLE_SEND_ERRORS = [...NON_RETRYABLE_STAGE_ERRORS, 'SmtpPermanentError', 'SmtpAmbiguousError', 'SendConfiguration'];
+
+/**
+ * One approved message on its way out (`message/<id>/send`; a sequence run starts it as a child,
+ * the API for a draft outside a sequence): book a send slot inside the mailbox's window and cap
+ * (the reservation and the move to `scheduled` in one transaction), sleep until the slot (a durable
+ * timer), then send once. A held message (its enrollment paused, its mailbox not sendable) waits
+ * for a signal or holdRecheckMs and tries again; a send that finds the enrollment paused gives the
+ * slot back and books again later.
+ */
+export async function sendMessageWorkflow(input: SendMessageInput): Promise<SendOutcome> {
+  let wake = 0;
+  setHandler(enrollmentChangedSignal, () => void (wake += 1));
+  const db = proxyActivities<Activities>(dbActivityOptions(input.retryInitialIntervalMs));
+  const smtp = proxyActivities<Activities>({
+    ...dbActivityOptions(input.retryInitialIntervalMs),
+    startToCloseTimeout: input.sendTimeoutMs ?? 3 * 60_000,
+    retry: { ...dbActivityOptions(input.retryInitialIntervalMs).retry, nonRetryableErrorTypes: NON_RETRYABLE_SEND_ERRORS },
+  });
+  const ref = { organizationId: input.organizationId, messageId: input.messageId };
+  for (;;) {
+    const seen = wake;
+    const booked = await db.scheduleSend(ref);
+    if (booked.state === 'final') return { status: booked.status };
+    if (booked.state === 'held') {
+      await condition(() => wake !== seen, input.holdRecheckMs ?? 15 * 60_000);
+      continue;
+    }
+    const wait = booked.slotAtMs - Date.now();
+    if (wait > 0) await sleep(wait);
+    const sent = await smtp.sendMessage(ref);
+    if ('requeue' in sent && sent.requeue) {
+      await condition(() => wake !== seen, input.holdRecheckMs ?? 15 * 60_000);
+      continue;
+    }
+    return sent;
+  }
+}
