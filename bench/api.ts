@@ -122,7 +122,7 @@ async function backendCpuMs(pool: Pool, database: string): Promise<number> {
   return total;
 }
 
-function startChild(role: 'api' | 'bare', env: NodeJS.ProcessEnv, execArgv: string[] = []): Promise<{ child: ChildProcess; url: string }> {
+export function startChild(role: 'api' | 'bare', env: NodeJS.ProcessEnv, execArgv: string[] = []): Promise<{ child: ChildProcess; url: string }> {
   const child = fork(__filename, ['--serve', role], { env: { ...process.env, ...env }, execArgv: ['--import', 'tsx', ...execArgv], stdio: 'inherit' });
   return new Promise((resolve, reject) => {
     child.once('message', (m: { url: string }) => resolve({ child, url: m.url }));
@@ -130,7 +130,7 @@ function startChild(role: 'api' | 'bare', env: NodeJS.ProcessEnv, execArgv: stri
   });
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
+export function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     child.once('exit', () => resolve());
@@ -184,7 +184,7 @@ async function seed(ownerUrl: string, rows: number): Promise<void> {
   }
 }
 
-interface Figures {
+export interface Figures {
   name: string;
   rps: number;
   p50: number;
@@ -196,7 +196,7 @@ interface Figures {
   dbCpu?: number;
 }
 
-async function load(name: string, url: string, opts: { connections: number; duration: number; token?: string }): Promise<Figures> {
+export async function load(name: string, url: string, opts: { connections: number; duration: number; token?: string }): Promise<Figures> {
   const result = await autocannon({
     url,
     connections: opts.connections,
@@ -321,7 +321,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e) => {
-  console.error(e instanceof Error ? (e.stack ?? e.message) : e);
-  process.exit(1);
-});
+// bench/enrollments.ts reuses the server children and the load driver; run directly, this is the bench.
+if (require.main === module) {
+  main().catch((e) => {
+    console.error(e instanceof Error ? (e.stack ?? e.message) : e);
+    process.exit(1);
+  });
+}

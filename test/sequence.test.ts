@@ -252,3 +252,16 @@ test("messages: another tenant's ids are 404 on every endpoint; bad bodies 400; 
   const campaigns = await o.ok('GET', `/campaigns?organizationId=${o.orgId}`);
   expectProblem(await o.call('POST', `/campaigns/${campaigns[0].id}/accept`, {}), 409, 'CONFLICT');
 });
+
+test('auto mode: drafts start approved and go out with nobody approving; the task of a later step waits to be completed', async () => {
+  const o = await outreachOrg(api, newOrganization, smtp);
+  const person = await o.contact();
+  const { enrolled } = await enroll(o, [person.id], { mode: 'auto', steps: [{ channel: 'email', delayDays: 0 }, { channel: 'phone', delayDays: 0 }] });
+  const enrollmentId = enrolled[0]!.enrollmentId;
+  const sent = await inbox(o, enrollmentId, 'sent');
+  expect(sent.approved_by).toBeNull();
+  expect(sent.why.reviewReasons).not.toContain('review_mode');
+  expect(await smtp.received(person.email)).toHaveLength(1);
+  // The contact has no phone number and the company none either: the phone step is skipped, the sequence completes.
+  await enrollmentIs(o, enrollmentId, 'completed');
+});

@@ -9,8 +9,11 @@ export interface SendMessageInput {
   messageId: string;
   /** How long a held message (paused enrollment, mailbox not sendable) waits before looking again when nothing wakes it (default 15 minutes). */
   holdRecheckMs?: number;
-  /** The send activity's start-to-close timeout: how long before a send on a worker that died is tried again (default 3 minutes, above the SMTP client's own timeouts). */
-  sendTimeoutMs?: number;
+  /**
+   * The activities' start-to-close timeout: how long before the work of a worker that died is tried
+   * again (default 2 minutes for booking, 3 for the send, above the SMTP client's own timeouts).
+   */
+  activityTimeoutMs?: number;
   retryInitialIntervalMs?: number;
 }
 
@@ -28,10 +31,13 @@ const NON_RETRYABLE_SEND_ERRORS = [...NON_RETRYABLE_STAGE_ERRORS, 'SmtpPermanent
 export async function sendMessageWorkflow(input: SendMessageInput): Promise<SendOutcome> {
   let wake = 0;
   setHandler(enrollmentChangedSignal, () => void (wake += 1));
-  const db = proxyActivities<Activities>(dbActivityOptions(input.retryInitialIntervalMs));
+  const db = proxyActivities<Activities>({
+    ...dbActivityOptions(input.retryInitialIntervalMs),
+    ...(input.activityTimeoutMs ? { startToCloseTimeout: input.activityTimeoutMs } : {}),
+  });
   const smtp = proxyActivities<Activities>({
     ...dbActivityOptions(input.retryInitialIntervalMs),
-    startToCloseTimeout: input.sendTimeoutMs ?? 3 * 60_000,
+    startToCloseTimeout: input.activityTimeoutMs ?? 3 * 60_000,
     retry: { ...dbActivityOptions(input.retryInitialIntervalMs).retry, nonRetryableErrorTypes: NON_RETRYABLE_SEND_ERRORS },
   });
   const ref = { organizationId: input.organizationId, messageId: input.messageId };
