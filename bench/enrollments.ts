@@ -116,7 +116,7 @@ async function main(): Promise<void> {
     const taskQueue = `bench-${runId}`;
     const worker = await startWorker({
       ...process.env,
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info', // the worker says 'worker started' at info
       DATABASE_URL: ownerUrl,
       WORKER_DATABASE_URL: withRole(ownerUrl, WORKER_DB_ROLE, db.appPassword),
       TEMPORAL_ADDRESS: temporal.address,
