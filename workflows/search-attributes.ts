@@ -33,4 +33,6 @@ export const workflowIds = {
   /** The per-enrollment sequence workflow (the next step builds it; accept already stores this id). */
   sequence: (enrollmentId: string) => `enrollment/${enrollmentId}`,
   reconcileSchedule: 'reconcile/signals',
+  /** The mailbox's daily health check: the Schedule and the runs it starts. */
+  mailboxHealth: (mailboxId: string) => `mailbox/${mailboxId}/health`,
 };

@@ -29,6 +29,7 @@ import { signalRoutes } from './routes/signals';
 import { sourceRoutes } from './routes/sources';
 import { campaignRoutes } from './routes/campaigns';
 import { enrollmentRoutes } from './routes/enrollments';
+import type { DnsResolver } from '../../activities/providers/dns/resolver';
 
 export interface ApiDeps {
   db: DB;
@@ -46,6 +47,8 @@ export interface ApiDeps {
   metrics?: ApiMetrics;
   /** Who may read GET /metrics (METRICS_TOKEN); absent: anyone. */
   metricsAccess?: MetricsAccess;
+  /** DNS for the mailbox health check (DNS_SERVERS, DNS_TIMEOUT_MS); absent: the system resolver. */
+  dns?: DnsResolver;
   /** Verifies one-click unsubscribe tokens (/u/{token}); absent or null: those answer 503. */
   unsubscribeTokens?: UnsubscribeTokens | null;
 }

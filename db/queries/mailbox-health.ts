@@ -1,0 +1,62 @@
+import { sql } from 'kysely';
+import type { HealthResult } from '../../domain/deliverability/score';
+import type { Tx } from '../tenancy';
+
+/** What a health check needs of its mailbox. */
+export function mailboxForHealthCheck(tx: Tx, mailboxId: string) {
+  return tx.selectFrom('mailboxes').select(['id', 'organization_id', 'domain', 'dkim_selector']).where('id', '=', mailboxId).executeTakeFirst();
+}
+
+/**
+ * Stores a check (mailbox_health_checks) and makes it the mailbox's current health
+ * (mailboxes.health_score, sendable). Idempotent on the check's id: a repeat stores no second row
+ * (recorded: false).
+ */
+export async function recordHealthCheck(
+  tx: Tx,
+  check: { id: string; organizationId: string; mailboxId: string; result: HealthResult },
+): Promise<{ recorded: boolean }> {
+  const { result } = check;
+  const inserted = await tx
+    .insertInto('mailbox_health_checks')
+    .values({
+      id: check.id,
+      organization_id: check.organizationId,
+      mailbox_id: check.mailboxId,
+      domain: result.domain,
+      spf: JSON.stringify(result.spf),
+      dkim: JSON.stringify(result.dkim),
+      dmarc: JSON.stringify(result.dmarc),
+      mx: JSON.stringify(result.mx),
+      score: result.score,
+      sendable: result.sendable,
+    })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  await tx
+    .updateTable('mailboxes')
+    .set({ health_score: result.score, sendable: result.sendable, updated_at: sql`now()` })
+    .where('id', '=', check.mailboxId)
+    .execute();
+  return { recorded: inserted !== undefined };
+}
+
+/**
+ * The enrollments whose sends this mailbox holds: the distinct enrollments of its outbound messages
+ * approved but not sent. Whoever records a passing check wakes them (API: starter.notifyEnrollments
+ * after commit; a workflow: notifySequences).
+ */
+export async function enrollmentsWaitingOnMailbox(tx: Tx, mailboxId: string): Promise<string[]> {
+  const rows = await tx
+    .selectFrom('messages')
+    .select('enrollment_id')
+    .distinct()
+    .where('mailbox_id', '=', mailboxId)
+    .where('direction', '=', 'outbound')
+    .where('status', '=', 'approved')
+    .where('enrollment_id', 'is not', null)
+    .orderBy('enrollment_id')
+    .execute();
+  return rows.map((r) => r.enrollment_id!);
+}
