@@ -13,8 +13,8 @@ export type ZoneRecord =
 
 /**
  * Zones by owner name (lower case, no trailing dot). A name listed with records answers them (NOERROR
- * with no answer for other types); `servfail` answers SERVFAIL; `timeout` never answers; a name not
- * listed (and with nothing listed below it) is NXDOMAIN.
+ * with no answer for other types); `servfail` answers SERVFAIL and `timeout` never answers, for the
+ * name and every name below it; a name not listed (and with nothing listed below it) is NXDOMAIN.
  */
 export type Zones = Record<string, ZoneRecord[] | 'servfail' | 'timeout'>;
 
@@ -47,12 +47,13 @@ export async function startDnsServer(zones: Zones): Promise<TestDnsServer> {
       const type = TYPE_NAMES[question.type] ?? String(question.type);
       queries.push({ name, type, transport });
       const zone = zones[name];
-      if (zone === 'timeout') return;
-      if (zone === 'servfail') {
+      const broken = brokenAt(zones, name);
+      if (broken === 'timeout') return;
+      if (broken === 'servfail') {
         response.header.rcode = 2; // SERVFAIL
         return void send(response);
       }
-      if (!zone) {
+      if (!Array.isArray(zone)) {
         const hasChildren = Object.keys(zones).some((n) => n.endsWith(`.${name}`));
         if (!hasChildren) response.header.rcode = 3; // NXDOMAIN
         return void send(response);
@@ -87,6 +88,16 @@ export async function startDnsServer(zones: Zones): Promise<TestDnsServer> {
       await server.close();
     },
   };
+}
+
+/** `servfail` or `timeout` when the name or one of its parents is marked so. */
+function brokenAt(zones: Zones, name: string): 'servfail' | 'timeout' | undefined {
+  const labels = name.split('.');
+  for (let i = 0; i < labels.length - 1; i++) {
+    const z = zones[labels.slice(i).join('.')];
+    if (z === 'servfail' || z === 'timeout') return z;
+  }
+  return undefined;
 }
 
 function answerData(record: ZoneRecord): Record<string, unknown> {

@@ -40,25 +40,29 @@ async function readSpf(dns: DnsResolver, domain: string): Promise<SpfFacts> {
   };
 }
 
+async function readDkimKey(dns: DnsResolver, domain: string, s: string): Promise<DkimFacts | { absent: true } | { failed: string }> {
+  try {
+    // mailauth reads the key with node:crypto (createPublicKey); the length is judged by the rubric, not here.
+    const key = await getPublicKey('DKIM', `${s}._domainkey.${domain}`, 1, dns.resolve);
+    const type = createPublicKey(key.publicKey).asymmetricKeyType ?? 'unknown';
+    return { selector: s, record: key.rr, key: { type, bits: key.modulusLength ?? null } };
+  } catch (err) {
+    if (absent(err)) return { absent: true };
+    const rr = (err as { rr?: string }).rr;
+    if (rr === undefined) return { failed: lookupFailure(err).message };
+    if (/(^|;)\s*p=\s*(;|$)/i.test(rr)) return { selector: s, record: rr, revoked: true };
+    return { selector: s, record: rr, invalid: (err as Error).message };
+  }
+}
+
+/** The mailbox's selector, else the first common one with a key record (looked up at once). */
 async function readDkim(dns: DnsResolver, domain: string, selector: string | null): Promise<DkimFacts> {
   const selectors = selector ? [selector] : [...COMMON_DKIM_SELECTORS];
-  let failure: { selector: string; message: string } | undefined;
-  for (const s of selectors) {
-    try {
-      // mailauth reads the key with node:crypto (createPublicKey); the length is judged by the rubric, not here.
-      const key = await getPublicKey('DKIM', `${s}._domainkey.${domain}`, 1, dns.resolve);
-      const type = createPublicKey(key.publicKey).asymmetricKeyType ?? 'unknown';
-      return { selector: s, record: key.rr, key: { type, bits: key.modulusLength ?? null } };
-    } catch (err) {
-      if (absent(err)) continue;
-      const rr = (err as { rr?: string }).rr;
-      if (rr !== undefined) {
-        if (/(^|;)\s*p=\s*(;|$)/i.test(rr)) return { selector: s, record: rr, revoked: true };
-        return { selector: s, record: rr, invalid: (err as Error).message };
-      }
-      failure ??= { selector: s, message: lookupFailure(err).message };
-    }
-  }
+  const found = await Promise.all(selectors.map((s) => readDkimKey(dns, domain, s)));
+  const key = found.find((f): f is DkimFacts => 'selector' in f);
+  if (key) return key;
+  const i = found.findIndex((f) => 'failed' in f);
+  const failure = i >= 0 ? { selector: selectors[i]!, message: (found[i] as { failed: string }).failed } : undefined;
   return { selector: null, tried: selectors, failure };
 }
 
