@@ -27,6 +27,8 @@ export function deliverabilityZones(): Zones {
   return {
     '_spf.mailhost.nl': [txt('v=spf1 ip4:198.51.100.0/24 ip6:2001:db8::/32 -all')],
     ...good('good-mail.nl'),
+    // A 4096-bit key: its TXT answer is over 512 bytes, so over UDP it comes back truncated and the resolver asks over TCP.
+    'big._domainkey.good-mail.nl': [txt(dkimRecord(4096))],
     // A subdomain with its own SPF, MX and key but no _dmarc: the organisational domain's record applies.
     'sales.good-mail.nl': [txt('v=spf1 include:_spf.mailhost.nl -all'), mx('mx1.good-mail.nl')],
     'google._domainkey.sales.good-mail.nl': [{ type: 'CNAME', domain: 's1._domainkey.good-mail.nl' }],
