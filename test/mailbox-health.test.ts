@@ -10,6 +10,7 @@ import { asOrganization } from '../db/tenancy';
 import { addMember, expectProblem, newOrganization, startApi, TestApi } from './helpers/api';
 import { startDnsServer, TestDnsServer } from './helpers/dns-server';
 import { deliverabilityZones } from './helpers/dns-zones';
+import { startDemoDns } from '../scripts/lib/demo-dns';
 import { testEnv, TestUser } from './helpers/tokens';
 
 /**
@@ -100,6 +101,17 @@ test('a 4096-bit DKIM key does not fit a UDP answer: the resolver asks again ove
   expect(r.dkim).toMatchObject({ status: 'pass', detail: 'selector big: 4096-bit RSA key' });
   const asked = dnsServer.queries.slice(before).filter((q) => q.name === 'big._domainkey.good-mail.nl');
   expect(asked.map((q) => q.transport)).toEqual(['udp', 'tcp']);
+});
+
+test("npm run dev's demo zone passes every check for the demo mailbox's domain", async () => {
+  const demo = await startDemoDns('example.com');
+  try {
+    const r = await checkDomainHealth(createDnsResolver({ servers: [demo.address], timeoutMs: 300 }), 'example.com', null);
+    expect({ score: r.score, sendable: r.sendable, statuses: [r.spf.status, r.dkim.status, r.dmarc.status, r.mx.status] }).toEqual({ score: 100, sendable: true, statuses: ['pass', 'pass', 'pass', 'pass'] });
+    expect(r.dkim.detail).toBe('selector s1: 2048-bit RSA key');
+  } finally {
+    await demo.close();
+  }
 });
 
 test('POST /mailboxes/{id}/health answers and stores the result; GET shows it as health', async () => {
