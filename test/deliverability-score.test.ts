@@ -1,5 +1,5 @@
 import { mailDomainProblem } from '../domain/deliverability/mail-domain';
-import { evaluateHealth, judgeDkim, judgeDmarc, judgeMx, judgeSpf, type DmarcFacts, type HealthFacts, type SpfFacts } from '../domain/deliverability/score';
+import { evaluateHealth, notSendableReason, judgeDkim, judgeDmarc, judgeMx, judgeSpf, type DmarcFacts, type HealthFacts, type SpfFacts } from '../domain/deliverability/score';
 
 /** The rubric of shared/compliance-rules.md section 4, on facts as the DNS lookups report them. */
 const spf = (over: Partial<SpfFacts> = {}): SpfFacts => ({ result: 'fail', record: 'v=spf1 include:_spf.host.nl -all', comment: '', lookups: 1, voidLookups: 0, ...over });
@@ -87,4 +87,10 @@ test('mailbox domains: ASCII host names only; IDNs (Unicode or xn--) and malform
   expect(mailDomainProblem('bücher.de')).toMatch(/internationalized/);
   expect(mailDomainProblem('xn--bcher-kva.de')).toMatch(/internationalized/);
   for (const bad of ['', 'localhost', 'acme..nl', '-acme.nl', 'acme.nl-', 'ac me.nl', '1.2.3.4', `${'a'.repeat(64)}.nl`]) expect(mailDomainProblem(bad)).toMatch(/not a valid domain/);
+});
+
+test('the reason a held message shows names every failed check; none when sendable', () => {
+  expect(notSendableReason(evaluateHealth(good))).toBeNull();
+  const held = evaluateHealth({ ...good, mx: { records: [{ exchange: '', priority: 0 }] }, spf: spf({ result: 'pass', record: 'v=spf1 +all' }) });
+  expect(notSendableReason(held)).toBe('mailbox not sendable (deliverability 55/100): MX: null MX (RFC 7505): the domain accepts no mail; SPF: +all lets any host send as this domain');
 });

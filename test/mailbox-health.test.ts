@@ -4,7 +4,7 @@ import { Pool } from 'pg';
 import { createMailboxHealthActivities } from '../activities/mailbox-health';
 import { checkDomainHealth } from '../activities/providers/dns/health-facts';
 import { createDnsResolver, type DnsResolver } from '../activities/providers/dns/resolver';
-import { enrollmentsWaitingOnMailbox } from '../db/queries/mailbox-health';
+import { enrollmentsWaitingOnMailbox, mailboxSendability } from '../db/queries/mailbox-health';
 import { createDb, type DB } from '../db/pool';
 import { asOrganization } from '../db/tenancy';
 import { addMember, expectProblem, newOrganization, startApi, TestApi } from './helpers/api';
@@ -195,6 +195,18 @@ test('checkMailboxHealth: stores once per check id, sets the mailbox health, and
   expect(notSendable).toEqual({ result: expect.objectContaining({ score: 60, sendable: false }), waitingEnrollmentIds: [] });
   const { rows } = await owners.query('SELECT health_score, sendable FROM mailboxes WHERE id = $1', [bad.id]);
   expect(rows).toEqual([{ health_score: 60, sendable: false }]);
+
+  // What the sending step reads: never checked (run the check first), sendable, or held with the reason.
+  const unchecked = await createMailbox('nieuw@good-mail.nl');
+  await asOrganization(workerDb, orgId, async (tx) => {
+    expect(await mailboxSendability(tx, unchecked.id)).toEqual({ checked: false });
+    expect(await mailboxSendability(tx, good.id)).toEqual({ checked: true, sendable: true, reason: null });
+    expect(await mailboxSendability(tx, bad.id)).toEqual({
+      checked: true,
+      sendable: false,
+      reason: 'mailbox not sendable (deliverability 60/100): DMARC: no DMARC record (_dmarc TXT v=DMARC1), at the domain nor its organisational domain',
+    });
+  });
 });
 
 test('each mailbox gets a daily Schedule mailbox/<id>/health; a fire runs the check in the worker', async () => {

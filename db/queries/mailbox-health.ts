@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { HealthResult } from '../../domain/deliverability/score';
+import { notSendableReason, type CheckResult, type HealthResult } from '../../domain/deliverability/score';
 import type { Tx } from '../tenancy';
 
 /** What a health check needs of its mailbox. */
@@ -59,4 +59,24 @@ export async function enrollmentsWaitingOnMailbox(tx: Tx, mailboxId: string): Pr
     .orderBy('enrollment_id')
     .execute();
   return rows.map((r) => r.enrollment_id!);
+}
+
+/**
+ * Whether the mailbox may send, from its newest check: `checked: false` before the first (the first
+ * send runs one: checkMailboxHealth), else `sendable` and, when it is not, the reason to write on
+ * each message it holds.
+ */
+export async function mailboxSendability(tx: Tx, mailboxId: string): Promise<{ checked: false } | { checked: true; sendable: boolean; reason: string | null }> {
+  const row = await tx
+    .selectFrom('mailbox_health_checks')
+    .select(['score', 'sendable', 'spf', 'dkim', 'dmarc', 'mx'])
+    .where('mailbox_id', '=', mailboxId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  if (!row) return { checked: false };
+  const check = (v: unknown) => v as CheckResult;
+  const reason = notSendableReason({ score: Number(row.score), sendable: row.sendable, spf: check(row.spf), dkim: check(row.dkim), dmarc: check(row.dmarc), mx: check(row.mx) });
+  return { checked: true, sendable: row.sendable, reason };
 }

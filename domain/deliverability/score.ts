@@ -189,3 +189,13 @@ export function invalidDomainResult(domain: string, problem: string): HealthResu
   const failed = fail('', problem);
   return { domain, spf: failed, dkim: failed, dmarc: failed, mx: failed, score: 0, sendable: false };
 }
+
+/**
+ * Why a mailbox may not send, from its latest check: null when it is sendable. The sending step
+ * writes this on each message the mailbox holds (messages.error).
+ */
+export function notSendableReason(result: Pick<HealthResult, 'score' | 'sendable' | 'spf' | 'dkim' | 'dmarc' | 'mx'>): string | null {
+  if (result.sendable) return null;
+  const failed = (['mx', 'spf', 'dkim', 'dmarc'] as const).filter((k) => result[k].status === 'fail').map((k) => `${k.toUpperCase()}: ${result[k].detail}`);
+  return `mailbox not sendable (deliverability ${result.score}/100): ${failed.join('; ')}`;
+}
