@@ -1,3 +1,4 @@
+import { loadConfig } from '../apps/shared/config';
 import { mailDomainProblem } from '../domain/deliverability/mail-domain';
 import { evaluateHealth, notSendableReason, judgeDkim, judgeDmarc, judgeMx, judgeSpf, type DmarcFacts, type HealthFacts, type SpfFacts } from '../domain/deliverability/score';
 
@@ -93,4 +94,10 @@ test('the reason a held message shows names every failed check; none when sendab
   expect(notSendableReason(evaluateHealth(good))).toBeNull();
   const held = evaluateHealth({ ...good, mx: { records: [{ exchange: '', priority: 0 }] }, spf: spf({ result: 'pass', record: 'v=spf1 +all' }) });
   expect(notSendableReason(held)).toBe('mailbox not sendable (deliverability 55/100): MX: null MX (RFC 7505): the domain accepts no mail; SPF: +all lets any host send as this domain');
+});
+
+test('DNS_SERVERS: comma-separated host:port of IP addresses (IPv6 in brackets); anything else is refused at start', () => {
+  expect(loadConfig({ DNS_SERVERS: '127.0.0.1:5353, [::1]:53' }).DNS_SERVERS).toBe('127.0.0.1:5353, [::1]:53');
+  expect(loadConfig({}).DNS_TIMEOUT_MS).toBe(5000);
+  for (const bad of ['127.0.0.1', 'dns.example.com:53', '::1:53', '127.0.0.1:53,,x']) expect(() => loadConfig({ DNS_SERVERS: bad })).toThrow(/DNS_SERVERS/);
 });
