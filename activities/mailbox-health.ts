@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, log } from '@temporalio/activity';
-import { enrollmentsWaitingOnMailbox, mailboxForHealthCheck, recordHealthCheck } from '../db/queries/mailbox-health';
+import { mailboxForHealthCheck, recordHealthCheck } from '../db/queries/mailbox-health';
 import { asOrganization } from '../db/tenancy';
 import type { DB } from '../db/pool';
 import { invalidDomainResult, type HealthResult } from '../domain/deliverability/score';
@@ -34,10 +34,9 @@ export function createMailboxHealthActivities(deps: { db: DB; dns: DnsResolver }
         if (!(err instanceof InvalidMailDomainError)) throw err;
         result = invalidDomainResult(mailbox.domain, err.message);
       }
-      const waitingEnrollmentIds = await asOrganization(deps.db, input.organizationId, async (tx) => {
-        await recordHealthCheck(tx, { id: input.checkId ?? randomUUID(), organizationId: input.organizationId, mailboxId: mailbox.id, result });
-        return result.sendable ? enrollmentsWaitingOnMailbox(tx, mailbox.id) : [];
-      });
+      const { waitingEnrollmentIds } = await asOrganization(deps.db, input.organizationId, (tx) =>
+        recordHealthCheck(tx, { id: input.checkId ?? randomUUID(), organizationId: input.organizationId, mailboxId: mailbox.id, result }),
+      );
       log.info('mailbox health checked', { mailboxId: mailbox.id, score: result.score, sendable: result.sendable });
       return { result, waitingEnrollmentIds };
     },

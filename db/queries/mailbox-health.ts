@@ -9,15 +9,16 @@ export function mailboxForHealthCheck(tx: Tx, mailboxId: string) {
 
 /**
  * Stores a check (mailbox_health_checks) and makes it the mailbox's current health
- * (mailboxes.health_score, sendable). Idempotent on the check's id: a repeat stores no second row
- * (recorded: false).
+ * (mailboxes.health_score, sendable). Idempotent on the check's id: a repeat stores no second row.
+ * Answers, when the mailbox is sendable, the enrollments whose sends it held: the caller wakes them
+ * after the commit.
  */
 export async function recordHealthCheck(
   tx: Tx,
   check: { id: string; organizationId: string; mailboxId: string; result: HealthResult },
-): Promise<{ recorded: boolean }> {
+): Promise<{ waitingEnrollmentIds: string[] }> {
   const { result } = check;
-  const inserted = await tx
+  await tx
     .insertInto('mailbox_health_checks')
     .values({
       id: check.id,
@@ -32,14 +33,13 @@ export async function recordHealthCheck(
       sendable: result.sendable,
     })
     .onConflict((oc) => oc.column('id').doNothing())
-    .returning('id')
-    .executeTakeFirst();
+    .execute();
   await tx
     .updateTable('mailboxes')
     .set({ health_score: result.score, sendable: result.sendable, updated_at: sql`now()` })
     .where('id', '=', check.mailboxId)
     .execute();
-  return { recorded: inserted !== undefined };
+  return { waitingEnrollmentIds: result.sendable ? await enrollmentsWaitingOnMailbox(tx, check.mailboxId) : [] };
 }
 
 /**

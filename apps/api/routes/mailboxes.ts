@@ -5,7 +5,7 @@ import { defaultHolidayCountry, getMailbox, insertMailbox, listMailboxes, mailbo
 import { holidayRegions, isHolidayRegion } from '../../../domain/sending/holidays';
 import { checkEmail } from '../../../domain/companies/identity';
 import { mailboxSecretContext } from '../../../db/secrets';
-import { enrollmentsWaitingOnMailbox, recordHealthCheck } from '../../../db/queries/mailbox-health';
+import { recordHealthCheck } from '../../../db/queries/mailbox-health';
 import { mailDomainProblem } from '../../../domain/deliverability/mail-domain';
 import { checkDomainHealth } from '../../../activities/providers/dns/health-facts';
 import { dnsResolverFrom } from '../../../activities/providers/dns/resolver';
@@ -134,11 +134,10 @@ export function mailboxRoutes({ db, secrets, workflows, dns }: ApiDeps): Router 
     const problem = mailDomainProblem(mailbox.domain);
     if (problem) throw validationFailed([{ path: 'mailbox.domain', message: problem }]);
     const result = await checkDomainHealth(resolver, mailbox.domain, mailbox.dkim_selector);
-    const waiting = await withRecordRole(db, req, mailboxOf(id), WRITE, async (tx) => {
-      await recordHealthCheck(tx, { id: randomUUID(), organizationId: mailbox.organization_id, mailboxId: id, result });
-      return result.sendable ? enrollmentsWaitingOnMailbox(tx, id) : [];
-    });
-    await workflows.notifyEnrollments(waiting);
+    const { waitingEnrollmentIds } = await withRecordRole(db, req, mailboxOf(id), WRITE, (tx) =>
+      recordHealthCheck(tx, { id: randomUUID(), organizationId: mailbox.organization_id, mailboxId: id, result }),
+    );
+    await workflows.notifyEnrollments(waitingEnrollmentIds);
     res.json(result);
   });
 
