@@ -8,6 +8,8 @@ import { RulesClassifier } from '../domain/classification/rules';
 import type { Classifier } from '../domain/classification/types';
 import { createEnrichmentActivities } from './enrichment';
 import { createIngestActivities } from './ingest';
+import { createMailboxHealthActivities } from './mailbox-health';
+import { dnsResolverFrom } from './providers/dns/resolver';
 import { llmClassifierFrom } from './providers/registry';
 import { createReconcileActivities } from './reconcile';
 import { createRetentionActivities } from './retention';
@@ -27,7 +29,7 @@ export interface ActivityDeps {
   config: Pick<
     Config,
     | 'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_MAX_BYTES' | 'SIGNAL_BATCH_SIZE' | 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY' | 'INTEGRATION_SECRET_KEY'
-    | 'PROJECT_LINK_WINDOW_DAYS' | 'UNSUBSCRIBE_TOKEN_KEY'
+    | 'PROJECT_LINK_WINDOW_DAYS' | 'UNSUBSCRIBE_TOKEN_KEY' | 'DNS_SERVERS' | 'DNS_TIMEOUT_MS'
   >;
   /** The public base of the links in e-mail (the one-click unsubscribe): apps/shared/config.ts publicBaseUrl. */
   publicBaseUrl: string;
@@ -101,6 +103,7 @@ export function createActivities(deps: ActivityDeps) {
     }),
     ...createEnrichmentActivities({ db: deps.db, limits, secrets }),
     ...createRetentionActivities({ db: deps.db }),
+    ...createMailboxHealthActivities({ db: deps.db, dns: dnsResolverFrom(deps.config) }),
     ...createReconcileActivities({ db: deps.db }),
     ...createSignalStageActivities({ db: deps.db, classifierFor }),
     ...createStrategistActivities({ db: deps.db, writerFor }),

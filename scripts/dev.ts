@@ -1,7 +1,7 @@
 /**
  * npm run dev: the whole stack from one command.
  * Temporal dev server (with Web UI) -> PostgreSQL (DATABASE_URL or embedded) + migrations ->
- * development identity provider (JWKS) -> local SMTP catcher -> demo organization -> worker -> API.
+ * development identity provider (JWKS) -> local SMTP catcher -> demo DNS zone -> demo organization -> worker -> API.
  * Ctrl-C stops every child; a second start keeps the data (DATA_DIR).
  */
 import { ChildProcess, spawn } from 'node:child_process';
@@ -22,6 +22,7 @@ import { asUser } from '../db/tenancy';
 import { DEV_AUDIENCE, devIssuer, loadOrCreateDevKey, signDevToken } from './lib/dev-identity';
 import { DATA_DIR, DEMO_ORG_NAME, DEMO_USER_ID, DEV_IDENTITY_DIR, DEV_IDP_PORT, REPO_ROOT } from './lib/dev-env';
 import { startDevMailCatcher } from './lib/mail-catcher';
+import { startDemoDns } from './lib/demo-dns';
 import { loadTemporalDevConfig, resolveTemporalCli, startTemporalDevServer } from './lib/temporal-server';
 
 const log = (line: string) => console.log(`[dev] ${line}`);
@@ -58,6 +59,10 @@ async function main() {
     const mail = await startDevMailCatcher(process.env, log);
     cleanups.unshift(() => mail.close());
 
+    // The demo mailbox's domain on a local DNS server (DNS_SERVERS), so its health check can pass; unless DNS_SERVERS is set.
+    const demoDns = process.env.DNS_SERVERS ? null : await startDemoDns(DEMO_MAILBOX_ADDRESS.split('@')[1]!);
+    if (demoDns) cleanups.unshift(() => demoDns.close());
+
     const demoOrgId = await seedDemoOrganization(apiUrl);
 
     const env: NodeJS.ProcessEnv = {
@@ -77,6 +82,7 @@ async function main() {
       INTEGRATION_SECRET_KEY: process.env.INTEGRATION_SECRET_KEY ?? devSecretKey(),
       // The demo feeds are served on 127.0.0.1: development allows private destinations explicitly.
       OUTBOUND_ALLOW_PRIVATE_NETWORKS: process.env.OUTBOUND_ALLOW_PRIVATE_NETWORKS ?? 'true',
+      ...(demoDns && { DNS_SERVERS: demoDns.address }),
     };
     // The demo organization was seeded directly, not through POST /organizations: give it its retention schedule.
     const temporalClient = new Client({ connection: await Connection.connect({ address: temporal.address }), namespace: temporal.namespace });
@@ -102,7 +108,8 @@ async function main() {
   Demo organization ${demoOrgId}  (owner: demo user ${DEMO_USER_ID})
   Demo feed         http://127.0.0.1:${DEV_IDP_PORT}/demo/feeds/permits-rss.xml
   Mail catcher      smtp://127.0.0.1:${mail.smtp.port} (no auth, no TLS)   caught mail: ${mail.http.url}/messages
-  Demo mailbox      ${demoMailbox ? `${DEMO_MAILBOX_ADDRESS} (${demoMailbox}) sends to the mail catcher` : '(none)'}
+  Demo mailbox      ${demoMailbox ? `${DEMO_MAILBOX_ADDRESS} (${demoMailbox.id}) sends to the mail catcher; health ${demoMailbox.health}` : '(none)'}
+  DNS               ${demoDns ? `${demoDns.address} (UDP and TCP): the demo zone for ${DEMO_MAILBOX_ADDRESS.split('@')[1]}, NXDOMAIN for the rest` : `DNS_SERVERS ${process.env.DNS_SERVERS}`}
 
   Bearer token for the demo owner (12 h; another: npm run token -- --user <uuid>):
   ${token}
@@ -128,8 +135,9 @@ const DEMO_MAILBOX_ADDRESS = 'demo@example.com';
  * The demo organization's mailbox, through the API (POST /mailboxes), sending to the local mail
  * catcher; created once, and pointed at the catcher's port again when that changed. The compliance
  * settings a message needs (sender legal name and address, privacy URL) get demo values where unset.
+ * Its health is checked once here, against the demo DNS zone.
  */
-async function ensureDemoMailbox(base: string, token: string, organizationId: string, smtpPort: number): Promise<string> {
+async function ensureDemoMailbox(base: string, token: string, organizationId: string, smtpPort: number): Promise<{ id: string; health: string }> {
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${base}${path}`, {
       method,
@@ -154,7 +162,9 @@ async function ensureDemoMailbox(base: string, token: string, organizationId: st
   if (!settings.sender_address) demo.senderAddress = 'Stationsplein 1, 3511 ED Utrecht';
   if (!settings.privacy_url) demo.privacyUrl = 'https://example.com/privacy';
   if (Object.keys(demo).length) await call('PATCH', '/compliance/settings', { organizationId, ...demo });
-  return mailbox!.id;
+  // Its deliverability, checked now (the daily Schedule re-checks it).
+  const health = (await call('POST', `/mailboxes/${mailbox!.id}/health`, {}).catch(() => null)) as { score: number; sendable: boolean } | null;
+  return { id: mailbox!.id, health: health ? `${health.score}/100, ${health.sendable ? 'sendable' : 'not sendable'}` : 'not checked' };
 }
 
 /** Development only: the integration secret key, generated once and kept with the dev data. */

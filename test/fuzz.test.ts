@@ -206,6 +206,8 @@ const examples: Record<string, (t: Tenant) => Example> = {
   // A new address each time (an address is unique in its organization; six identical POSTs at once get one 201 and 409s the state explains).
   'POST /mailboxes': (t) => ({ body: { organizationId: t.org, address: `fuzz-${randomUUID().slice(0, 8)}@acme-fuzz.nl`, smtp: { host: 'smtp.acme-fuzz.nl', port: 587 }, secret: 'pw', dailyCap: 20 } }),
   'GET /mailboxes': (t) => ({ query: { organizationId: t.org } }),
+  // The fuzz mailboxes' domains are NXDOMAIN on the test DNS server (DNS_SERVERS): a check answers failed statuses, never a 5xx.
+  'POST /mailboxes/{mailboxId}/health': () => ({ body: {} }),
   'PATCH /mailboxes/{mailboxId}': () => ({ body: { dailyCap: 25, sendingWindow: { start: '08:00', end: '24:00' }, timezone: 'Europe/Amsterdam' } }),
   'POST /u/{token}': () => ({}), // no body: the link alone unsubscribes (six at once: all 200)
   // Campaigns and enrollments (outreach: the strategist's slice)

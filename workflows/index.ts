@@ -8,3 +8,4 @@ export { reconcileSignalsWorkflow } from './reconcile';
 export { strategistWorkflow } from './strategist';
 export { sequenceWorkflow } from './sequence';
 export { sendMessageWorkflow } from './send-message';
+export { mailboxHealthWorkflow } from './mailbox-health';

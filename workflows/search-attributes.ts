@@ -35,4 +35,6 @@ export const workflowIds = {
   /** One approved message's booking and send (a child of its sequence run, or started by the API). */
   sendMessage: (messageId: string) => `message/${messageId}/send`,
   reconcileSchedule: 'reconcile/signals',
+  /** The mailbox's daily health check: the Schedule and the runs it starts. */
+  mailboxHealth: (mailboxId: string) => `mailbox/${mailboxId}/health`,
 };

@@ -30,6 +30,7 @@ import { sourceRoutes } from './routes/sources';
 import { campaignRoutes } from './routes/campaigns';
 import { enrollmentRoutes } from './routes/enrollments';
 import { messageRoutes } from './routes/messages';
+import type { DnsResolver } from '../../activities/providers/dns/resolver';
 
 export interface ApiDeps {
   db: DB;
@@ -47,6 +48,8 @@ export interface ApiDeps {
   metrics?: ApiMetrics;
   /** Who may read GET /metrics (METRICS_TOKEN); absent: anyone. */
   metricsAccess?: MetricsAccess;
+  /** DNS for the mailbox health check (DNS_SERVERS, DNS_TIMEOUT_MS); absent: the system resolver. */
+  dns?: DnsResolver;
   /** Verifies one-click unsubscribe tokens (/u/{token}); absent or null: those answer 503. */
   unsubscribeTokens?: UnsubscribeTokens | null;
 }

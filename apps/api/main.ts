@@ -7,6 +7,7 @@ import { connectTemporal, WorkflowStarter } from '../shared/temporal';
 import { createDb } from '../../db/pool';
 import { assertApiRole } from '../../db/roles';
 import { createApp } from './app';
+import { dnsResolverFrom } from '../../activities/providers/dns/resolver';
 import { createTokenVerifier } from './auth';
 import { listen } from './server';
 
@@ -31,6 +32,7 @@ async function main() {
     rateLimits: { userPerMinute: config.RATE_LIMIT_USER_PER_MINUTE, orgPerMinute: config.RATE_LIMIT_ORG_PER_MINUTE },
     metricsAccess: { token: config.METRICS_TOKEN, production: config.NODE_ENV === 'production' },
     unsubscribeTokens: unsubscribeKey ? new UnsubscribeTokens(unsubscribeKey) : null,
+    dns: dnsResolverFrom(config),
   });
   const http = await listen(app, config.PORT, config.HOST);
   logger.info({ url: http.url }, 'api listening');

@@ -4,6 +4,7 @@ import type { complianceSettings, currentLawfulBasis, GateResult, getSuppression
 import type { getContact } from '../../db/queries/contacts';
 import type { getIntegration } from '../../db/queries/integrations';
 import type { getMailbox } from '../../db/queries/mailboxes';
+import type { HealthResult } from '../../domain/deliverability/score';
 import type { getOpportunity } from '../../db/queries/opportunities';
 import type { addOrChangeMembership } from '../../db/queries/organizations';
 import type { industryProfileSettings, scoringSettings } from '../../db/queries/settings';
@@ -558,8 +559,31 @@ export const Mailbox = record(
     ...stamps,
   }),
 );
+const healthCheck = z
+  .object({
+    status: z.enum(['pass', 'warn', 'fail']),
+    record: z.string().describe('The DNS record read; empty when there is none'),
+    detail: z.string().describe('Why this status'),
+  })
+  .describe('One deliverability check');
+export const MailboxHealth = record(
+  'MailboxHealth',
+  "The deliverability of a mailbox's domain (README, \"How deliverability is scored\"): SPF, DKIM, DMARC and MX, a score out of 100 and whether it may send",
+  z.object({
+    domain: z.string(),
+    spf: healthCheck,
+    dkim: healthCheck,
+    dmarc: healthCheck,
+    mx: healthCheck,
+    score: z.number().min(0).max(100),
+    sendable: z.boolean().describe('False: the mailbox sends nothing, its approved messages wait, until a check passes'),
+  }),
+);
 /** Fails to compile, naming the fields, when the mailbox query and its schema drift apart. */
-export const MAILBOX_ROWS_MATCH_SCHEMAS: { Mailbox: Agrees<Row<typeof getMailbox>, typeof Mailbox> } = { Mailbox: true };
+export const MAILBOX_ROWS_MATCH_SCHEMAS: { Mailbox: Agrees<Row<typeof getMailbox>, typeof Mailbox>; MailboxHealth: Agrees<HealthResult, typeof MailboxHealth> } = {
+  Mailbox: true,
+  MailboxHealth: true,
+};
 
 // Campaigns and enrollments (outreach: the strategist's slice) ----------------------------------------------
 export const CampaignStep = record(

@@ -1,6 +1,7 @@
 import { API_DB_ROLE, WORKER_DB_ROLE } from '../../db/roles';
 import path from 'node:path';
 import { z } from 'zod';
+import { DNS_SERVER, parseDnsServers } from '../../activities/providers/dns/resolver';
 
 /**
  * All process configuration, read once from the environment. The README's configuration table
@@ -67,6 +68,14 @@ const schema = z.object({
   // The providers task queue (<TEMPORAL_TASK_QUEUE>-providers): model and provider calls, rate-limited.
   PROVIDER_ACTIVITIES_PER_SECOND: z.coerce.number().positive().default(20),
   PROVIDER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).default(8),
+
+  // Mailbox health checks: DNS servers as comma-separated host:port (IPv6 in brackets); unset = the system resolver.
+  DNS_SERVERS: z
+    .string()
+    .optional()
+    .refine((v) => parseDnsServers(v).every((s) => DNS_SERVER.test(s)), 'must be comma-separated host:port (IP addresses, IPv6 in brackets)'),
+  // Per DNS query, before its one retry.
+  DNS_TIMEOUT_MS: z.coerce.number().int().min(50).max(60000).default(5000),
 
   // Requests per minute per user and per organization, per API process (token bucket); 0 = no limit.
   RATE_LIMIT_USER_PER_MINUTE: z.coerce.number().int().min(0).default(600),

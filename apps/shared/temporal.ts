@@ -208,6 +208,33 @@ export class WorkflowStarter {
   }
 
   /**
+   * The mailbox's daily deliverability re-check (`mailbox/<id>/health`, 04:00 in SCHEDULE_TIMEZONE,
+   * overlap skip): mailboxHealthWorkflow. Ensured when the mailbox is created; a second call keeps it.
+   */
+  async ensureMailboxHealthSchedule(organizationId: string, mailboxId: string): Promise<void> {
+    const attributes = searchAttributes({ OrganizationId: organizationId, MailboxId: mailboxId });
+    try {
+      await this.client.schedule.create({
+        scheduleId: workflowIds.mailboxHealth(mailboxId),
+        spec: { cronExpressions: ['0 4 * * *'], timezone: this.scheduleTimezone },
+        action: {
+          type: 'startWorkflow',
+          workflowType: 'mailboxHealthWorkflow',
+          taskQueue: this.taskQueue,
+          workflowId: workflowIds.mailboxHealth(mailboxId),
+          args: [{ organizationId, mailboxId }],
+          typedSearchAttributes: attributes,
+        },
+        policies: { overlap: ScheduleOverlapPolicy.SKIP },
+        state: { note: 'deliverability: SPF, DKIM, DMARC and MX of the sending domain' },
+        typedSearchAttributes: attributes,
+      });
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    }
+  }
+
+  /**
    * Wakes the sequence workflows of these enrollments after their rows (or their drafts) changed: a
    * stop, pause, resume, approval or rejection already committed. A run that is not there (finished,
    * or never started) is fine: the database is the truth, the signal only saves waiting for a timer.

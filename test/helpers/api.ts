@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { Express } from 'express';
 import pino from 'pino';
 import { createApp, ApiDeps } from '../../apps/api/app';
+import { dnsResolverFrom } from '../../activities/providers/dns/resolver';
 import { createTokenVerifier } from '../../apps/api/auth';
 import { listen } from '../../apps/api/server';
 import { SecretBox } from '../../db/secrets';
@@ -53,6 +54,8 @@ export async function startApi(overrides: Partial<ApiDeps> = {}): Promise<TestAp
     bodyLimit: '64kb',
     secrets: new SecretBox(testEnv('INTEGRATION_SECRET_KEY')),
     unsubscribeTokens: testUnsubscribeTokens(),
+    // Mailbox health checks ask the run's test DNS server (global setup), never the internet.
+    dns: dnsResolverFrom({ DNS_SERVERS: testEnv('DNS_SERVERS'), DNS_TIMEOUT_MS: Number(testEnv('DNS_TIMEOUT_MS')) }),
     ...overrides,
   });
   const server = await listen(app, 0, '127.0.0.1');

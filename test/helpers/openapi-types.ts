@@ -824,6 +824,26 @@ export interface paths {
         patch: operations["updateMailbox"];
         trace?: never;
     };
+    "/mailboxes/{mailboxId}/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check the deliverability of the mailbox's domain now (SPF, DKIM, DMARC, MX) and store it as its health; 400 for an IDN or invalid domain
+         * @description The member role or above in the organization.
+         */
+        post: operations["checkMailboxHealth"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/campaigns": {
         parameters: {
             query?: never;
@@ -1797,6 +1817,49 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** @description The deliverability of a mailbox's domain (README, "How deliverability is scored"): SPF, DKIM, DMARC and MX, a score out of 100 and whether it may send */
+        MailboxHealth: {
+            domain: string;
+            /** @description One deliverability check */
+            spf: {
+                /** @enum {string} */
+                status: "pass" | "warn" | "fail";
+                /** @description The DNS record read; empty when there is none */
+                record: string;
+                /** @description Why this status */
+                detail: string;
+            };
+            /** @description One deliverability check */
+            dkim: {
+                /** @enum {string} */
+                status: "pass" | "warn" | "fail";
+                /** @description The DNS record read; empty when there is none */
+                record: string;
+                /** @description Why this status */
+                detail: string;
+            };
+            /** @description One deliverability check */
+            dmarc: {
+                /** @enum {string} */
+                status: "pass" | "warn" | "fail";
+                /** @description The DNS record read; empty when there is none */
+                record: string;
+                /** @description Why this status */
+                detail: string;
+            };
+            /** @description One deliverability check */
+            mx: {
+                /** @enum {string} */
+                status: "pass" | "warn" | "fail";
+                /** @description The DNS record read; empty when there is none */
+                record: string;
+                /** @description Why this status */
+                detail: string;
+            };
+            score: number;
+            /** @description False: the mailbox sends nothing, its approved messages wait, until a check passes */
+            sendable: boolean;
         };
         /** @description A step of a campaign's sequence: its channel (phone and linkedin steps are tasks), the business days to wait before it, and what to write or do */
         CampaignStep: {
@@ -3889,6 +3952,40 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    checkMailboxHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                mailboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Check the deliverability of the mailbox's domain now (SPF, DKIM, DMARC, MX) and store it as its health; 400 for an IDN or invalid domain */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailboxHealth"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     listCampaigns: {

@@ -12,6 +12,8 @@ import { startDatabase, DatabaseHandle } from '../../scripts/lib/postgres';
 import { loadTemporalDevConfig, resolveTemporalCli, startTemporalDevServer, TemporalServerHandle } from '../../scripts/lib/temporal-server';
 import { freePort } from '../helpers/ports';
 import { startWorkerProcess } from '../helpers/worker-process';
+import { startDnsServer, TestDnsServer } from '../helpers/dns-server';
+import { deliverabilityZones } from '../helpers/dns-zones';
 
 /**
  * One stack for the whole run, reusing the dev launcher's pieces: a fresh database with migrations,
@@ -22,6 +24,8 @@ export interface TestStack {
   db: DatabaseHandle;
   temporal?: TemporalServerHandle;
   jwks: http.Server;
+  /** The deliverability zones (test/helpers/dns-zones.ts), the workers' DNS_SERVERS. */
+  dns: TestDnsServer;
   workers: ChildProcess[];
   ownerUrl: string;
 }
@@ -83,6 +87,9 @@ async function startStack(cleanups: Array<() => Promise<unknown>>): Promise<void
   cleanups.push(() => new Promise((r) => jwks.close(r)));
   const issuer = devIssuer(jwksPort);
 
+  const dns = await startDnsServer(deliverabilityZones());
+  cleanups.push(() => dns.close());
+
   const taskQueue = `test-${runId}`;
   Object.assign(process.env, {
     NODE_ENV: 'test',
@@ -100,6 +107,9 @@ async function startStack(cleanups: Array<() => Promise<unknown>>): Promise<void
     INTEGRATION_SECRET_KEY: randomBytes(32).toString('hex'),
     // The test feeds and providers run on 127.0.0.1: allowed explicitly (the default refuses private networks).
     OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
+    // Mailbox health checks ask the test DNS server; a timeout case waits this long per query.
+    DNS_SERVERS: dns.address,
+    DNS_TIMEOUT_MS: '300',
   });
 
   // Two worker processes on one task queue, so every test also shows that several workers are safe.
@@ -114,7 +124,7 @@ async function startStack(cleanups: Array<() => Promise<unknown>>): Promise<void
   const workers = await Promise.all(Array.from({ length: Number(process.env.TEST_WORKERS ?? 2) }, () => startWorkerProcess(workerEnv)));
   cleanups.push(...workers.map((w) => async () => w.kill('SIGKILL')));
 
-  const stack: TestStack = { db, temporal, jwks, workers, ownerUrl };
+  const stack: TestStack = { db, temporal, jwks, dns, workers, ownerUrl };
   (globalThis as { __STACK__?: TestStack }).__STACK__ = stack;
   log(`stack ready in ${((Date.now() - started) / 1000).toFixed(1)}s (db ${testDbUrl.pathname.slice(1)}, temporal ${temporalAddress})`);
 }

@@ -19,6 +19,7 @@ export default async function globalTeardown(): Promise<void> {
       }),
   );
   await stack.temporal?.stop();
+  await stack.dns.close();
   stack.jwks.closeAllConnections();
   await new Promise((r) => stack.jwks.close(r));
   if (!process.env.KEEP_TEST_DB) await dropDatabase(stack.ownerUrl).catch(() => undefined);

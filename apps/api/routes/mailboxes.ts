@@ -5,10 +5,15 @@ import { defaultHolidayCountry, getMailbox, insertMailbox, listMailboxes, mailbo
 import { holidayRegions, isHolidayRegion } from '../../../domain/sending/holidays';
 import { checkEmail } from '../../../domain/companies/identity';
 import { mailboxSecretContext } from '../../../db/secrets';
+import { recordHealthCheck } from '../../../db/queries/mailbox-health';
+import { mailDomainProblem } from '../../../domain/deliverability/mail-domain';
+import { checkDomainHealth } from '../../../activities/providers/dns/health-facts';
+import { dnsResolverFrom } from '../../../activities/providers/dns/resolver';
 import { withRecordRole, withRole, WRITE } from '../access';
 import { conflict, ProblemError, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';
-import { createMailboxBody, listMailboxesQuery, patchMailboxBody } from '../schemas';
+import type { Tx } from '../../../db/tenancy';
+import { createMailboxBody, emptyBody, listMailboxesQuery, patchMailboxBody } from '../schemas';
 import { parseBody, parseQuery, pathId } from '../validate';
 
 /** Contract defaults (shared/api-contract.md, Mailboxes); the holiday country defaults to the organization's default country. */
@@ -32,8 +37,10 @@ function requireRegionOf(country: string, region: string | null | undefined): vo
  * Outreach or lemlist), any member reads them. The secret (SMTP/IMAP password) is write-only, sealed
  * with AES-256-GCM bound to the row, never answered or logged.
  */
-export function mailboxRoutes({ db, secrets }: ApiDeps): Router {
+export function mailboxRoutes({ db, secrets, workflows, dns }: ApiDeps): Router {
   const r = Router();
+  const resolver = dns ?? dnsResolverFrom({});
+  const mailboxOf = (id: string) => ({ what: 'mailbox', load: (tx: Tx) => getMailbox(tx, id) });
   const box = () => {
     if (!secrets) throw new ProblemError('SERVICE_UNAVAILABLE', 'Mailboxes are not available: INTEGRATION_SECRET_KEY is not configured');
     return secrets;
@@ -49,7 +56,7 @@ export function mailboxRoutes({ db, secrets }: ApiDeps): Router {
       requireRegionOf(holidayCountry, body.holidayRegion);
       const existing = await mailboxByAddress(tx, body.organizationId, address);
       if (existing) throw conflict('The organization already has a mailbox with this address', { mailbox_id: existing.id });
-      return insertMailbox(tx, {
+      const created = await insertMailbox(tx, {
         id,
         organizationId: body.organizationId,
         address,
@@ -67,6 +74,9 @@ export function mailboxRoutes({ db, secrets }: ApiDeps): Router {
         minGapSeconds: body.minGapSeconds ?? DEFAULTS.minGapSeconds,
         dkimSelector: body.dkimSelector ?? null,
       });
+      // The daily deliverability re-check (mailbox/<id>/health); its first check is POST .../health or the first send.
+      await workflows.ensureMailboxHealthSchedule(body.organizationId, id);
+      return created;
     });
     res.status(201).json(mailbox);
   });
@@ -110,6 +120,25 @@ export function mailboxRoutes({ db, secrets }: ApiDeps): Router {
       return (await updateMailbox(tx, id, patch))!;
     });
     res.json(mailbox);
+  });
+
+  /**
+   * The deliverability check, now: SPF, DKIM, DMARC and MX of the mailbox's domain, stored as its
+   * health. DNS failures are results (failed checks); a domain that cannot be looked up is a 400.
+   * The lookups run outside a transaction; a passing check wakes the sequences the mailbox held.
+   */
+  r.post('/mailboxes/:mailboxId/health', async (req, res) => {
+    const id = pathId(req, 'mailboxId', 'mailbox');
+    parseBody(emptyBody, req);
+    const mailbox = await withRecordRole(db, req, mailboxOf(id), WRITE, async (_tx, found) => found);
+    const problem = mailDomainProblem(mailbox.domain);
+    if (problem) throw validationFailed([{ path: 'mailbox.domain', message: problem }]);
+    const result = await checkDomainHealth(resolver, mailbox.domain, mailbox.dkim_selector);
+    const { waitingEnrollmentIds } = await withRecordRole(db, req, mailboxOf(id), WRITE, (tx) =>
+      recordHealthCheck(tx, { id: randomUUID(), organizationId: mailbox.organization_id, mailboxId: id, result }),
+    );
+    await workflows.notifyEnrollments(waitingEnrollmentIds);
+    res.json(result);
   });
 
   return r;
