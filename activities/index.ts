@@ -8,6 +8,7 @@ import { RulesClassifier } from '../domain/classification/rules';
 import type { Classifier } from '../domain/classification/types';
 import { createEnrichmentActivities } from './enrichment';
 import { createIngestActivities } from './ingest';
+import { createMeetingActivities } from './meetings';
 import { llmClassifierFrom } from './providers/registry';
 import { createReconcileActivities } from './reconcile';
 import { createRetentionActivities } from './retention';
@@ -70,6 +71,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createReconcileActivities({ db: deps.db }),
     ...createSignalStageActivities({ db: deps.db, classifierFor }),
     ...createStrategistActivities({ db: deps.db, writerFor }),
+    ...createMeetingActivities({ db: deps.db, secrets }),
     ...createIngestActivities({
       db: deps.db,
       providers: createSourceProviders({ secrets }),

@@ -32,5 +32,9 @@ export const workflowIds = {
   strategist: (opportunityId: string) => `opportunity/${opportunityId}/strategist`,
   /** The per-enrollment sequence workflow (the next step builds it; accept already stores this id). */
   sequence: (enrollmentId: string) => `enrollment/${enrollmentId}`,
+  /** A meeting's reminder and CRM sync (meetingWorkflow). */
+  meeting: (meetingId: string) => `meeting/${meetingId}`,
+  /** One verified booking webhook delivery (bookingWorkflow): the same body twice is one run. */
+  booking: (integrationId: string, deliveryDigest: string) => `booking/${integrationId}/${deliveryDigest}`,
   reconcileSchedule: 'reconcile/signals',
 };

@@ -12,7 +12,7 @@ import * as s from './schemas';
  * one entry below naming it in `answer`, with its operationId, tag, role and the problems it can
  * answer beyond those its role and inputs imply.
  */
-type Tag = 'Health' | 'Reference' | 'Organizations' | 'Sources' | 'Signals' | 'Opportunities' | 'Settings' | 'Companies' | 'Contacts' | 'Compliance' | 'Integrations' | 'Mailboxes' | 'Campaigns' | 'Enrollments';
+type Tag = 'Health' | 'Reference' | 'Organizations' | 'Sources' | 'Signals' | 'Opportunities' | 'Settings' | 'Companies' | 'Contacts' | 'Compliance' | 'Integrations' | 'Mailboxes' | 'Campaigns' | 'Enrollments' | 'Meetings';
 
 export const TAGS: Record<Tag, string> = {
   Health: 'Liveness, readiness and metrics of the API process',
@@ -28,6 +28,7 @@ export const TAGS: Record<Tag, string> = {
   Integrations: 'CRM, enrichment and LLM providers (write-only secrets)',
   Campaigns: "Outreach campaigns: the strategist's proposals and a person's own, accepted or dismissed",
   Enrollments: "Contacts in a campaign's sequence: stop and resume",
+  Meetings: 'Meetings booked by link (Cal.com, Calendly webhooks), reply or by hand: outcomes, reminders (tasks) and the CRM record',
   Mailboxes: 'Sending mailboxes: SMTP/IMAP server (write-only secret), sending window, days, holidays and limits',
 };
 
@@ -128,6 +129,16 @@ export const OPERATIONS: Operation[] = [
   { id: 'stopEnrollment', method: 'post', path: '/enrollments/{enrollmentId}/stop', tag: 'Enrollments', summary: 'Stop an enrollment; its waiting drafts are skipped (409 when it has ended)', role: 'member', body: s.stopEnrollmentBody, answer: r.Enrollment, problems: [409] },
   { id: 'askStrategist', method: 'post', path: '/opportunities/{opportunityId}/strategist', tag: 'Opportunities', summary: 'Ask the strategist for a campaign proposal (202 with the run; 409 with campaign_id while a live proposal exists)', role: 'member', body: s.emptyBody, status: 202, answer: r.StrategistRun, problems: [409] },
   { id: 'resumeEnrollment', method: 'post', path: '/enrollments/{enrollmentId}/resume', tag: 'Enrollments', summary: 'Resume a paused enrollment (409 unless paused)', role: 'member', body: s.emptyBody, answer: r.Enrollment, problems: [409] },
+  // Meetings (issue 9): outcomes, reminders, CRM sync, booking webhooks
+  { id: 'recordMeeting', method: 'post', path: '/meetings', tag: 'Meetings', summary: "Record a meeting (201); a repeat of (provider, externalId) updates it (200). Stops the contact's sequences, schedules the reminder, syncs to the CRM when auto-sync is on", role: 'member', body: s.createMeetingBody, status: 201, repeatStatus: 200, answer: r.Meeting },
+  { id: 'listMeetings', method: 'get', path: '/meetings', tag: 'Meetings', summary: 'List meetings', role: 'viewer', query: s.listMeetingsQuery, answer: z.array(r.Meeting) },
+  { id: 'getMeeting', method: 'get', path: '/meetings/{meetingId}', tag: 'Meetings', summary: 'One meeting, with reminder_at and crm_external_id', role: 'viewer', answer: r.Meeting },
+  { id: 'changeMeetingStatus', method: 'post', path: '/meetings/{meetingId}/status', tag: 'Meetings', summary: 'Set the outcome: cancelled (withdraws the reminder), completed or no_show (count for analytics); the CRM outcome follows', role: 'member', body: s.meetingStatusBody, answer: r.Meeting },
+  { id: 'listTasks', method: 'get', path: '/tasks', tag: 'Meetings', summary: "Tasks for people (a meeting's reminder for the owner of the enrollment or campaign)", role: 'viewer', query: s.listTasksQuery, answer: z.array(r.Task) },
+  { id: 'getMeetingSettings', method: 'get', path: '/settings/meetings', tag: 'Settings', summary: "The reminder's lead time", role: 'viewer', query: s.organizationQuery, answer: r.MeetingSettings },
+  { id: 'updateMeetingSettings', method: 'patch', path: '/settings/meetings', tag: 'Settings', summary: "Change the reminder's lead time (reminders still to come move)", role: 'admin', body: s.patchMeetingSettingsBody, answer: r.MeetingSettings },
+  { id: 'receiveCalcomWebhook', method: 'post', path: '/webhooks/calcom/{integrationId}', tag: 'Meetings', summary: "Cal.com booking webhook: X-Cal-Signature-256 (hex HMAC-SHA256 of the raw body with the calendar integration's secret); 401 for a bad signature, 400 for a body that is not JSON", role: 'none', body: s.calcomWebhookBody, answer: r.BookingReceipt, problems: [401, 503] },
+  { id: 'receiveCalendlyWebhook', method: 'post', path: '/webhooks/calendly/{integrationId}', tag: 'Meetings', summary: 'Calendly booking webhook: Calendly-Webhook-Signature t=...,v1=... (HMAC-SHA256 of "t.body"); 401 for a bad signature or one older than 3 minutes, 400 for a body that is not JSON', role: 'none', body: s.calendlyWebhookBody, answer: r.BookingReceipt, problems: [401, 503] },
 ];
 
 /** The named problem responses (components/responses), by status. */
