@@ -464,6 +464,8 @@ export const createMeetingBody = z
   })
   .strict()
   .superRefine((v, ctx) => {
+    // zod runs this even when a timestamp failed its own check (then it is still the string).
+    if (!(v.startsAt instanceof Date) || !(v.endsAt instanceof Date)) return;
     if (v.endsAt.getTime() < v.startsAt.getTime()) ctx.addIssue({ code: 'custom', path: ['endsAt'], message: 'must not be before startsAt' });
   });
 export const listMeetingsQuery = z

@@ -73,7 +73,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS
     $$
       SELECT i.organization_id, i.secret_ciphertext FROM public.integrations i
-       WHERE i.id = p_integration_id AND i.kind = 'calendar' AND i.provider_key = p_provider AND i.status <> 'disconnected'
+       WHERE i.id = p_integration_id AND i.kind = 'calendar' AND i.provider_key = p_provider
          AND i.secret_ciphertext IS NOT NULL
     $$;
     REVOKE ALL ON FUNCTION app.webhook_integration(uuid, text) FROM PUBLIC;
