@@ -1116,7 +1116,7 @@ export interface paths {
         patch: operations["updateMeetingSettings"];
         trace?: never;
     };
-    "/webhooks/calcom/{integrationId}": {
+    "/webhooks/calcom/{calcomIntegrationId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1136,7 +1136,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/webhooks/calendly/{integrationId}": {
+    "/webhooks/calendly/{calendlyIntegrationId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -4538,7 +4538,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                integrationId: string;
+                calcomIntegrationId: string;
             };
             cookie?: never;
         };
@@ -4579,7 +4579,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                integrationId: string;
+                calendlyIntegrationId: string;
             };
             cookie?: never;
         };

@@ -10,8 +10,8 @@ import { notFound, ProblemError, validationFailed } from '../errors';
 import { pathId, unsafeInputErrors } from '../validate';
 
 /**
- * Booking webhooks (no bearer token): POST /webhooks/calcom/{integrationId} and
- * POST /webhooks/calendly/{integrationId}. The integration id names the organization; its sealed
+ * Booking webhooks (no bearer token): POST /webhooks/calcom/{calcomIntegrationId} and
+ * POST /webhooks/calendly/{calendlyIntegrationId}. The integration id names the organization; its sealed
  * secret (read through app.webhook_integration, the API role only) verifies the signature on the raw
  * body, in constant time, before anything is parsed. Answers:
  * - 404: no calendar integration of that provider with that id (or not a UUID);
@@ -31,7 +31,7 @@ export function webhookRoutes({ db, secrets, workflows, bodyLimit }: ApiDeps): R
   };
 
   const handle = (provider: BookingProvider) => async (req: Request, res: express.Response) => {
-    const integrationId = pathId(req, 'integrationId', 'integration');
+    const integrationId = pathId(req, `${provider}IntegrationId`, 'integration');
     const integration = await webhookIntegration(db, integrationId, provider);
     if (!integration) throw notFound('integration');
     if (!secrets) throw new ProblemError('SERVICE_UNAVAILABLE', 'Webhooks are not available: INTEGRATION_SECRET_KEY is not configured');
@@ -71,7 +71,8 @@ export function webhookRoutes({ db, secrets, workflows, bodyLimit }: ApiDeps): R
     res.json({ received: true, event: event.kind, duplicate: run.duplicate, workflow_id: run.workflowId });
   };
 
-  r.post('/webhooks/calcom/:integrationId', raw, handle('calcom'));
-  r.post('/webhooks/calendly/:integrationId', raw, handle('calendly'));
+  // The parameters are named by provider (the id of a calcom or a calendly integration).
+  r.post('/webhooks/calcom/:calcomIntegrationId', raw, handle('calcom'));
+  r.post('/webhooks/calendly/:calendlyIntegrationId', raw, handle('calendly'));
   return r;
 }
