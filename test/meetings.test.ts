@@ -368,3 +368,32 @@ describe('booking webhooks', () => {
     expect((await meetingOf(t, meeting.id)).status).toBe('cancelled');
   });
 });
+
+test('only the API role may call app.webhook_integration, and it answers a calendar integration of that provider only', async () => {
+  const { rows } = await owners.query(`
+    SELECT r.rolname AS role, has_function_privilege(r.rolname, 'app.webhook_integration(uuid, text)', 'EXECUTE') AS execute
+      FROM pg_roles r WHERE r.rolname IN ('outreach_api', 'outreach_worker', 'outreach_app') ORDER BY 1`);
+  expect(rows).toEqual([
+    { role: 'outreach_api', execute: true },
+    { role: 'outreach_app', execute: false },
+    { role: 'outreach_worker', execute: false },
+  ]);
+  const t = await seed();
+  const cal = await must(t, 'POST', '/integrations', { organizationId: t.org, providerKey: 'calcom', kind: 'calendar', secret: 's' });
+  const crm = await must(t, 'POST', '/integrations', { organizationId: t.org, providerKey: 'hubspot', kind: 'crm', config: { baseUrl: hubspot.url }, secret: 'hubspot-test-token' });
+  const apiRole = new Pool({ connectionString: testEnv('TEST_APP_DB_URL'), max: 1 });
+  const worker = new Pool({ connectionString: testEnv('TEST_WORKER_DB_URL'), max: 1 });
+  try {
+    const ask = (id: string, provider: string) => apiRole.query('SELECT organization_id FROM app.webhook_integration($1, $2)', [id, provider]);
+    expect((await ask(cal.id, 'calcom')).rows).toEqual([{ organization_id: t.org }]);
+    expect((await ask(cal.id, 'calendly')).rows).toEqual([]);
+    expect((await ask(crm.id, 'hubspot')).rows).toEqual([]);
+    // The API role still sees no tenant's rows without a user, organization context or not.
+    const scoped = await apiRole.query(`SELECT set_config('app.organization_id', $1, false), (SELECT count(*)::int FROM meetings) AS n`, [t.org]);
+    expect(scoped.rows[0].n).toBe(0);
+    await expect(worker.query('SELECT * FROM app.webhook_integration($1, $2)', [cal.id, 'calcom'])).rejects.toThrow(/permission denied/);
+  } finally {
+    await apiRole.end();
+    await worker.end();
+  }
+});
