@@ -397,3 +397,21 @@ test('only the API role may call app.webhook_integration, and it answers a calen
     await worker.end();
   }
 });
+
+test("a new lead time moves the reminders still to come; erasing the contact redacts and withdraws the meeting's reminder", async () => {
+  const t = await seed();
+  await must(t, 'PATCH', '/settings/meetings', { organizationId: t.org, reminderLeadMinutes: 60 });
+  const startsAt = inMs(10 * HOUR);
+  const m = await must(t, 'POST', '/meetings', { organizationId: t.org, title: 'Offertebespreking', startsAt, endsAt: inMs(11 * HOUR), contactId: t.contact.id });
+  expect(new Date(m.reminder_at).getTime()).toBe(new Date(startsAt).getTime() - HOUR);
+  expect((await as(t, 'GET', `/settings/meetings?organizationId=${t.org}`)).body.reminder_lead_minutes).toBe(60);
+  // 24 hours before a start 10 hours away has passed: the woken run reminds at once.
+  await must(t, 'PATCH', '/settings/meetings', { organizationId: t.org, reminderLeadMinutes: 1440 });
+  const meeting = await reminded(t, m.id);
+  expect(new Date(meeting.reminder_at).getTime()).toBe(new Date(startsAt).getTime() - 24 * HOUR);
+
+  expect((await as(t, 'DELETE', `/contacts/${t.contact.id}`)).status).toBe(200);
+  const tasks = (await as(t, 'GET', `/tasks?organizationId=${t.org}&meetingId=${m.id}`)).body;
+  expect(tasks).toEqual([expect.objectContaining({ title: '[redacted]', body: null, status: 'cancelled' })]);
+  expect(await meetingOf(t, m.id)).toMatchObject({ title: '[redacted]', attendee_email: null });
+});

@@ -99,21 +99,31 @@ export async function bookingWorkflow(input: BookingWorkflowInput): Promise<Book
   if (outcome.stoppedEnrollmentIds.length) await notifySequences(outcome.stoppedEnrollmentIds);
   if (outcome.meetingId && outcome.changed) {
     const workflowId = workflowIds.meeting(outcome.meetingId);
-    try {
-      await startChild(meetingWorkflow, {
-        workflowId,
-        args: [{ organizationId: input.organizationId, meetingId: outcome.meetingId, retryInitialIntervalMs: input.retryInitialIntervalMs }],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-        typedSearchAttributes: searchAttributes({
-          OrganizationId: input.organizationId,
-          OpportunityId: outcome.opportunityId ?? undefined,
-          EnrollmentId: outcome.enrollmentId ?? undefined,
-        }),
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      await getExternalWorkflowHandle(workflowId).signal(meetingChangedSignal);
+    // Start the meeting's run, or wake the one that runs; a run that ends between the two is started anew.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await startChild(meetingWorkflow, {
+          workflowId,
+          args: [{ organizationId: input.organizationId, meetingId: outcome.meetingId, retryInitialIntervalMs: input.retryInitialIntervalMs }],
+          parentClosePolicy: ParentClosePolicy.ABANDON,
+          workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+          typedSearchAttributes: searchAttributes({
+            OrganizationId: input.organizationId,
+            OpportunityId: outcome.opportunityId ?? undefined,
+            EnrollmentId: outcome.enrollmentId ?? undefined,
+          }),
+        });
+        break;
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      }
+      try {
+        await getExternalWorkflowHandle(workflowId).signal(meetingChangedSignal);
+        break;
+      } catch (err) {
+        if (attempt >= 3) throw err;
+        log.info('the meeting run ended before it could be woken: starting it again', { workflowId, error: (err as Error).message });
+      }
     }
   }
   return outcome;
