@@ -135,6 +135,11 @@ async function seedTenant(name: string): Promise<Tenant> {
   const calendly = await as('POST', '/integrations', { organizationId: org, providerKey: 'calendly', kind: 'calendar', secret: webhookSecret(name) });
   // Meetings: one recorded by hand (a week ahead, so its reminder is not due during the run).
   const meeting = await as('POST', '/meetings', { organizationId: org, title: `${name} kennismaking`, startsAt: new Date(Date.now() + 7 * 86400_000).toISOString(), endsAt: new Date(Date.now() + 7 * 86400_000 + 1800_000).toISOString(), contactId: contact.id });
+  // A task as the meeting reminder makes it (written directly, as the owner: the worker writes it after the lead time).
+  const task = await owners.query<{ id: string }>(
+    `INSERT INTO tasks (organization_id, kind, meeting_id, contact_id, title) VALUES ($1, 'meeting_reminder', $2, $3, 'Prepare the meeting') RETURNING id`,
+    [org, meeting.id, contact.id],
+  );
   // A signal comes from an ingest run; written directly (as the owner) to keep the suite fast.
   const { rows } = await owners.query<{ id: string }>(
     `INSERT INTO signals (organization_id, source_id, external_id, title, dedupe_key, status) VALUES ($1, $2, $3, $4, $5, 'scored') RETURNING id`,
@@ -157,6 +162,7 @@ async function seedTenant(name: string): Promise<Tenant> {
       campaignId: campaign.id,
       enrollmentId: enrollment.enrollmentId,
       meetingId: meeting.id,
+      taskId: task.rows[0]!.id,
       calcomIntegrationId: calcom.id,
       calendlyIntegrationId: calendly.id,
     },
@@ -236,6 +242,7 @@ const examples: Record<string, (t: Tenant) => Example> = {
   'GET /meetings': (t) => ({ query: { organizationId: t.org, status: 'proposed' } }),
   'POST /meetings/{meetingId}/status': () => ({ body: { status: 'completed' } }),
   'GET /tasks': (t) => ({ query: { organizationId: t.org, status: 'open' } }),
+  'POST /tasks/{taskId}/complete': () => ({ body: {} }),
   'GET /settings/meetings': (t) => ({ query: { organizationId: t.org } }),
   'PATCH /settings/meetings': (t) => ({ body: { organizationId: t.org, reminderLeadMinutes: 60 } }),
   'POST /webhooks/calcom/{calcomIntegrationId}': () => ({ body: { triggerEvent: 'BOOKING_CREATED', payload: { uid: 'fuzz', title: 'Fuzz', startTime: '2031-03-03T10:00:00Z', endTime: '2031-03-03T10:30:00Z' } } }),
@@ -685,6 +692,8 @@ const ordered = [...operations].sort((x, y) => Number(x.method === 'DELETE') - N
 const CONFLICT_BY_STATE = new Set([
   // An address is unique in its organization: six identical POSTs at once create one mailbox, the others 409.
   'POST /mailboxes',
+  // An open task is completed once; the repeats find it done.
+  'POST /tasks/{taskId}/complete',
   'POST /signals/{signalId}/reprocess', 'POST /sources/{sourceId}/run',
   // A campaign is accepted or dismissed once; an enrollment stopped once; only a paused one resumes.
   'POST /campaigns/{campaignId}/accept', 'POST /campaigns/{campaignId}/dismiss', 'POST /enrollments/{enrollmentId}/stop', 'POST /enrollments/{enrollmentId}/resume',

@@ -111,6 +111,13 @@ describe('recording a meeting', () => {
     expect(mail.rows[0].body).toContain('https://meet.example.nl/abc');
     expect(mail.rows[0].why.meeting_reminder.meeting_id).toBe(meeting.id);
 
+    // The task is done once; another tenant cannot see it.
+    const other = await seed();
+    expectProblem(await as(other, 'POST', `/tasks/${meeting.reminder_task_id}/complete`, {}), 404, 'NOT_FOUND');
+    expect((await as(t, 'POST', `/tasks/${meeting.reminder_task_id}/complete`, {})).body).toMatchObject({ id: meeting.reminder_task_id, status: 'done' });
+    expectProblem(await as(t, 'POST', `/tasks/${meeting.reminder_task_id}/complete`, {}), 409, 'CONFLICT');
+    await owners.query(`UPDATE tasks SET status = 'open' WHERE id = $1`, [meeting.reminder_task_id]);
+
     // Cancelling the meeting cancels the reminder: the task and the draft.
     const cancelled = await as(t, 'POST', `/meetings/${meeting.id}/status`, { status: 'cancelled' });
     expect(cancelled.status).toBe(200);

@@ -493,3 +493,18 @@ export function listTasks(qb: Reader, f: { organizationId: string; assigneeUserI
   if (f.status) q = q.where('status', '=', f.status);
   return newestFirst(q, 'tasks', f);
 }
+
+export function getTask(tx: Tx, id: string) {
+  return tx.selectFrom('tasks').select(TASK_COLUMNS).where('id', '=', id).executeTakeFirst();
+}
+
+/** An open task is done (undefined when it was not open: done already, or cancelled). */
+export function completeTask(tx: Tx, id: string) {
+  return tx
+    .updateTable('tasks')
+    .set({ status: 'done', updated_at: sql`now()` })
+    .where('id', '=', id)
+    .where('status', '=', 'open')
+    .returning(TASK_COLUMNS)
+    .executeTakeFirst();
+}
