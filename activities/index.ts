@@ -10,6 +10,7 @@ import { createEnrichmentActivities } from './enrichment';
 import { createIngestActivities } from './ingest';
 import { createMailboxHealthActivities } from './mailbox-health';
 import { dnsResolverFrom } from './providers/dns/resolver';
+import { createMeetingActivities } from './meetings';
 import { llmClassifierFrom } from './providers/registry';
 import { createReconcileActivities } from './reconcile';
 import { createRetentionActivities } from './retention';
@@ -107,6 +108,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createReconcileActivities({ db: deps.db }),
     ...createSignalStageActivities({ db: deps.db, classifierFor }),
     ...createStrategistActivities({ db: deps.db, writerFor }),
+    ...createMeetingActivities({ db: deps.db, secrets }),
     ...createIngestActivities({
       db: deps.db,
       providers: createSourceProviders({ secrets }),

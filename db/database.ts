@@ -244,6 +244,9 @@ export interface Meetings {
   booked_via: Generated<string>;
   contact_id: string | null;
   created_at: Generated<Timestamp>;
+  created_by: string | null;
+  crm_error: string | null;
+  crm_external_id: string | null;
   crm_synced_at: Timestamp | null;
   ends_at: Timestamp;
   enrollment_id: string | null;
@@ -253,8 +256,13 @@ export interface Meetings {
   opportunity_id: string | null;
   organization_id: string;
   provider: Generated<string>;
+  reminded_at: Timestamp | null;
+  reminder_at: Timestamp | null;
+  reminder_message_id: string | null;
+  reminder_task_id: string | null;
   starts_at: Timestamp;
   status: Generated<string>;
+  status_changed_at: Timestamp | null;
   thread_id: string | null;
   title: string;
   updated_at: Generated<Timestamp>;
@@ -335,6 +343,7 @@ export interface Organizations {
   created_at: Generated<Timestamp>;
   created_by: string;
   id: Generated<string>;
+  meeting_reminder_lead_minutes: Generated<number>;
   name: string;
   updated_at: Generated<Timestamp>;
 }
@@ -547,6 +556,21 @@ export interface Suppressions {
   value: string;
 }
 
+export interface Tasks {
+  assignee_user_id: string | null;
+  body: string | null;
+  contact_id: string | null;
+  created_at: Generated<Timestamp>;
+  due_at: Timestamp | null;
+  id: Generated<string>;
+  kind: string;
+  meeting_id: string | null;
+  organization_id: string;
+  status: Generated<string>;
+  title: string;
+  updated_at: Generated<Timestamp>;
+}
+
 export interface Threads {
   contact_id: string;
   created_at: Generated<Timestamp>;
@@ -592,5 +616,6 @@ export interface DB {
   signals: Signals;
   sources: Sources;
   suppressions: Suppressions;
+  tasks: Tasks;
   threads: Threads;
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { Pool } from 'pg';
 import { openApiDocument } from '../apps/api/openapi';
@@ -95,6 +95,19 @@ async function must(res: Promise<{ status: number; body: any }>, what: string): 
   return r.body;
 }
 
+/** The booking webhooks' signing secret of a tenant: send() signs every webhook request with tenant A's, so B's integrations refuse them (401). */
+const webhookSecret = (tenantName: string) => `fuzz-webhook-${tenantName.toLowerCase().replace(/\W/g, '')}`;
+
+/** The signature headers of a booking webhook request for this body (Cal.com, or Calendly with t now), under tenant A's secret. */
+function webhookSignature(path: string, body: Buffer | string): Record<string, string> {
+  const provider = /^\/webhooks\/(calcom|calendly)\//.exec(path)?.[1];
+  if (!provider) return {};
+  const secret = webhookSecret('Tenant A');
+  if (provider === 'calcom') return { 'X-Cal-Signature-256': createHmac('sha256', secret).update(body).digest('hex') };
+  const t = Math.floor(Date.now() / 1000);
+  return { 'Calendly-Webhook-Signature': `t=${t},v1=${createHmac('sha256', secret).update(`${t}.`).update(body).digest('hex')}` };
+}
+
 async function seedTenant(name: string): Promise<Tenant> {
   const { owner, orgId: org } = await newOrganization(api, name);
   const as = (method: string, path: string, body: unknown) => must(api.call(method, path, { token: owner.token, body }), `${name} ${path}`);
@@ -117,7 +130,17 @@ async function seedTenant(name: string): Promise<Tenant> {
   const enrollment = (await as('POST', `/campaigns/${accepted.id}/accept`, {})).result.enrolled[0];
   if (!enrollment) throw new Error(`seeding ${name}: the enrollment was skipped`);
   const campaign = await as('POST', '/campaigns', { organizationId: org, name: `${name} proposal`, opportunityId: opportunity.id, steps: [{ channel: 'email', delayDays: 0 }] });
-  // A draft waiting for approval in the enrollment (the approval inbox).
+  // Booking webhooks: a Cal.com and a Calendly integration, each tenant with its own signing secret (send() signs with A's).
+  const calcom = await as('POST', '/integrations', { organizationId: org, providerKey: 'calcom', kind: 'calendar', secret: webhookSecret(name) });
+  const calendly = await as('POST', '/integrations', { organizationId: org, providerKey: 'calendly', kind: 'calendar', secret: webhookSecret(name) });
+  // Meetings: one recorded by hand (a week ahead, so its reminder is not due during the run).
+  const meeting = await as('POST', '/meetings', { organizationId: org, title: `${name} kennismaking`, startsAt: new Date(Date.now() + 7 * 86400_000).toISOString(), endsAt: new Date(Date.now() + 7 * 86400_000 + 1800_000).toISOString(), contactId: contact.id });
+  // A task as the meeting reminder makes it (written directly, as the owner: the worker writes it after the lead time).
+  const task = await owners.query<{ id: string }>(
+    `INSERT INTO tasks (organization_id, kind, meeting_id, contact_id, title) VALUES ($1, 'meeting_reminder', $2, $3, 'Prepare the meeting') RETURNING id`,
+    [org, meeting.id, contact.id],
+  );
+  // A draft waiting for approval in the enrollment (the approval inbox; after the meeting, which stopped the enrollment and skipped what waited then).
   const draft = await owners.query<{ id: string }>(
     `INSERT INTO messages (organization_id, enrollment_id, campaign_id, contact_id, direction, channel, status, subject, body, to_address)
      VALUES ($1, $2, $3, $4, 'outbound', 'email', 'pending_approval', 'Uw project', 'Geachte heer Jansen', $5) RETURNING id`,
@@ -145,6 +168,10 @@ async function seedTenant(name: string): Promise<Tenant> {
       campaignId: campaign.id,
       enrollmentId: enrollment.enrollmentId,
       messageId: draft.rows[0]!.id,
+      meetingId: meeting.id,
+      taskId: task.rows[0]!.id,
+      calcomIntegrationId: calcom.id,
+      calendlyIntegrationId: calendly.id,
     },
   };
 }
@@ -224,6 +251,25 @@ const examples: Record<string, (t: Tenant) => Example> = {
   'POST /messages/{messageId}/approve': () => ({ body: { body: 'Geachte heer Jansen, een kort bericht.' } }),
   'POST /messages/{messageId}/reject': () => ({ body: { reason: 'te lang', redraft: true } }),
   'POST /messages/{messageId}/complete': () => ({ body: { note: 'gebeld' } }),
+  // Meetings (issue 9)
+  'POST /meetings': (t) => ({ body: { organizationId: t.org, title: 'Fuzz demo', startsAt: '2031-03-03T10:00:00Z', endsAt: '2031-03-03T10:30:00Z', provider: 'google', externalId: 'fuzz-evt-1' } }),
+  'GET /meetings': (t) => ({ query: { organizationId: t.org, status: 'proposed' } }),
+  'POST /meetings/{meetingId}/status': () => ({ body: { status: 'completed' } }),
+  'GET /tasks': (t) => ({ query: { organizationId: t.org, status: 'open' } }),
+  'POST /tasks/{taskId}/complete': () => ({ body: {} }),
+  'GET /settings/meetings': (t) => ({ query: { organizationId: t.org } }),
+  'PATCH /settings/meetings': (t) => ({ body: { organizationId: t.org, reminderLeadMinutes: 60 } }),
+  'POST /webhooks/calcom/{calcomIntegrationId}': () => ({ body: { triggerEvent: 'BOOKING_CREATED', payload: { uid: 'fuzz', title: 'Fuzz', startTime: '2031-03-03T10:00:00Z', endTime: '2031-03-03T10:30:00Z' } } }),
+  'POST /webhooks/calendly/{calendlyIntegrationId}': () => ({
+    body: {
+      event: 'invitee.created',
+      payload: {
+        uri: 'https://api.calendly.com/scheduled_events/FUZZ/invitees/1', email: 'fuzz@example.nl', name: 'Fuzz',
+        scheduled_event: { name: 'Fuzz', start_time: '2031-03-03T10:00:00Z', end_time: '2031-03-03T10:30:00Z', location: { join_url: 'https://zoom.example/j/1' } },
+        tracking: { utm_content: 'fuzz' },
+      },
+    },
+  }),
 };
 const exampleFor = (op: Operation, t: Tenant): Example => examples[key(op)]?.(t) ?? (op.body && op.method !== 'GET' ? { body: {} } : {});
 
@@ -261,6 +307,8 @@ async function send(r: FuzzRequest): Promise<Reply> {
     headers['content-type'] = r.body.contentType;
     if (r.body.contentEncoding) headers['content-encoding'] = r.body.contentEncoding;
   }
+  // Booking webhooks are signed over the bytes sent, so that every body reaches the parser behind the signature check.
+  if (body !== undefined) Object.assign(headers, webhookSignature(r.path, body));
   const qs = r.query.map(([k, v]) => `${k}=${v}`).join('&');
   const res = await fetch(`${api.url}${r.path}${qs ? `?${qs}` : ''}`, { method: r.method, headers, body });
   const text = await res.text();
@@ -658,6 +706,8 @@ const ordered = [...operations].sort((x, y) => Number(x.method === 'DELETE') - N
 const CONFLICT_BY_STATE = new Set([
   // An address is unique in its organization: six identical POSTs at once create one mailbox, the others 409.
   'POST /mailboxes',
+  // An open task is completed once; the repeats find it done.
+  'POST /tasks/{taskId}/complete',
   'POST /signals/{signalId}/reprocess', 'POST /sources/{sourceId}/run',
   // A campaign is accepted or dismissed once; an enrollment stopped once; only a paused one resumes.
   'POST /campaigns/{campaignId}/accept', 'POST /campaigns/{campaignId}/dismiss', 'POST /enrollments/{enrollmentId}/stop', 'POST /enrollments/{enrollmentId}/resume',

@@ -33,8 +33,11 @@ test('every recorded history replays against the current workflow code', async (
   const histories = recorded();
   // `-before-<change>` histories were recorded before a guarded change: they prove old runs still replay.
   expect(histories.map((h) => h.workflowId).sort()).toEqual([
+    'booking-calcom',
     'ingest-source',
     'mailbox-health',
+    'meeting-cancelled',
+    'meeting-reminder',
     'process-signal-ignored',
     'process-signal-ignored-before-drafting',
     'process-signal-ignored-before-person-ignore-gate',

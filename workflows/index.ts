@@ -9,3 +9,4 @@ export { strategistWorkflow } from './strategist';
 export { sequenceWorkflow } from './sequence';
 export { sendMessageWorkflow } from './send-message';
 export { mailboxHealthWorkflow } from './mailbox-health';
+export { meetingWorkflow, bookingWorkflow } from './meeting';

@@ -34,6 +34,10 @@ export const workflowIds = {
   sequence: (enrollmentId: string) => `enrollment/${enrollmentId}`,
   /** One approved message's booking and send (a child of its sequence run, or started by the API). */
   sendMessage: (messageId: string) => `message/${messageId}/send`,
+  /** A meeting's reminder and CRM sync (meetingWorkflow). */
+  meeting: (meetingId: string) => `meeting/${meetingId}`,
+  /** One verified booking webhook delivery (bookingWorkflow): the same body twice is one run. */
+  booking: (integrationId: string, deliveryDigest: string) => `booking/${integrationId}/${deliveryDigest}`,
   reconcileSchedule: 'reconcile/signals',
   /** The mailbox's daily health check: the Schedule and the runs it starts. */
   mailboxHealth: (mailboxId: string) => `mailbox/${mailboxId}/health`,

@@ -11,7 +11,10 @@ import { requestJson, ProviderRequestError, VerifyOutcome } from './outcome';
 const baseUrl = z.string().url().refine((v) => /^https?:\/\//.test(v), 'must be an http(s) URL');
 
 export const INTEGRATION_PROVIDERS = {
-  hubspot: { kind: 'crm', config: z.object({ baseUrl: baseUrl.optional() }).strict() },
+  hubspot: { kind: 'crm', config: z.object({ baseUrl: baseUrl.optional(), autoSync: z.boolean().optional() }).strict() },
+  // Booking links: the secret is the webhook's signing secret (deliveries go to /webhooks/<provider>/<integration id>).
+  calcom: { kind: 'calendar', config: z.object({ bookingUrl: baseUrl.optional() }).strict() },
+  calendly: { kind: 'calendar', config: z.object({ bookingUrl: baseUrl.optional() }).strict() },
   hunter: { kind: 'enrichment', config: z.object({ baseUrl: baseUrl.optional(), minConfidence: z.number().int().min(0).max(100).optional() }).strict() },
   openai_compatible: { kind: 'llm', config: z.object({ baseUrl, model: z.string().min(1).max(200) }).strict() },
 } as const;
@@ -23,6 +26,10 @@ export async function verifyIntegration(providerKey: string, config: Record<stri
       return new HubSpotClient(secret, config.baseUrl as string | undefined).verify();
     case 'hunter':
       return new HunterClient(secret, config.baseUrl as string | undefined).verify();
+    case 'calcom':
+    case 'calendly':
+      // A webhook signing secret cannot be checked with the provider: a delivery that verifies proves it.
+      return { ok: true, detail: `signing secret stored; point the ${providerKey === 'calcom' ? 'Cal.com' : 'Calendly'} webhook at /webhooks/${providerKey}/<this integration's id>` };
     case 'openai_compatible':
       // OpenAI-compatible servers list their models to any valid key.
       try {
@@ -38,6 +45,10 @@ export async function verifyIntegration(providerKey: string, config: Record<stri
     default:
       return { ok: false, message: `no verifier for provider "${providerKey}"` };
   }
+}
+
+export function hubspotFrom(config: Record<string, unknown>, secret: string): HubSpotClient {
+  return new HubSpotClient(secret, config.baseUrl as string | undefined);
 }
 
 export function hunterFrom(config: Record<string, unknown>, secret: string): HunterClient {

@@ -16,6 +16,9 @@ import { rejectUnsafeInput } from './validate';
 import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
 import { unsubscribeRoutes } from './routes/unsubscribe';
+import { webhookRoutes } from './routes/webhooks';
+import { meetingRoutes } from './routes/meetings';
+import { taskRoutes } from './routes/tasks';
 import type { UnsubscribeTokens } from '../../domain/outreach/unsubscribe-token';
 import { companyRoutes } from './routes/companies';
 import { complianceRoutes } from './routes/compliance';
@@ -86,6 +89,8 @@ export function createApp(deps: ApiDeps): Express {
   app.use(healthRoutes(deps));
   // Public, before authentication and the JSON-only body rule: the one-click unsubscribe (RFC 8058).
   app.use(unsubscribeRoutes(deps));
+  // Public as well: booking webhooks, verified by their signature on the raw body (routes/webhooks.ts).
+  app.use(webhookRoutes(deps));
   app.get('/metrics', metrics.handler(deps.metricsAccess ?? { production: false }));
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument());
@@ -110,6 +115,8 @@ export function createApp(deps: ApiDeps): Express {
   app.use(enrollmentRoutes(deps));
   app.use(messageRoutes(deps));
   app.use(mailboxRoutes(deps));
+  app.use(meetingRoutes(deps));
+  app.use(taskRoutes(deps));
   app.use((req, res) => sendProblem(res, 'NOT_FOUND', `No route for ${req.method} ${req.path}`));
   app.use(errorHandler(deps.logger));
   return app;

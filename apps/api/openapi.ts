@@ -12,7 +12,7 @@ import * as s from './schemas';
  * one entry below naming it in `answer`, with its operationId, tag, role and the problems it can
  * answer beyond those its role and inputs imply.
  */
-type Tag = 'Health' | 'Reference' | 'Organizations' | 'Sources' | 'Signals' | 'Opportunities' | 'Settings' | 'Companies' | 'Contacts' | 'Compliance' | 'Integrations' | 'Mailboxes' | 'Campaigns' | 'Enrollments' | 'Messages';
+type Tag = 'Health' | 'Reference' | 'Organizations' | 'Sources' | 'Signals' | 'Opportunities' | 'Settings' | 'Companies' | 'Contacts' | 'Compliance' | 'Integrations' | 'Mailboxes' | 'Campaigns' | 'Enrollments' | 'Messages' | 'Meetings';
 
 export const TAGS: Record<Tag, string> = {
   Health: 'Liveness, readiness and metrics of the API process',
@@ -29,6 +29,7 @@ export const TAGS: Record<Tag, string> = {
   Campaigns: "Outreach campaigns: the strategist's proposals and a person's own, accepted or dismissed",
   Enrollments: "Contacts in a campaign's sequence: stop and resume",
   Messages: 'Drafts, sent e-mail, tasks and replies; the approval inbox',
+  Meetings: 'Meetings booked by link (Cal.com, Calendly webhooks), reply or by hand: outcomes, reminders (tasks) and the CRM record',
   Mailboxes: 'Sending mailboxes: SMTP/IMAP server (write-only secret), sending window, days, holidays and limits',
 };
 
@@ -136,6 +137,17 @@ export const OPERATIONS: Operation[] = [
   { id: 'approveMessage', method: 'post', path: '/messages/{messageId}/approve', tag: 'Messages', summary: 'Approve a draft, optionally edited (original_body keeps the text before the edit); its sequence sends it in the mailbox window (409 unless pending_approval)', role: 'member', body: s.approveMessageBody, answer: r.Message, problems: [409] },
   { id: 'rejectMessage', method: 'post', path: '/messages/{messageId}/reject', tag: 'Messages', summary: 'Reject a draft; with redraft a new draft for the same step follows, else the step is skipped (409 unless pending_approval)', role: 'member', body: s.rejectMessageBody, answer: r.Message, problems: [409] },
   { id: 'completeMessage', method: 'post', path: '/messages/{messageId}/complete', tag: 'Messages', summary: 'Complete a phone or LinkedIn task (409 unless task_open)', role: 'member', body: s.completeMessageBody, answer: r.Message, problems: [409] },
+  // Meetings (issue 9): outcomes, reminders, CRM sync, booking webhooks
+  { id: 'recordMeeting', method: 'post', path: '/meetings', tag: 'Meetings', summary: "Record a meeting (201); a repeat of (provider, externalId) updates it (200). Stops the contact's sequences, schedules the reminder, syncs to the CRM when auto-sync is on", role: 'member', body: s.createMeetingBody, status: 201, repeatStatus: 200, answer: r.Meeting },
+  { id: 'listMeetings', method: 'get', path: '/meetings', tag: 'Meetings', summary: 'List meetings', role: 'viewer', query: s.listMeetingsQuery, answer: z.array(r.Meeting) },
+  { id: 'getMeeting', method: 'get', path: '/meetings/{meetingId}', tag: 'Meetings', summary: 'One meeting, with reminder_at and crm_external_id', role: 'viewer', answer: r.Meeting },
+  { id: 'changeMeetingStatus', method: 'post', path: '/meetings/{meetingId}/status', tag: 'Meetings', summary: 'Set the outcome: cancelled (withdraws the reminder), completed or no_show (count for analytics); the CRM outcome follows', role: 'member', body: s.meetingStatusBody, answer: r.Meeting },
+  { id: 'listTasks', method: 'get', path: '/tasks', tag: 'Meetings', summary: "Tasks for people (a meeting's reminder for the owner of the enrollment or campaign)", role: 'viewer', query: s.listTasksQuery, answer: z.array(r.Task) },
+  { id: 'completeTask', method: 'post', path: '/tasks/{taskId}/complete', tag: 'Meetings', summary: 'Mark an open task done (409 when it is done or cancelled)', role: 'member', body: s.emptyBody, answer: r.Task, problems: [409] },
+  { id: 'getMeetingSettings', method: 'get', path: '/settings/meetings', tag: 'Settings', summary: "The reminder's lead time", role: 'viewer', query: s.organizationQuery, answer: r.MeetingSettings },
+  { id: 'updateMeetingSettings', method: 'patch', path: '/settings/meetings', tag: 'Settings', summary: "Change the reminder's lead time (reminders still to come move)", role: 'admin', body: s.patchMeetingSettingsBody, answer: r.MeetingSettings },
+  { id: 'receiveCalcomWebhook', method: 'post', path: '/webhooks/calcom/{calcomIntegrationId}', tag: 'Meetings', summary: "Cal.com booking webhook: X-Cal-Signature-256 (hex HMAC-SHA256 of the raw body with the calendar integration's secret); 401 for a bad signature, 400 for a body that is not JSON", role: 'none', body: s.calcomWebhookBody, answer: r.BookingReceipt, problems: [401, 503] },
+  { id: 'receiveCalendlyWebhook', method: 'post', path: '/webhooks/calendly/{calendlyIntegrationId}', tag: 'Meetings', summary: 'Calendly booking webhook: Calendly-Webhook-Signature t=...,v1=... (HMAC-SHA256 of "t.body"); 401 for a bad signature or one older than 3 minutes, 400 for a body that is not JSON', role: 'none', body: s.calendlyWebhookBody, answer: r.BookingReceipt, problems: [401, 503] },
 ];
 
 /** The named problem responses (components/responses), by status. */

@@ -13,6 +13,7 @@ import type { getSource } from '../../db/queries/sources';
 import { CHANNELS } from '../../domain/compliance/channel-policy';
 import { INTEGRATION_PROVIDERS, IntegrationProviderKey } from '../../activities/providers/registry';
 import { PIPELINE_STAGES } from '../../workflows/stages';
+import { BOOKED_VIA, MEETING_STATUSES } from '../../domain/meetings/meetings';
 import type { ProblemCode } from './errors';
 import { roles, signalStatuses, sourceProviderKeys } from './schemas';
 
@@ -762,3 +763,79 @@ export const Message = record(
 import type { getMessage } from '../../db/queries/messages';
 /** As ROWS_MATCH_SCHEMAS, for the message query. */
 export const MESSAGE_ROWS_MATCH: { Message: Agrees<Row<typeof getMessage>, typeof Message> } = { Message: true };
+// Meetings (issue 9) ----------------------------------------------------------------------------------
+export const Meeting = record(
+  'Meeting',
+  "A meeting with a contact: booked through a link (Cal.com, Calendly), a reply, or recorded by hand; its reminder and its CRM record",
+  z.object({
+    id,
+    organization_id: id,
+    contact_id: nullable(id),
+    enrollment_id: nullable(id),
+    opportunity_id: nullable(id),
+    thread_id: nullable(id),
+    provider: z.string().describe('calcom, calendly, google, microsoft, manual, ...'),
+    external_id: nullable(z.string()).describe("The provider's id of the booking; (provider, external_id) is unique, a repeat updates"),
+    title: z.string(),
+    starts_at: timestamp,
+    ends_at: timestamp,
+    status: z.enum(MEETING_STATUSES),
+    join_url: nullable(z.string()),
+    attendee_email: nullable(z.string()),
+    booked_via: z.enum(BOOKED_VIA),
+    reminder_at: nullable(timestamp).describe("When the reminder is due: the organization's lead time before starts_at (null once cancelled)"),
+    reminded_at: nullable(timestamp).describe('When the reminder was created'),
+    reminder_task_id: nullable(id).describe("The owner's reminder task (GET /tasks)"),
+    reminder_message_id: nullable(id).describe("The reminder e-mail draft to the attendee (pending_approval, or approved in an auto campaign)"),
+    crm_external_id: nullable(z.string()).describe("The CRM's id of the meeting (HubSpot), once synced"),
+    crm_synced_at: nullable(timestamp),
+    crm_error: nullable(z.string()).describe('Why the CRM refused the last sync (a 4xx), if it did'),
+    created_by: nullable(id).describe('Who recorded it; null for a booking webhook'),
+    ...stamps,
+    contact_name: nullable(z.string()),
+    company_name: nullable(z.string()),
+  }),
+);
+
+export const MeetingSettings = record(
+  'MeetingSettings',
+  "The organization's meeting settings: how long before a meeting its reminder comes",
+  z.object({ organization_id: id, reminder_lead_minutes: z.number().int().describe('Default 1440 (24 hours)') }),
+);
+
+export const Task = record(
+  'Task',
+  'Work for a person: the reminder to prepare a meeting, for the owner of the enrollment or campaign',
+  z.object({
+    id,
+    organization_id: id,
+    kind: z.enum(['meeting_reminder']),
+    status: z.enum(['open', 'done', 'cancelled']),
+    assignee_user_id: nullable(id),
+    meeting_id: nullable(id),
+    contact_id: nullable(id),
+    title: z.string(),
+    body: nullable(z.string()),
+    due_at: nullable(timestamp),
+    ...stamps,
+  }),
+);
+
+export const BookingReceipt = record(
+  'BookingReceipt',
+  'A verified booking delivery, handed to the worker (bookingWorkflow); a repeat of the same delivery is duplicate and changes nothing',
+  z.object({
+    received: z.literal(true),
+    event: z.enum(['booked', 'cancelled', 'ignored']),
+    duplicate: z.boolean(),
+    workflow_id: nullable(z.string()),
+  }),
+);
+
+import type { getMeeting, listTasks, meetingSettings } from '../../db/queries/meetings';
+/** As ROWS_MATCH_SCHEMAS, for the meeting queries. */
+export const MEETING_ROWS_MATCH: {
+  Meeting: Agrees<Row<typeof getMeeting>, typeof Meeting>;
+  MeetingSettings: Agrees<Row<typeof meetingSettings>, typeof MeetingSettings>;
+  Task: Agrees<Awaited<ReturnType<ReturnType<typeof listTasks>['execute']>>[number], typeof Task>;
+} = { Meeting: true, MeetingSettings: true, Task: true };

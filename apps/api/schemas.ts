@@ -9,6 +9,7 @@ import { LEGAL_FORM_KEYS, parseLegalForm } from '../../domain/companies/legal-fo
 import { INTEGRATION_PROVIDERS, IntegrationProviderKey } from '../../activities/providers/registry';
 import { jsonApiConfigSchema } from '../../activities/providers/sources/json-api';
 import { PIPELINE_STAGES } from '../../workflows/stages';
+import { BOOKED_VIA, MEETING_OUTCOMES, MEETING_STATUSES } from '../../domain/meetings/meetings';
 
 /**
  * Every request schema of the API, in one place. Request fields are camelCase
@@ -459,3 +460,53 @@ export const rejectMessageBody = z
   .object({ reason: z.string().trim().min(1).max(1000).optional(), redraft: z.boolean().optional() })
   .strict();
 export const completeMessageBody = z.object({ note: z.string().trim().min(1).max(2000).optional() }).strict();
+// Meetings (issue 9) ----------------------------------------------------------------------------------
+export const meetingStatuses = MEETING_STATUSES;
+/** An ISO 8601 timestamp with a time zone (Z or an offset), 1970..9999. */
+const instant = z
+  .string()
+  .max(40)
+  .refine((v) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i.test(v) && !Number.isNaN(Date.parse(v)), 'must be an ISO 8601 timestamp with a time zone, such as 2026-12-01T10:00:00Z')
+  .transform((v) => new Date(v));
+export const createMeetingBody = z
+  .object({
+    organizationId: uuid,
+    title: z.string().trim().min(1, 'must not be empty').max(500),
+    startsAt: instant,
+    endsAt: instant,
+    contactId: uuid.optional(),
+    enrollmentId: uuid.optional(),
+    opportunityId: uuid.optional(),
+    threadId: uuid.optional(),
+    attendeeEmail: email.optional(),
+    provider: z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,49}$/, 'must be a provider key such as calcom, calendly, google, microsoft or manual').optional(),
+    externalId: z.string().trim().min(1).max(500).optional(),
+    joinUrl: httpUrl.optional(),
+    bookedVia: z.enum(BOOKED_VIA).optional(),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    // zod runs this even when a timestamp failed its own check (then it is still the string).
+    if (!(v.startsAt instanceof Date) || !(v.endsAt instanceof Date)) return;
+    if (v.endsAt.getTime() < v.startsAt.getTime()) ctx.addIssue({ code: 'custom', path: ['endsAt'], message: 'must not be before startsAt' });
+  });
+export const listMeetingsQuery = z
+  .object({ ...listBase, contactId: uuid.optional(), opportunityId: uuid.optional(), enrollmentId: uuid.optional(), status: z.enum(MEETING_STATUSES).optional() })
+  .strict();
+export const meetingStatusBody = z.object({ status: z.enum(MEETING_OUTCOMES) }).strict();
+export const patchMeetingSettingsBody = z
+  .object({
+    organizationId: uuid,
+    reminderLeadMinutes: z.number().int('must be whole minutes').min(0, 'must be between 0 and 20160 (14 days)').max(20160, 'must be between 0 and 20160 (14 days)').optional(),
+  })
+  .strict();
+export const listTasksQuery = z
+  .object({ ...listBase, assigneeUserId: uuid.optional(), meetingId: uuid.optional(), status: z.enum(['open', 'done', 'cancelled']).optional() })
+  .strict();
+/** What the booking webhooks document (the routes verify the raw body first, then read it: domain/meetings/bookings.ts). */
+export const calcomWebhookBody = z
+  .object({ triggerEvent: z.string().describe('BOOKING_CREATED, BOOKING_RESCHEDULED, BOOKING_CANCELLED; others are ignored'), createdAt: z.string().optional(), payload: jsonObject })
+  .passthrough();
+export const calendlyWebhookBody = z
+  .object({ event: z.string().describe('invitee.created, invitee.canceled; others are ignored'), created_at: z.string().optional(), payload: jsonObject })
+  .passthrough();

@@ -4,7 +4,11 @@ import {
 } from '@temporalio/client';
 import type { Config } from './config';
 import { searchAttributes, workflowIds } from '../../workflows/search-attributes';
-import type { enrichCompanyWorkflow, ingestSourceWorkflow, processSignalWorkflow, sendMessageWorkflow, sequenceWorkflow, strategistWorkflow } from '../../workflows';
+import type {
+  bookingWorkflow, enrichCompanyWorkflow, ingestSourceWorkflow, meetingWorkflow, processSignalWorkflow, sendMessageWorkflow, sequenceWorkflow, strategistWorkflow,
+} from '../../workflows';
+import type { BookingEvent, BookingProvider } from '../../domain/meetings/bookings';
+import { meetingChangedSignal } from '../../workflows/meeting-signals';
 import type { PipelineStage } from '../../workflows/stages';
 import { enrollmentChangedSignal } from '../../workflows/sequence-signals';
 
@@ -250,6 +254,50 @@ export class WorkflowStarter {
           }),
       ),
     );
+  }
+
+  /**
+   * Starts a meeting's workflow (`meeting/<id>`: reminder and CRM sync) or wakes the one that runs
+   * (signalWithStart: a run that has ended starts again, e.g. for an outcome after the meeting).
+   */
+  async wakeMeeting(meeting: { id: string; organization_id: string; opportunity_id: string | null; enrollment_id: string | null }) {
+    const handle = await this.client.workflow.signalWithStart<typeof meetingWorkflow, []>('meetingWorkflow', {
+      taskQueue: this.taskQueue,
+      workflowId: workflowIds.meeting(meeting.id),
+      args: [{ organizationId: meeting.organization_id, meetingId: meeting.id, retryInitialIntervalMs: this.retryInitialIntervalMs }],
+      signal: meetingChangedSignal,
+      signalArgs: [],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      typedSearchAttributes: searchAttributes({
+        OrganizationId: meeting.organization_id,
+        OpportunityId: meeting.opportunity_id ?? undefined,
+        EnrollmentId: meeting.enrollment_id ?? undefined,
+      }),
+    });
+    return { workflowId: handle.workflowId, runId: handle.signaledRunId };
+  }
+
+  /**
+   * Hands a verified booking delivery to the worker (`booking/<integrationId>/<digest>`), which
+   * records it acting for the integration's organization. The same delivery again (same digest) is
+   * not run twice: duplicate true.
+   */
+  async startBooking(organizationId: string, integrationId: string, provider: BookingProvider, event: BookingEvent, digest: string) {
+    const workflowId = workflowIds.booking(integrationId, digest);
+    try {
+      const handle = await this.client.workflow.start<typeof bookingWorkflow>('bookingWorkflow', {
+        taskQueue: this.taskQueue,
+        workflowId,
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+        args: [{ organizationId, integrationId, provider, event, retryInitialIntervalMs: this.retryInitialIntervalMs }],
+        typedSearchAttributes: searchAttributes({ OrganizationId: organizationId }),
+      });
+      return { workflowId, runId: handle.firstExecutionRunId, duplicate: false };
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return { workflowId, runId: null, duplicate: true };
+      throw err;
+    }
   }
 
   /** (Re)processes a signal from a stage; refuses while a run for the signal is in progress. */

@@ -1128,6 +1128,174 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/meetings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List meetings
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["listMeetings"];
+        put?: never;
+        /**
+         * Record a meeting (201); a repeat of (provider, externalId) updates it (200). Stops the contact's sequences, schedules the reminder, syncs to the CRM when auto-sync is on
+         * @description The member role or above in the organization.
+         */
+        post: operations["recordMeeting"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/meetings/{meetingId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One meeting, with reminder_at and crm_external_id
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getMeeting"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/meetings/{meetingId}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the outcome: cancelled (withdraws the reminder), completed or no_show (count for analytics); the CRM outcome follows
+         * @description The member role or above in the organization.
+         */
+        post: operations["changeMeetingStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tasks for people (a meeting's reminder for the owner of the enrollment or campaign)
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["listTasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tasks/{taskId}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark an open task done (409 when it is done or cancelled)
+         * @description The member role or above in the organization.
+         */
+        post: operations["completeTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/settings/meetings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The reminder's lead time
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getMeetingSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the reminder's lead time (reminders still to come move)
+         * @description The admin or owner role in the organization.
+         */
+        patch: operations["updateMeetingSettings"];
+        trace?: never;
+    };
+    "/webhooks/calcom/{calcomIntegrationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cal.com booking webhook: X-Cal-Signature-256 (hex HMAC-SHA256 of the raw body with the calendar integration's secret); 401 for a bad signature, 400 for a body that is not JSON
+         * @description No token needed.
+         */
+        post: operations["receiveCalcomWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/calendly/{calendlyIntegrationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Calendly booking webhook: Calendly-Webhook-Signature t=...,v1=... (HMAC-SHA256 of "t.body"); 401 for a bad signature or one older than 3 minutes, 400 for a body that is not JSON
+         * @description No token needed.
+         */
+        post: operations["receiveCalendlyWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1750,7 +1918,7 @@ export interface components {
             /** Format: uuid */
             organization_id: string;
             /** @enum {string} */
-            provider_key: "hubspot" | "hunter" | "openai_compatible";
+            provider_key: "hubspot" | "calcom" | "calendly" | "hunter" | "openai_compatible";
             /** @enum {string} */
             kind: "crm" | "calendar" | "enrichment" | "llm";
             /** @enum {string} */
@@ -2077,6 +2245,90 @@ export interface components {
             thread_status: ("open" | "replied" | "closed") | null;
             /** @description Why its enrollment is paused (its draft waits), else null */
             pause_reason: ("out_of_office" | "account_replied") | null;
+        };
+        /** @description A meeting with a contact: booked through a link (Cal.com, Calendly), a reply, or recorded by hand; its reminder and its CRM record */
+        Meeting: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            contact_id: string | null;
+            enrollment_id: string | null;
+            opportunity_id: string | null;
+            thread_id: string | null;
+            /** @description calcom, calendly, google, microsoft, manual, ... */
+            provider: string;
+            /** @description The provider's id of the booking; (provider, external_id) is unique, a repeat updates */
+            external_id: string | null;
+            title: string;
+            /** Format: date-time */
+            starts_at: string;
+            /** Format: date-time */
+            ends_at: string;
+            /** @enum {string} */
+            status: "proposed" | "cancelled" | "completed" | "no_show";
+            join_url: string | null;
+            attendee_email: string | null;
+            /** @enum {string} */
+            booked_via: "link" | "reply" | "manual";
+            /** @description When the reminder is due: the organization's lead time before starts_at (null once cancelled) */
+            reminder_at: string | null;
+            /** @description When the reminder was created */
+            reminded_at: string | null;
+            /** @description The owner's reminder task (GET /tasks) */
+            reminder_task_id: string | null;
+            /** @description The reminder e-mail draft to the attendee (pending_approval, or approved in an auto campaign) */
+            reminder_message_id: string | null;
+            /** @description The CRM's id of the meeting (HubSpot), once synced */
+            crm_external_id: string | null;
+            crm_synced_at: string | null;
+            /** @description Why the CRM refused the last sync (a 4xx), if it did */
+            crm_error: string | null;
+            /** @description Who recorded it; null for a booking webhook */
+            created_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            contact_name: string | null;
+            company_name: string | null;
+        };
+        /** @description The organization's meeting settings: how long before a meeting its reminder comes */
+        MeetingSettings: {
+            /** Format: uuid */
+            organization_id: string;
+            /** @description Default 1440 (24 hours) */
+            reminder_lead_minutes: number;
+        };
+        /** @description Work for a person: the reminder to prepare a meeting, for the owner of the enrollment or campaign */
+        Task: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /** @enum {string} */
+            kind: "meeting_reminder";
+            /** @enum {string} */
+            status: "open" | "done" | "cancelled";
+            assignee_user_id: string | null;
+            meeting_id: string | null;
+            contact_id: string | null;
+            title: string;
+            body: string | null;
+            due_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A verified booking delivery, handed to the worker (bookingWorkflow); a repeat of the same delivery is duplicate and changes nothing */
+        BookingReceipt: {
+            /** @constant */
+            received: true;
+            /** @enum {string} */
+            event: "booked" | "cancelled" | "ignored";
+            duplicate: boolean;
+            workflow_id: string | null;
         };
     };
     responses: {
@@ -3680,7 +3932,7 @@ export interface operations {
                     /** Format: uuid */
                     organizationId: string;
                     /** @enum {string} */
-                    providerKey: "hubspot" | "hunter" | "openai_compatible";
+                    providerKey: "hubspot" | "calcom" | "calendly" | "hunter" | "openai_compatible";
                     /** @enum {string} */
                     kind: "crm" | "calendar" | "enrichment" | "llm";
                     config?: {
@@ -4515,6 +4767,376 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    listMeetings: {
+        parameters: {
+            query: {
+                organizationId: string;
+                limit?: number;
+                before?: string;
+                contactId?: string;
+                opportunityId?: string;
+                enrollmentId?: string;
+                status?: "proposed" | "cancelled" | "completed" | "no_show";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List meetings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meeting"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    recordMeeting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    organizationId: string;
+                    title: string;
+                    startsAt: string;
+                    endsAt: string;
+                    /** Format: uuid */
+                    contactId?: string;
+                    /** Format: uuid */
+                    enrollmentId?: string;
+                    /** Format: uuid */
+                    opportunityId?: string;
+                    /** Format: uuid */
+                    threadId?: string;
+                    attendeeEmail?: string;
+                    provider?: string;
+                    externalId?: string;
+                    /** Format: uri */
+                    joinUrl?: string;
+                    /** @enum {string} */
+                    bookedVia?: "link" | "reply" | "manual";
+                };
+            };
+        };
+        responses: {
+            /** @description The existing record (a repeat) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meeting"];
+                };
+            };
+            /** @description Record a meeting (201); a repeat of (provider, externalId) updates it (200). Stops the contact's sequences, schedules the reminder, syncs to the CRM when auto-sync is on */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meeting"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getMeeting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                meetingId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One meeting, with reminder_at and crm_external_id */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meeting"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    changeMeetingStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                meetingId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    status: "cancelled" | "completed" | "no_show";
+                };
+            };
+        };
+        responses: {
+            /** @description Set the outcome: cancelled (withdraws the reminder), completed or no_show (count for analytics); the CRM outcome follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Meeting"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listTasks: {
+        parameters: {
+            query: {
+                organizationId: string;
+                limit?: number;
+                before?: string;
+                assigneeUserId?: string;
+                meetingId?: string;
+                status?: "open" | "done" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Tasks for people (a meeting's reminder for the owner of the enrollment or campaign) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    completeTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                taskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Mark an open task done (409 when it is done or cancelled) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getMeetingSettings: {
+        parameters: {
+            query: {
+                organizationId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reminder's lead time */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeetingSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateMeetingSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    organizationId: string;
+                    reminderLeadMinutes?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Change the reminder's lead time (reminders still to come move) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeetingSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    receiveCalcomWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                calcomIntegrationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description BOOKING_CREATED, BOOKING_RESCHEDULED, BOOKING_CANCELLED; others are ignored */
+                    triggerEvent: string;
+                    createdAt?: string;
+                    payload: {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Cal.com booking webhook: X-Cal-Signature-256 (hex HMAC-SHA256 of the raw body with the calendar integration's secret); 401 for a bad signature, 400 for a body that is not JSON */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BookingReceipt"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    receiveCalendlyWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                calendlyIntegrationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description invitee.created, invitee.canceled; others are ignored */
+                    event: string;
+                    created_at?: string;
+                    payload: {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Calendly booking webhook: Calendly-Webhook-Signature t=...,v1=... (HMAC-SHA256 of "t.body"); 401 for a bad signature or one older than 3 minutes, 400 for a body that is not JSON */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BookingReceipt"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

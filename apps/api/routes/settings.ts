@@ -1,13 +1,14 @@
 import { Router } from 'express';
 import { changeIndustryProfile, changeScoringConfig, industryProfileSettings, scoringSettings, ThresholdOrderError } from '../../../db/queries/settings';
+import { changeMeetingSettings, meetingSettings, upcomingMeetingIds } from '../../../db/queries/meetings';
 import { userOf, withRole } from '../access';
 import { notFound, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';
-import { organizationQuery, patchIndustryProfileBody, patchScoringBody } from '../schemas';
+import { organizationQuery, patchIndustryProfileBody, patchMeetingSettingsBody, patchScoringBody } from '../schemas';
 import { parseBody, parseQuery } from '../validate';
 
 /** Scoring and industry-profile settings: read by any member, changed by owners and admins, audited. */
-export function settingsRoutes({ db }: ApiDeps): Router {
+export function settingsRoutes({ db, workflows }: ApiDeps): Router {
   const r = Router();
 
   r.get('/settings/scoring', async (req, res) => {
@@ -53,6 +54,26 @@ export function settingsRoutes({ db }: ApiDeps): Router {
         personas: body.personas,
         products: body.products,
       }));
+    res.json(settings);
+  });
+
+  /** Meeting settings: the reminder's lead time (default 24 hours). */
+  r.get('/settings/meetings', async (req, res) => {
+    const q = parseQuery(organizationQuery, req);
+    const settings = await withRole(db, req, q.organizationId, 'viewer', (tx) => meetingSettings(tx, q.organizationId));
+    if (!settings) throw notFound('organization');
+    res.json(settings);
+  });
+
+  /** A new lead time moves the reminders still to come: their workflows are woken to read it. */
+  r.patch('/settings/meetings', async (req, res) => {
+    const body = parseBody(patchMeetingSettingsBody, req);
+    const { settings, upcoming } = await withRole(db, req, body.organizationId, 'admin', async (tx) => ({
+      settings: await changeMeetingSettings(tx, body.organizationId, { reminderLeadMinutes: body.reminderLeadMinutes }),
+      upcoming: body.reminderLeadMinutes === undefined ? [] : await upcomingMeetingIds(tx, body.organizationId),
+    }));
+    if (!settings) throw notFound('organization');
+    await Promise.all(upcoming.map((m) => workflows.wakeMeeting({ ...m, organization_id: body.organizationId })));
     res.json(settings);
   });
 

@@ -41,7 +41,13 @@ export async function eraseContact(tx: Tx, contactId: string, actorId: string | 
   await tx.updateTable('threads').set({ subject: '[redacted]', updated_at: sql`now()` }).where('contact_id', '=', contactId).execute();
   await tx
     .updateTable('meetings')
-    .set({ attendee_email: null, title: '[redacted]', updated_at: sql`now()` })
+    .set({ attendee_email: null, title: '[redacted]', join_url: null, updated_at: sql`now()` })
+    .where('contact_id', '=', contactId)
+    .execute();
+  // A meeting's reminder task names the person and the meeting: redacted, and withdrawn when still open.
+  await tx
+    .updateTable('tasks')
+    .set({ title: '[redacted]', body: null, status: sql`CASE WHEN status = 'open' THEN 'cancelled' ELSE status END`, updated_at: sql`now()` })
     .where('contact_id', '=', contactId)
     .execute();
   await tx
