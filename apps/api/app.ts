@@ -29,6 +29,7 @@ import { signalRoutes } from './routes/signals';
 import { sourceRoutes } from './routes/sources';
 import { campaignRoutes } from './routes/campaigns';
 import { enrollmentRoutes } from './routes/enrollments';
+import { analyticsRoutes } from './routes/analytics';
 
 export interface ApiDeps {
   db: DB;
@@ -105,6 +106,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(campaignRoutes(deps));
   app.use(enrollmentRoutes(deps));
   app.use(mailboxRoutes(deps));
+  app.use(analyticsRoutes(deps));
   app.use((req, res) => sendProblem(res, 'NOT_FOUND', `No route for ${req.method} ${req.path}`));
   app.use(errorHandler(deps.logger));
   return app;
