@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { suggestWeights, type Observation } from '../../domain/analytics/suggestions';
 import type { Tx } from '../tenancy';
-import { meetingsWithOpportunity, windowStart } from './analytics/shared';
+import { analyticsSession, meetingsWithOpportunity, windowStart } from './analytics/shared';
 import { activeScoringConfig } from './pipeline';
 
 interface OutcomeRow {
@@ -39,6 +39,7 @@ export function outcomesQuery(organizationId: string, days: number) {
 export async function scoringSuggestions(tx: Tx, organizationId: string, days: number) {
   const active = await activeScoringConfig(tx, organizationId);
   if (!active) return undefined;
+  await analyticsSession(tx);
   const rows = (await outcomesQuery(organizationId, days).execute(tx)).rows;
   const observations: Observation[] = rows.map((r) => ({
     points: Object.fromEntries(Object.entries(r.points).map(([k, v]) => [k, Number(v)])),

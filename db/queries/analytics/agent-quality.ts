@@ -65,10 +65,10 @@ export function agentQualityQuery(organizationId: string, days: number) {
        ORDER BY p.prompt_key, p.prompt_version, p.created_at DESC
     )
     SELECT
-      (SELECT count(*) FROM d)::int AS drafts,
-      (SELECT count(*) FILTER (WHERE d.approved) FROM d)::int AS approved,
-      (SELECT count(*) FILTER (WHERE d.rejected) FROM d)::int AS rejected,
-      (SELECT count(*) FILTER (WHERE d.approved AND d.changed) FROM d)::int AS edited,
+      (SELECT coalesce(sum(v.drafts), 0) FROM v)::int AS drafts,
+      (SELECT coalesce(sum(v.approved), 0) FROM v)::int AS approved,
+      (SELECT coalesce(sum(v.rejected), 0) FROM v)::int AS rejected,
+      (SELECT coalesce(sum(v.edited), 0) FROM v)::int AS edited,
       (SELECT coalesce(jsonb_object_agg(i.intent, i.n), '{}'::jsonb)
          FROM (SELECT r.intent, count(*)::int AS n FROM r GROUP BY r.intent) i) AS reply_intents,
       (SELECT coalesce(jsonb_agg(jsonb_build_object(

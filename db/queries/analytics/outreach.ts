@@ -3,9 +3,11 @@ import type { Tx } from '../../tenancy';
 import { agentQuality } from './agent-quality';
 import { attribution } from './attribution';
 import { deliverability } from './deliverability';
+import { analyticsSession } from './shared';
 
 /** GET /analytics/outreach: the three sections, each one statement, in the caller's transaction. */
 export async function outreachAnalytics(tx: Tx, organizationId: string, days: number) {
+  await analyticsSession(tx);
   const sources = await attribution(tx, organizationId, days);
   const mailboxes = await deliverability(tx, organizationId, days);
   const quality = await agentQuality(tx, organizationId, days);
