@@ -76,7 +76,7 @@ describe('GET /analytics/outreach on a seeded organization', () => {
     // Opportunities, outcomes and meetings.
     const oa1 = await opportunity(orgId, a1!, 'won', 120_000);
     await meeting(orgId, oa1, 'completed');
-    await opportunity(orgId, a2!, 'won', 30_000.5);
+    const oa2 = await opportunity(orgId, a2!, 'won', 30_000.5);
     const oa3 = await opportunity(orgId, a3!, 'lost');
     await meeting(orgId, oa3, 'no_show');
     const oa5 = await opportunity(orgId, a5!, 'won', 999_999);
@@ -85,6 +85,14 @@ describe('GET /analytics/outreach on a seeded organization', () => {
     await meeting(orgId, ob1, 'proposed');
     const ob2 = await opportunity(orgId, b2!);
     await meeting(orgId, ob2, 'cancelled');
+
+    // A meeting booked through a link: it names only the enrollment, whose campaign is on oa2.
+    const company0 = await insert('companies', { organization_id: orgId, name: 'Link B.V.', normalized_name: 'link' });
+    const contact0 = await insert('contacts', { organization_id: orgId, company_id: company0, full_name: 'Els Link' });
+    const campaign = await insert('campaigns', { organization_id: orgId, name: 'Campagne', status: 'active', opportunity_id: oa2 });
+    const sequence = await insert('sequences', { organization_id: orgId, campaign_id: campaign, name: 'Reeks' });
+    const enrollment = await insert('enrollments', { organization_id: orgId, campaign_id: campaign, sequence_id: sequence, contact_id: contact0 });
+    await insert('meetings', { organization_id: orgId, enrollment_id: enrollment, title: 'Via link', starts_at: ago(1), ends_at: ago(1), status: 'completed', booked_via: 'link' });
 
     // The other tenant: a source with signals and a won deal, never in this organization's answer.
     const os = await source(other.orgId, 'Andere bron');
@@ -142,11 +150,12 @@ describe('GET /analytics/outreach on a seeded organization', () => {
     const res = await call('GET', `/analytics/outreach?organizationId=${orgId}&window=30`);
     expect(res.status).toBe(200);
     expect(res.body.window_days).toBe(30);
-    // S1: four signals; three opportunities (a1 won 120 000 with a completed meeting, a2 won 30 000.50,
-    // a3 lost after a no-show); one meeting (the no-show does not count); won 2. a5 is 45 days old.
+    // S1: four signals; three opportunities (a1 won 120 000 with a completed meeting, a2 won 30 000.50
+    // with a meeting booked through its campaign's link, a3 lost after a no-show); two meetings (the
+    // no-show does not count); won 2. a5 is 45 days old.
     // S2: two signals, two opportunities, one booked meeting (the other was cancelled). S3: nothing.
     expect(res.body.attribution).toEqual([
-      { source_id: ids.s1, source_name: 'Bekendmakingen Utrecht', signals: 4, opportunities: 3, meetings: 1, won: 2, won_value: 150_000.5 },
+      { source_id: ids.s1, source_name: 'Bekendmakingen Utrecht', signals: 4, opportunities: 3, meetings: 2, won: 2, won_value: 150_000.5 },
       { source_id: ids.s2, source_name: 'Bouwnieuws RSS', signals: 2, opportunities: 2, meetings: 1, won: 0, won_value: 0 },
       { source_id: ids.s3, source_name: 'Lege bron', signals: 0, opportunities: 0, meetings: 0, won: 0, won_value: 0 },
     ]);
@@ -176,7 +185,7 @@ describe('GET /analytics/outreach on a seeded organization', () => {
     expect(res.status).toBe(200);
     // a5 (won 999 999, completed meeting) and b3 (no opportunity) join; d0 and r3 too.
     expect(res.body.attribution.slice(0, 2)).toEqual([
-      { source_id: ids.s1, source_name: 'Bekendmakingen Utrecht', signals: 5, opportunities: 4, meetings: 2, won: 3, won_value: 1_149_999.5 },
+      { source_id: ids.s1, source_name: 'Bekendmakingen Utrecht', signals: 5, opportunities: 4, meetings: 3, won: 3, won_value: 1_149_999.5 },
       { source_id: ids.s2, source_name: 'Bouwnieuws RSS', signals: 3, opportunities: 2, meetings: 1, won: 0, won_value: 0 },
     ]);
     expect(res.body.deliverability[0]).toMatchObject({ sent: 5, bounced: 1, replied: 3 });
