@@ -388,6 +388,7 @@ export interface PromptEvals {
   created_at: Generated<Timestamp>;
   detail: Generated<Json>;
   id: Generated<string>;
+  message_id: string | null;
   organization_id: string;
   prompt_key: string;
   prompt_version: string;

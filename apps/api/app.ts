@@ -34,6 +34,7 @@ import { campaignRoutes } from './routes/campaigns';
 import { enrollmentRoutes } from './routes/enrollments';
 import { messageRoutes } from './routes/messages';
 import type { DnsResolver } from '../../activities/providers/dns/resolver';
+import { analyticsRoutes } from './routes/analytics';
 
 export interface ApiDeps {
   db: DB;
@@ -117,6 +118,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(mailboxRoutes(deps));
   app.use(meetingRoutes(deps));
   app.use(taskRoutes(deps));
+  app.use(analyticsRoutes(deps));
   app.use((req, res) => sendProblem(res, 'NOT_FOUND', `No route for ${req.method} ${req.path}`));
   app.use(errorHandler(deps.logger));
   return app;

@@ -12,7 +12,7 @@ import * as s from './schemas';
  * one entry below naming it in `answer`, with its operationId, tag, role and the problems it can
  * answer beyond those its role and inputs imply.
  */
-type Tag = 'Health' | 'Reference' | 'Organizations' | 'Sources' | 'Signals' | 'Opportunities' | 'Settings' | 'Companies' | 'Contacts' | 'Compliance' | 'Integrations' | 'Mailboxes' | 'Campaigns' | 'Enrollments' | 'Messages' | 'Meetings';
+type Tag = 'Health' | 'Reference' | 'Organizations' | 'Sources' | 'Signals' | 'Opportunities' | 'Settings' | 'Companies' | 'Contacts' | 'Compliance' | 'Integrations' | 'Mailboxes' | 'Campaigns' | 'Enrollments' | 'Messages' | 'Meetings' | 'Analytics';
 
 export const TAGS: Record<Tag, string> = {
   Health: 'Liveness, readiness and metrics of the API process',
@@ -21,7 +21,7 @@ export const TAGS: Record<Tag, string> = {
   Sources: 'Where signals come from: RSS/Atom feeds, JSON APIs, Dutch official publications',
   Signals: 'Publications turned into signals, classified and scored by the pipeline',
   Opportunities: 'Sales opportunities opened from ready signals or by hand',
-  Settings: 'Scoring thresholds and rules, and the industry profile',
+  Settings: 'Scoring thresholds and rules, the learning loop\'s suggestions, and the industry profile',
   Companies: 'Companies and their enrichment with contacts',
   Contacts: 'People at companies, their lawful basis, the compliance gate and erasure',
   Compliance: 'Suppressions, compliance settings and their audit log, the channel policy',
@@ -30,6 +30,7 @@ export const TAGS: Record<Tag, string> = {
   Enrollments: "Contacts in a campaign's sequence: stop and resume",
   Messages: 'Drafts, sent e-mail, tasks and replies; the approval inbox',
   Meetings: 'Meetings booked by link (Cal.com, Calendly webhooks), reply or by hand: outcomes, reminders (tasks) and the CRM record',
+  Analytics: 'Outreach analytics: attribution by source, deliverability per mailbox, agent quality and prompt evals',
   Mailboxes: 'Sending mailboxes: SMTP/IMAP server (write-only secret), sending window, days, holidays and limits',
 };
 
@@ -91,7 +92,9 @@ export const OPERATIONS: Operation[] = [
   { id: 'getOpportunity', method: 'get', path: '/opportunities/{opportunityId}', tag: 'Opportunities', summary: 'One opportunity', role: 'viewer', answer: r.Opportunity },
   { id: 'recordOpportunityOutcome', method: 'post', path: '/opportunities/{opportunityId}/outcome', tag: 'Opportunities', summary: 'Record won, lost, or reopen (409 when the project has another open one)', role: 'member', body: s.outcomeBody, answer: r.Opportunity, problems: [409] },
   { id: 'getScoringSettings', method: 'get', path: '/settings/scoring', tag: 'Settings', summary: 'The active scoring config and rules', role: 'viewer', query: s.organizationQuery, answer: r.ScoringSettings },
-  { id: 'updateScoringSettings', method: 'patch', path: '/settings/scoring', tag: 'Settings', summary: 'New scoring config version', role: 'admin', body: s.patchScoringBody, answer: r.ScoringSettings },
+  { id: 'updateScoringSettings', method: 'patch', path: '/settings/scoring', tag: 'Settings', summary: 'New scoring config version (thresholds, home, rule weights and caps)', role: 'admin', body: s.patchScoringBody, answer: r.ScoringSettings },
+  { id: 'getScoringSuggestions', method: 'get', path: '/settings/scoring/suggestions', tag: 'Settings', summary: 'Rule weights the outcomes suggest, with the evidence (changes nothing)', role: 'viewer', query: s.scoringSuggestionsQuery, answer: r.ScoringSuggestions },
+  { id: 'getOutreachAnalytics', method: 'get', path: '/analytics/outreach', tag: 'Analytics', summary: 'Attribution, deliverability and agent quality over 7, 30, 90 or 180 days', role: 'viewer', query: s.analyticsQuery, answer: r.OutreachAnalytics },
   { id: 'getIndustryProfile', method: 'get', path: '/settings/industry-profile', tag: 'Settings', summary: 'The industry profile', role: 'viewer', query: s.organizationQuery, answer: r.IndustryProfileSettings },
   { id: 'updateIndustryProfile', method: 'patch', path: '/settings/industry-profile', tag: 'Settings', summary: 'Change the industry profile', role: 'admin', body: s.patchIndustryProfileBody, answer: r.IndustryProfileSettings },
   { id: 'createCompany', method: 'post', path: '/companies', tag: 'Companies', summary: 'Create a company (409 when its KvK number exists)', role: 'member', body: s.createCompanyBody, status: 201, answer: r.Company, problems: [409] },

@@ -8,6 +8,8 @@ import type { HealthResult } from '../../domain/deliverability/score';
 import type { getOpportunity } from '../../db/queries/opportunities';
 import type { addOrChangeMembership } from '../../db/queries/organizations';
 import type { industryProfileSettings, scoringSettings } from '../../db/queries/settings';
+import type { outreachAnalytics } from '../../db/queries/analytics/outreach';
+import type { scoringSuggestions } from '../../db/queries/scoring-suggestions';
 import type { getSignal, getSignalDetail } from '../../db/queries/signals';
 import type { getSource } from '../../db/queries/sources';
 import { CHANNELS } from '../../domain/compliance/channel-policy';
@@ -293,6 +295,97 @@ export const IndustryProfileSettings = record(
   z.object({ profile: IndustryProfile, personas: z.array(Persona), products: z.array(Product) }),
 );
 
+const groupEvidence = z.object({
+  signals: z.number().int().describe('Decided signals in the group (won, lost, or a meeting that took place or was missed)'),
+  meetings: z.number().int().describe('Of which a meeting took place'),
+  won: z.number().int(),
+  lost: z.number().int(),
+  no_shows: z.number().int(),
+  success_rate: nullable(z.number()).describe('Mean success: won 1, else a meeting that took place 0.5, else 0 (null when empty)'),
+});
+export const ScoringSuggestions = record(
+  'ScoringSuggestions',
+  'What outcomes suggest for each scoring rule\'s weight, with the evidence; nothing changes until an admin applies one with PATCH /settings/scoring',
+  z.object({
+    window_days: z.number().int(),
+    scoring_config_id: id,
+    scoring_config_version: z.number().int(),
+    based_on: z.object({ opportunities: z.number().int(), won: z.number().int(), lost: z.number().int(), meetings_completed: z.number().int(), no_shows: z.number().int() }),
+    suggestions: z.array(
+      z.object({
+        rule_key: z.string(),
+        dimension: z.string(),
+        current_weight: z.number(),
+        suggested_weight: z.number(),
+        evidence: z.object({
+          earned: groupEvidence.describe('Signals that earned points on the rule'),
+          not_earned: groupEvidence.describe('Signals that did not'),
+          lift: nullable(z.number()).describe('earned.success_rate − not_earned.success_rate; null without enough outcomes on either side'),
+          reason: z.string(),
+        }),
+      }),
+    ),
+  }),
+);
+
+// Analytics -----------------------------------------------------------------------------------------------
+const rate = nullable(z.number()).describe('A fraction 0–1, null when there is nothing to divide by');
+const intents = z.record(z.string(), z.number().int()).describe('Reply intent -> count');
+export const OutreachAnalytics = record(
+  'OutreachAnalytics',
+  'Outreach analytics over a window: attribution by source, deliverability per mailbox, agent quality',
+  z.object({
+    window_days: z.number().int(),
+    attribution: z.array(
+      z.object({
+        source_id: id,
+        source_name: z.string(),
+        signals: z.number().int().describe('Signals the source produced in the window'),
+        opportunities: z.number().int().describe('Opportunities opened from those signals'),
+        meetings: z.number().int().describe('Of those opportunities, how many have a meeting booked and not cancelled or missed'),
+        won: z.number().int(),
+        won_value: z.number().describe('Sum of the won opportunities\' values, euros'),
+      }),
+    ),
+    deliverability: z.array(
+      z.object({
+        mailbox_id: id,
+        address: z.string(),
+        sent: z.number().int().describe('Delivery attempts in the window (status sent or failed)'),
+        bounced: z.number().int().describe('Of which failed'),
+        replied: z.number().int().describe('Replies received in the window'),
+        health_score: nullable(z.number()).describe('Score of the newest health check'),
+        sendable: nullable(z.boolean()).describe('Whether the newest health check found the mailbox sendable'),
+        checked_at: nullable(timestamp).describe('When the newest health check ran'),
+      }),
+    ),
+    agent_quality: z.object({
+      drafts: z.number().int().describe('Outbound e-mails written in the window'),
+      approved: z.number().int(),
+      rejected: z.number().int(),
+      approval_rate: rate.describe('approved / (approved + rejected)'),
+      edited: z.number().int().describe('Approved drafts whose sent text differs from what the model wrote'),
+      edit_rate: rate.describe('edited / approved'),
+      reply_intents: intents,
+      by_prompt_version: z.array(
+        z.object({
+          prompt_version: nullable(z.string()),
+          drafts: z.number().int(),
+          approved: z.number().int(),
+          rejected: z.number().int(),
+          approval_rate: rate,
+          edited: z.number().int(),
+          edit_rate: rate,
+          reply_intents: intents.describe('Intents of replies to this version\'s drafts'),
+        }),
+      ),
+      prompt_evals: z
+        .array(z.object({ prompt_key: z.string(), prompt_version: z.string(), score: z.number().describe('Mean similarity of the edited drafts to what was sent (1 = unchanged)'), cases: z.number().int(), created_at: timestamp }))
+        .describe('The newest score of each prompt version, newest first'),
+    }),
+  }),
+);
+
 // Companies and contacts ----------------------------------------------------------------------------------
 const recipientKind = z.enum(['legal_person', 'natural_person']);
 export const Company = record(
@@ -528,10 +621,16 @@ export const ROWS_MATCH_SCHEMAS: {
   AuditEntry: Agrees<Row<typeof listAudit>[number], typeof AuditEntry>;
   Integration: Agrees<Row<typeof getIntegration>, typeof Integration>;
   Membership: Agrees<NonNullable<Row<typeof addOrChangeMembership>['membership']>, typeof Membership>;
+  OutreachAnalytics: Agrees<Row<typeof outreachAnalytics>, typeof OutreachAnalytics>;
+  AttributionRow: Agrees<Row<typeof outreachAnalytics>['attribution'][number], typeof OutreachAnalytics.shape.attribution.element>;
+  DeliverabilityRow: Agrees<Row<typeof outreachAnalytics>['deliverability'][number], typeof OutreachAnalytics.shape.deliverability.element>;
+  AgentQuality: Agrees<Row<typeof outreachAnalytics>['agent_quality'], typeof OutreachAnalytics.shape.agent_quality>;
+  ScoringSuggestions: Agrees<Row<typeof scoringSuggestions>, typeof ScoringSuggestions>;
 } = {
   Source: true, Signal: true, Classification: true, Score: true, ScoreComponent: true, Opportunity: true, ScoringConfig: true, ScoringRule: true,
   IndustryProfile: true, Persona: true, Product: true, Company: true, Contact: true, LawfulBasis: true, ComplianceGate: true, Suppression: true,
   ComplianceSettings: true, AuditEntry: true, Integration: true, Membership: true,
+  OutreachAnalytics: true, AttributionRow: true, DeliverabilityRow: true, AgentQuality: true, ScoringSuggestions: true,
 };
 
 // Mailboxes (outreach) -------------------------------------------------------------------------------

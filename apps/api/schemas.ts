@@ -10,6 +10,7 @@ import { INTEGRATION_PROVIDERS, IntegrationProviderKey } from '../../activities/
 import { jsonApiConfigSchema } from '../../activities/providers/sources/json-api';
 import { PIPELINE_STAGES } from '../../workflows/stages';
 import { BOOKED_VIA, MEETING_OUTCOMES, MEETING_STATUSES } from '../../domain/meetings/meetings';
+import { ANALYTICS_WINDOWS, DEFAULT_ANALYTICS_WINDOW, DEFAULT_SUGGESTIONS_WINDOW } from '../../domain/analytics/windows';
 
 /**
  * Every request schema of the API, in one place. Request fields are camelCase
@@ -134,6 +135,16 @@ export const patchScoringBody = z
     opportunityAt: threshold.optional(),
     homeLat: z.number().min(-90).max(90).nullable().optional(),
     homeLng: z.number().min(-180).max(180).nullable().optional(),
+    /** Weights and caps of rules by rule key (for example a learning-loop suggestion an admin applies). */
+    rules: z
+      .array(
+        z
+          .object({ ruleKey: z.string().trim().min(1).max(100), weight: z.number().min(0).max(1000).optional(), maxPoints: z.number().min(0).max(1000).optional() })
+          .strict(),
+      )
+      .max(50)
+      .refine((rules) => new Set(rules.map((r) => r.ruleKey)).size === rules.length, 'must name each rule key at most once')
+      .optional(),
   })
   .strict();
 
@@ -164,6 +175,20 @@ export const patchIndustryProfileBody = z
   .strict();
 
 export const organizationQuery = z.object({ organizationId: uuid }).strict();
+
+// Analytics and the learning loop -----------------------------------------------------------------
+export const analyticsQuery = z
+  .object({
+    organizationId: uuid,
+    window: z
+      .enum(ANALYTICS_WINDOWS.map(String) as [string, ...string[]], { message: `must be one of ${ANALYTICS_WINDOWS.join(', ')} (days)` })
+      .default(String(DEFAULT_ANALYTICS_WINDOW))
+      .transform(Number),
+  })
+  .strict();
+export const scoringSuggestionsQuery = z
+  .object({ organizationId: uuid, window: z.coerce.number().int().min(1).max(3650).default(DEFAULT_SUGGESTIONS_WINDOW) })
+  .strict();
 
 // Companies and contacts -------------------------------------------------------------------------
 /** A legal form as people write it ("B.V.", "b.v.", "GmbH", "Ltd.", "sole trader"), answered as its canonical key ("bv"). */

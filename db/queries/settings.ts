@@ -16,7 +16,21 @@ export async function scoringSettings(tx: Tx, organizationId: string) {
 
 export type ScoringPatch = Partial<{ ignore_below: number; qualify_at: number; opportunity_at: number; home_lat: number | null; home_lng: number | null }>;
 
+/** A rule's new weight and cap, by rule key (PATCH /settings/scoring `rules`). */
+export interface RulePatch {
+  ruleKey: string;
+  weight?: number;
+  maxPoints?: number;
+}
+
 export class ThresholdOrderError extends Error {}
+
+/** A rule patch names a rule key the active config does not have (index: its place in the list). */
+export class UnknownRuleError extends Error {
+  constructor(readonly index: number, readonly ruleKey: string) {
+    super(`is not a rule of the active scoring config: ${ruleKey}`);
+  }
+}
 
 /**
  * A change creates the next config version (rules copied) and makes it the active one; old
@@ -24,11 +38,23 @@ export class ThresholdOrderError extends Error {}
  * one organization take turns (a transaction-scoped advisory lock), so each reads the version the
  * previous one committed and writes the next: none fails on the version number.
  */
-export async function changeScoringConfig(tx: Tx, organizationId: string, actorId: string, patch: ScoringPatch) {
+export async function changeScoringConfig(tx: Tx, organizationId: string, actorId: string, patch: ScoringPatch, rulePatches: RulePatch[] = []) {
   await lockFor(tx, `scoring_configs:${organizationId}`);
   const active = await activeScoringConfig(tx, organizationId);
   if (!active) throw new Error('organization has no scoring config');
   const current = active.config;
+  const byKey = new Map(active.rules.map((r) => [r.rule_key, r]));
+  rulePatches.forEach((p, i) => {
+    if (!byKey.has(p.ruleKey)) throw new UnknownRuleError(i, p.ruleKey);
+  });
+  const ruleChanges = rulePatches.flatMap((p) => {
+    const rule = byKey.get(p.ruleKey)!;
+    return diff({ weight: Number(rule.weight), max_points: Number(rule.max_points) }, { weight: p.weight, max_points: p.maxPoints }).map((c) => ({
+      ...c,
+      field: `rules.${p.ruleKey}.${c.field}`,
+    }));
+  });
+  const patched = new Map(rulePatches.map((p) => [p.ruleKey, p]));
   const next = {
     ignore_below: patch.ignore_below ?? current.ignore_below,
     qualify_at: patch.qualify_at ?? current.qualify_at,
@@ -39,7 +65,7 @@ export async function changeScoringConfig(tx: Tx, organizationId: string, actorI
   if (!(next.ignore_below <= next.qualify_at && next.qualify_at <= next.opportunity_at)) {
     throw new ThresholdOrderError(`thresholds must keep ignoreBelow <= qualifyAt <= opportunityAt (got ${next.ignore_below}, ${next.qualify_at}, ${next.opportunity_at})`);
   }
-  const changes = diff(current as unknown as Record<string, unknown>, patch);
+  const changes = [...diff(current as unknown as Record<string, unknown>, patch), ...ruleChanges];
   if (changes.length === 0) return scoringSettings(tx, organizationId);
   await tx.updateTable('scoring_configs').set({ is_active: false, updated_at: sql`now()` }).where('id', '=', current.id).execute();
   const created = await tx
@@ -55,8 +81,8 @@ export async function changeScoringConfig(tx: Tx, organizationId: string, actorI
         scoring_config_id: created.id,
         dimension: r.dimension,
         rule_key: r.rule_key,
-        weight: r.weight,
-        max_points: r.max_points,
+        weight: patched.get(r.rule_key)?.weight ?? r.weight,
+        max_points: patched.get(r.rule_key)?.maxPoints ?? r.max_points,
         params: JSON.stringify(r.params),
       })),
     )

@@ -422,10 +422,50 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * New scoring config version
+         * New scoring config version (thresholds, home, rule weights and caps)
          * @description The admin or owner role in the organization.
          */
         patch: operations["updateScoringSettings"];
+        trace?: never;
+    };
+    "/settings/scoring/suggestions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Rule weights the outcomes suggest, with the evidence (changes nothing)
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getScoringSuggestions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/analytics/outreach": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Attribution, deliverability and agent quality over 7, 30, 90 or 180 days
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getOutreachAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/settings/industry-profile": {
@@ -1676,6 +1716,131 @@ export interface components {
             profile: components["schemas"]["IndustryProfile"];
             personas: components["schemas"]["Persona"][];
             products: components["schemas"]["Product"][];
+        };
+        /** @description What outcomes suggest for each scoring rule's weight, with the evidence; nothing changes until an admin applies one with PATCH /settings/scoring */
+        ScoringSuggestions: {
+            window_days: number;
+            /** Format: uuid */
+            scoring_config_id: string;
+            scoring_config_version: number;
+            based_on: {
+                opportunities: number;
+                won: number;
+                lost: number;
+                meetings_completed: number;
+                no_shows: number;
+            };
+            suggestions: {
+                rule_key: string;
+                dimension: string;
+                current_weight: number;
+                suggested_weight: number;
+                evidence: {
+                    /** @description Signals that earned points on the rule */
+                    earned: {
+                        /** @description Decided signals in the group (won, lost, or a meeting that took place or was missed) */
+                        signals: number;
+                        /** @description Of which a meeting took place */
+                        meetings: number;
+                        won: number;
+                        lost: number;
+                        no_shows: number;
+                        /** @description Mean success: won 1, else a meeting that took place 0.5, else 0 (null when empty) */
+                        success_rate: number | null;
+                    };
+                    /** @description Signals that did not */
+                    not_earned: {
+                        /** @description Decided signals in the group (won, lost, or a meeting that took place or was missed) */
+                        signals: number;
+                        /** @description Of which a meeting took place */
+                        meetings: number;
+                        won: number;
+                        lost: number;
+                        no_shows: number;
+                        /** @description Mean success: won 1, else a meeting that took place 0.5, else 0 (null when empty) */
+                        success_rate: number | null;
+                    };
+                    /** @description earned.success_rate − not_earned.success_rate; null without enough outcomes on either side */
+                    lift: number | null;
+                    reason: string;
+                };
+            }[];
+        };
+        /** @description Outreach analytics over a window: attribution by source, deliverability per mailbox, agent quality */
+        OutreachAnalytics: {
+            window_days: number;
+            attribution: {
+                /** Format: uuid */
+                source_id: string;
+                source_name: string;
+                /** @description Signals the source produced in the window */
+                signals: number;
+                /** @description Opportunities opened from those signals */
+                opportunities: number;
+                /** @description Of those opportunities, how many have a meeting booked and not cancelled or missed */
+                meetings: number;
+                won: number;
+                /** @description Sum of the won opportunities' values, euros */
+                won_value: number;
+            }[];
+            deliverability: {
+                /** Format: uuid */
+                mailbox_id: string;
+                address: string;
+                /** @description Delivery attempts in the window (status sent or failed) */
+                sent: number;
+                /** @description Of which failed */
+                bounced: number;
+                /** @description Replies received in the window */
+                replied: number;
+                /** @description Score of the newest health check */
+                health_score: number | null;
+                /** @description Whether the newest health check found the mailbox sendable */
+                sendable: boolean | null;
+                /** @description When the newest health check ran */
+                checked_at: string | null;
+            }[];
+            agent_quality: {
+                /** @description Outbound e-mails written in the window */
+                drafts: number;
+                approved: number;
+                rejected: number;
+                /** @description approved / (approved + rejected) */
+                approval_rate: number | null;
+                /** @description Approved drafts whose sent text differs from what the model wrote */
+                edited: number;
+                /** @description edited / approved */
+                edit_rate: number | null;
+                /** @description Reply intent -> count */
+                reply_intents: {
+                    [key: string]: number;
+                };
+                by_prompt_version: {
+                    prompt_version: string | null;
+                    drafts: number;
+                    approved: number;
+                    rejected: number;
+                    /** @description A fraction 0–1, null when there is nothing to divide by */
+                    approval_rate: number | null;
+                    edited: number;
+                    /** @description A fraction 0–1, null when there is nothing to divide by */
+                    edit_rate: number | null;
+                    /** @description Intents of replies to this version's drafts */
+                    reply_intents: {
+                        [key: string]: number;
+                    };
+                }[];
+                /** @description The newest score of each prompt version, newest first */
+                prompt_evals: {
+                    prompt_key: string;
+                    prompt_version: string;
+                    /** @description Mean similarity of the edited drafts to what was sent (1 = unchanged) */
+                    score: number;
+                    cases: number;
+                    /** Format: date-time */
+                    created_at: string;
+                }[];
+            };
         };
         /** @description A company, its identity (KvK number, registrable domain) and enrichment state */
         Company: {
@@ -3211,11 +3376,16 @@ export interface operations {
                     opportunityAt?: number;
                     homeLat?: number | null;
                     homeLng?: number | null;
+                    rules?: {
+                        ruleKey: string;
+                        weight?: number;
+                        maxPoints?: number;
+                    }[];
                 };
             };
         };
         responses: {
-            /** @description New scoring config version */
+            /** @description New scoring config version (thresholds, home, rule weights and caps) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3230,6 +3400,62 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getScoringSuggestions: {
+        parameters: {
+            query: {
+                organizationId: string;
+                window?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Rule weights the outcomes suggest, with the evidence (changes nothing) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScoringSuggestions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getOutreachAnalytics: {
+        parameters: {
+            query: {
+                organizationId: string;
+                window?: "7" | "30" | "90" | "180";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Attribution, deliverability and agent quality over 7, 30, 90 or 180 days */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutreachAnalytics"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

@@ -1,10 +1,11 @@
 import { Router } from 'express';
-import { changeIndustryProfile, changeScoringConfig, industryProfileSettings, scoringSettings, ThresholdOrderError } from '../../../db/queries/settings';
+import { changeIndustryProfile, changeScoringConfig, industryProfileSettings, scoringSettings, ThresholdOrderError, UnknownRuleError } from '../../../db/queries/settings';
 import { changeMeetingSettings, meetingSettings, upcomingMeetingIds } from '../../../db/queries/meetings';
+import { scoringSuggestions } from '../../../db/queries/scoring-suggestions';
 import { userOf, withRole } from '../access';
 import { notFound, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';
-import { organizationQuery, patchIndustryProfileBody, patchMeetingSettingsBody, patchScoringBody } from '../schemas';
+import { organizationQuery, patchIndustryProfileBody, patchMeetingSettingsBody, patchScoringBody, scoringSuggestionsQuery } from '../schemas';
 import { parseBody, parseQuery } from '../validate';
 
 /** Scoring and industry-profile settings: read by any member, changed by owners and admins, audited. */
@@ -28,13 +29,22 @@ export function settingsRoutes({ db, workflows }: ApiDeps): Router {
           opportunity_at: body.opportunityAt,
           home_lat: body.homeLat,
           home_lng: body.homeLng,
-        });
+        }, body.rules);
       } catch (err) {
         if (err instanceof ThresholdOrderError) throw validationFailed([{ path: 'body', message: err.message }]);
+        if (err instanceof UnknownRuleError) throw validationFailed([{ path: `body.rules.${err.index}.ruleKey`, message: err.message }]);
         throw err;
       }
     });
     res.json(settings);
+  });
+
+  // The learning loop: what outcomes suggest for each rule's weight. Reads only; PATCH above applies.
+  r.get('/settings/scoring/suggestions', async (req, res) => {
+    const q = parseQuery(scoringSuggestionsQuery, req);
+    const suggestions = await withRole(db, req, q.organizationId, 'viewer', (tx) => scoringSuggestions(tx, q.organizationId, q.window));
+    if (!suggestions) throw notFound('scoring settings');
+    res.json(suggestions);
   });
 
   r.get('/settings/industry-profile', async (req, res) => {
