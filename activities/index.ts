@@ -10,6 +10,8 @@ import { createEnrichmentActivities } from './enrichment';
 import { createIngestActivities } from './ingest';
 import { llmClassifierFrom } from './providers/registry';
 import { createReconcileActivities } from './reconcile';
+import { createReplyActivities } from './replies';
+import { ImapInboxReader } from './providers/mail/imap';
 import { createRetentionActivities } from './retention';
 import { createSignalStageActivities } from './signal-stages';
 import { createSourceProviders } from './providers/sources';
@@ -21,7 +23,7 @@ export interface ActivityDeps {
   config: Pick<
     Config,
     | 'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_MAX_BYTES' | 'SIGNAL_BATCH_SIZE' | 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY' | 'INTEGRATION_SECRET_KEY'
-    | 'PROJECT_LINK_WINDOW_DAYS'
+    | 'PROJECT_LINK_WINDOW_DAYS' | 'IMAP_TIMEOUT_MS'
   >;
 }
 
@@ -70,6 +72,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createReconcileActivities({ db: deps.db }),
     ...createSignalStageActivities({ db: deps.db, classifierFor }),
     ...createStrategistActivities({ db: deps.db, writerFor }),
+    ...createReplyActivities({ db: deps.db, secrets, config: deps.config, reader: new ImapInboxReader() }),
     ...createIngestActivities({
       db: deps.db,
       providers: createSourceProviders({ secrets }),

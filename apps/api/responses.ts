@@ -555,6 +555,7 @@ export const Mailbox = record(
     dkim_selector: nullable(z.string()),
     sent_today: z.number().int().describe('Messages of this mailbox sent (sent_at) since the start of its local day'),
     health: nullable(z.object({ score: z.number(), sendable: z.boolean(), checked_at: timestamp })).describe('The newest health check, or null before the first'),
+    last_error: nullable(z.string()).describe('Why its inbox could not be read last time (wrong IMAP credentials, server unreachable), null when it could'),
     ...stamps,
   }),
 );
