@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { parseInbound, NotRfc822Error, type ParsedInbound } from '../activities/providers/mail/parse';
 import { detectAutoReply } from '../domain/replies/auto-reply';
 import { classifyReplyByRules, machineKind } from '../domain/replies/classify';
@@ -9,9 +7,9 @@ import { extractReferral } from '../domain/replies/referral';
 import { outOfOfficeReturnDate } from '../domain/replies/return-date';
 import { offeredSlots } from '../domain/replies/slots';
 import { normalizeSubject } from '../domain/replies/subject';
+import { fixture } from './helpers/reply-fixtures';
 
 /** Pure reply handling (domain/replies) on real-looking messages of test/fixtures/replies. */
-export const fixture = (name: string) => readFileSync(path.join(__dirname, 'fixtures', 'replies', `${name}.eml`));
 
 async function classified(name: string) {
   const p: ParsedInbound = await parseInbound(fixture(name));
