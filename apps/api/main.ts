@@ -31,6 +31,7 @@ async function main() {
     rateLimits: { userPerMinute: config.RATE_LIMIT_USER_PER_MINUTE, orgPerMinute: config.RATE_LIMIT_ORG_PER_MINUTE },
     metricsAccess: { token: config.METRICS_TOKEN, production: config.NODE_ENV === 'production' },
     unsubscribeTokens: unsubscribeKey ? new UnsubscribeTokens(unsubscribeKey) : null,
+    inbound: { maxBytes: config.INBOUND_MAX_BYTES, llm: config },
   });
   const http = await listen(app, config.PORT, config.HOST);
   logger.info({ url: http.url }, 'api listening');

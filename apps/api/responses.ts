@@ -559,6 +559,14 @@ export const Mailbox = record(
     ...stamps,
   }),
 );
+export const InboundReceipt = record(
+  'InboundReceipt',
+  'A received e-mail handed over: the stored inbound message (202), or duplicate: true when the mailbox already has its Message-ID (200)',
+  z.object({
+    message_id: id.optional().describe('The inbound message (202)'),
+    duplicate: z.literal(true).optional().describe('Already stored: nothing changed (200)'),
+  }),
+);
 /** Fails to compile, naming the fields, when the mailbox query and its schema drift apart. */
 export const MAILBOX_ROWS_MATCH_SCHEMAS: { Mailbox: Agrees<Row<typeof getMailbox>, typeof Mailbox> } = { Mailbox: true };
 

@@ -41,7 +41,8 @@ export function mailboxInbox(tx: Tx, mailboxId: string) {
 export function mailboxCalendar(tx: Tx, mailboxId: string) {
   return tx
     .selectFrom('mailboxes')
-    .select(['id', 'timezone', sql<string>`to_char(window_start, 'HH24:MI')`.as('window_start'), sql<string>`to_char(window_end, 'HH24:MI')`.as('window_end'), 'sending_days', 'holiday_country', 'holiday_region'])
+    
+    .select(['id', 'organization_id', 'timezone', sql<string>`to_char(window_start, 'HH24:MI')`.as('window_start'), sql<string>`to_char(window_end, 'HH24:MI')`.as('window_end'), 'sending_days', 'holiday_country', 'holiday_region'])
     .where('id', '=', mailboxId)
     .executeTakeFirst();
 }
