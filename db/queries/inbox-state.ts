@@ -8,7 +8,7 @@ import type { Tx } from '../tenancy';
  */
 export async function getInboxState(tx: Tx, mailboxId: string): Promise<{ uidValidity: string | null; lastUid: number }> {
   const row = await tx.selectFrom('mailbox_inbox_states').select(['uidvalidity', 'last_uid']).where('mailbox_id', '=', mailboxId).executeTakeFirst();
-  return { uidValidity: row?.uidvalidity ?? null, lastUid: Number(row?.last_uid ?? 0) };
+  return { uidValidity: row?.uidvalidity == null ? null : String(row.uidvalidity), lastUid: Number(row?.last_uid ?? 0) };
 }
 
 export async function saveInboxState(tx: Tx, s: { organizationId: string; mailboxId: string; uidValidity: string; lastUid: number }): Promise<void> {
