@@ -6,3 +6,4 @@ export { enrichCompanyWorkflow } from './enrich-company';
 export { retentionSweepWorkflow } from './retention';
 export { reconcileSignalsWorkflow } from './reconcile';
 export { strategistWorkflow } from './strategist';
+export { mailboxInboxWorkflow } from './mailbox-inbox';

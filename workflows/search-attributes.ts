@@ -33,4 +33,6 @@ export const workflowIds = {
   /** The per-enrollment sequence workflow (the next step builds it; accept already stores this id). */
   sequence: (enrollmentId: string) => `enrollment/${enrollmentId}`,
   reconcileSchedule: 'reconcile/signals',
+  /** A mailbox's inbox read: the workflow and its Temporal Schedule share the id. */
+  mailboxInbox: (mailboxId: string) => `mailbox/${mailboxId}/inbox`,
 };

@@ -32,7 +32,7 @@ function requireRegionOf(country: string, region: string | null | undefined): vo
  * Outreach or lemlist), any member reads them. The secret (SMTP/IMAP password) is write-only, sealed
  * with AES-256-GCM bound to the row, never answered or logged.
  */
-export function mailboxRoutes({ db, secrets }: ApiDeps): Router {
+export function mailboxRoutes({ db, secrets, workflows }: ApiDeps): Router {
   const r = Router();
   const box = () => {
     if (!secrets) throw new ProblemError('SERVICE_UNAVAILABLE', 'Mailboxes are not available: INTEGRATION_SECRET_KEY is not configured');
@@ -68,6 +68,7 @@ export function mailboxRoutes({ db, secrets }: ApiDeps): Router {
         dkimSelector: body.dkimSelector ?? null,
       });
     });
+    await workflows.syncMailboxInboxSchedule(mailbox);
     res.status(201).json(mailbox);
   });
 
@@ -109,6 +110,7 @@ export function mailboxRoutes({ db, secrets }: ApiDeps): Router {
       };
       return (await updateMailbox(tx, id, patch))!;
     });
+    if (body.imap !== undefined) await workflows.syncMailboxInboxSchedule(mailbox);
     res.json(mailbox);
   });
 
