@@ -34,6 +34,7 @@ test('every recorded history replays against the current workflow code', async (
   // `-before-<change>` histories were recorded before a guarded change: they prove old runs still replay.
   expect(histories.map((h) => h.workflowId).sort()).toEqual([
     'ingest-source',
+    'mailbox-inbox',
     'process-signal-ignored',
     'process-signal-ignored-before-drafting',
     'process-signal-ignored-before-person-ignore-gate',
