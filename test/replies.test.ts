@@ -1,5 +1,8 @@
 import { parseInbound, NotRfc822Error, type ParsedInbound } from '../activities/providers/mail/parse';
 import { detectAutoReply } from '../domain/replies/auto-reply';
+import { firstSlotInWindow, outOfOfficeResumeAt } from '../domain/replies/calendar';
+import { planFor } from '../domain/replies/plan';
+import { publicHolidays } from '../domain/sending/holidays';
 import { classifyReplyByRules, machineKind } from '../domain/replies/classify';
 import { readDeliveryStatus } from '../domain/replies/dsn';
 import { stripQuotedHistory } from '../domain/replies/quoted';
@@ -147,5 +150,39 @@ describe('threading helpers', () => {
     expect(stripQuotedHistory('Prima.\n\nVan: Sanne Bakker <s@x.nl>\nVerzonden: woensdag 18 november 2026 09:30\nAan: Jan')).toBe('Prima.');
     expect(stripQuotedHistory('Yes.\n> old\n> older')).toBe('Yes.');
     expect(stripQuotedHistory('Sure.\n\nOn Wed, Nov 18, 2026 at 3:30 AM Sanne Bakker <s@x.nl>\nwrote:\n> hi')).toBe('Sure.');
+  });
+});
+
+describe('the hold and the slot, on the mailbox calendar', () => {
+  const calendar = { timezone: 'Europe/Amsterdam', window: { start: '09:00', end: '17:00' }, sendingDays: [1, 2, 3, 4, 5], holidays: publicHolidays('NL', null, { from: 2026, to: 2027 }) };
+
+  test('resume_at: the window start of the next business day after the return date, holidays skipped', () => {
+    expect(outOfOfficeResumeAt('2026-11-30', new Date('2026-11-19T10:00:00Z'), calendar).toISOString()).toBe('2026-12-01T08:00:00.000Z');
+    // Back Thursday 24 December: Christmas (25th, 26th) and the weekend pass, Monday 28 December.
+    expect(outOfOfficeResumeAt('2026-12-24', new Date('2026-12-18T10:00:00Z'), calendar).toISOString()).toBe('2026-12-28T08:00:00.000Z');
+    // Back Friday 27 November: Monday 30 November.
+    expect(outOfOfficeResumeAt('2026-11-27', new Date('2026-11-19T10:00:00Z'), calendar).toISOString()).toBe('2026-11-30T08:00:00.000Z');
+    // No date: five business days after it arrived.
+    expect(outOfOfficeResumeAt(null, new Date('2026-11-19T10:00:00Z'), calendar).toISOString()).toBe('2026-11-26T08:00:00.000Z');
+  });
+
+  test('the first offered slot inside the window on a business day', () => {
+    const slot = (start: string, minutes = 30) => ({ start, end: new Date(Date.parse(start) + minutes * 60_000).toISOString() });
+    expect(firstSlotInWindow([slot('2026-11-24T19:00:00.000Z'), slot('2026-11-25T15:30:00.000Z')], calendar)).toEqual(slot('2026-11-25T15:30:00.000Z'));
+    expect(firstSlotInWindow([slot('2026-11-25T15:45:00.000Z')], calendar)).toBeNull(); // ends 17:15 local
+    expect(firstSlotInWindow([slot('2026-11-28T10:00:00.000Z')], calendar)).toBeNull(); // a Saturday
+    expect(firstSlotInWindow([slot('2026-12-25T10:00:00.000Z')], calendar)).toBeNull(); // Christmas
+  });
+
+  test('what each kind does (the README intents table)', () => {
+    expect(planFor('reply', 'interested', false)).toMatchObject({ stopContact: true, pauseAccount: true, threadStatus: 'replied', suppress: null, draftReply: false });
+    expect(planFor('reply', 'meeting_request', true)).toMatchObject({ stopContact: true, draftReply: true });
+    expect(planFor('reply', 'not_interested', false)).toMatchObject({ stopContact: true, threadStatus: 'closed' });
+    expect(planFor('reply', 'unsubscribe', false)).toMatchObject({ stopContact: true, suppress: 'unsubscribe' });
+    expect(planFor('reply', 'referral', false)).toMatchObject({ stopContact: true, createReferral: true });
+    expect(planFor('out_of_office', 'out_of_office', false)).toEqual({ ...planFor('auto_reply', null, false), pauseOutOfOffice: true });
+    expect(planFor('hard_bounce', null, false)).toMatchObject({ stopContact: true, suppress: 'bounce', failOriginal: true, pauseAccount: false });
+    expect(Object.values(planFor('soft_bounce', null, false)).filter(Boolean)).toEqual([]);
+    expect(Object.values(planFor('auto_reply', null, false)).filter(Boolean)).toEqual([]);
   });
 });
