@@ -1,6 +1,6 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { dbActivityOptions } from './retry';
+import { providerActivityOptions } from './retry';
 import { notifySequences } from './sequence-signals';
 
 export interface MailboxInboxInput {
@@ -29,7 +29,8 @@ export interface MailboxInboxResult {
  * the error (the mailbox's last_error); the next scheduled run tries again, so nothing loops hot.
  */
 export async function mailboxInboxWorkflow(input: MailboxInboxInput): Promise<MailboxInboxResult> {
-  const { pollMailboxInbox } = proxyActivities<Activities>({ ...dbActivityOptions(input.retryInitialIntervalMs), startToCloseTimeout: '5 minutes' });
+  // An outside server and possibly a model: on the rate-limited providers queue.
+  const { pollMailboxInbox } = proxyActivities<Activities>({ ...providerActivityOptions(workflowInfo().taskQueue, input.retryInitialIntervalMs), startToCloseTimeout: '5 minutes' });
   const result: MailboxInboxResult = { read: 0, stored: 0, duplicates: 0, changedEnrollmentIds: [], error: null };
   for (let i = 0; i < (input.maxBatches ?? 20); i++) {
     const r = await pollMailboxInbox({ organizationId: input.organizationId, mailboxId: input.mailboxId, batchSize: input.batchSize ?? 50 });
