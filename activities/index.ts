@@ -13,6 +13,8 @@ import { dnsResolverFrom } from './providers/dns/resolver';
 import { createMeetingActivities } from './meetings';
 import { llmClassifierFrom } from './providers/registry';
 import { createReconcileActivities } from './reconcile';
+import { createReplyActivities } from './replies';
+import { ImapInboxReader } from './providers/mail/imap';
 import { createRetentionActivities } from './retention';
 import { createSignalStageActivities } from './signal-stages';
 import { createSourceProviders } from './providers/sources';
@@ -30,7 +32,7 @@ export interface ActivityDeps {
   config: Pick<
     Config,
     | 'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_MAX_BYTES' | 'SIGNAL_BATCH_SIZE' | 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY' | 'INTEGRATION_SECRET_KEY'
-    | 'PROJECT_LINK_WINDOW_DAYS' | 'UNSUBSCRIBE_TOKEN_KEY' | 'DNS_SERVERS' | 'DNS_TIMEOUT_MS'
+    | 'PROJECT_LINK_WINDOW_DAYS' | 'UNSUBSCRIBE_TOKEN_KEY' | 'DNS_SERVERS' | 'DNS_TIMEOUT_MS' | 'IMAP_TIMEOUT_MS'
   >;
   /** The public base of the links in e-mail (the one-click unsubscribe): apps/shared/config.ts publicBaseUrl. */
   publicBaseUrl: string;
@@ -109,6 +111,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSignalStageActivities({ db: deps.db, classifierFor }),
     ...createStrategistActivities({ db: deps.db, writerFor }),
     ...createMeetingActivities({ db: deps.db, secrets }),
+    ...createReplyActivities({ db: deps.db, secrets, config: deps.config, reader: new ImapInboxReader() }),
     ...createIngestActivities({
       db: deps.db,
       providers: createSourceProviders({ secrets }),

@@ -9,6 +9,8 @@ export type Generated<T> = T extends ColumnType<infer S, infer I, infer U>
   ? ColumnType<S, I | undefined, U>
   : ColumnType<T, T | undefined, T>;
 
+export type Int8 = ColumnType<number, bigint | number | string, bigint | number | string>;
+
 export type Json = JsonValue;
 
 export type JsonArray = JsonValue[];
@@ -225,6 +227,15 @@ export interface Mailboxes {
   window_start: Generated<string>;
 }
 
+export interface MailboxInboxStates {
+  last_checked_at: Timestamp | null;
+  last_uid: Generated<Int8>;
+  mailbox_id: string;
+  organization_id: string;
+  uidvalidity: Int8 | null;
+  updated_at: Generated<Timestamp>;
+}
+
 export interface MailboxHealthChecks {
   created_at: Generated<Timestamp>;
   dkim: Json;
@@ -294,7 +305,9 @@ export interface Messages {
   error: string | null;
   from_address: string | null;
   id: Generated<string>;
+  in_reply_to: string | null;
   intent: string | null;
+  internet_message_id: string | null;
   mailbox_id: string | null;
   model: string | null;
   needs_check: Generated<boolean>;
@@ -309,6 +322,7 @@ export interface Messages {
   rejected_at: Timestamp | null;
   rejected_by: string | null;
   rejected_reason: string | null;
+  references_ids: Generated<string[]>;
   scheduled_for: Timestamp | null;
   send_attempted_at: Timestamp | null;
   sent_at: Timestamp | null;
@@ -596,6 +610,7 @@ export interface DB {
   integrations: Integrations;
   lawful_basis_records: LawfulBasisRecords;
   mailbox_health_checks: MailboxHealthChecks;
+  mailbox_inbox_states: MailboxInboxStates;
   mailboxes: Mailboxes;
   meetings: Meetings;
   memberships: Memberships;

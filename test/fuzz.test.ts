@@ -193,7 +193,16 @@ afterAll(async () => {
 interface Example {
   query?: Record<string, string>;
   body?: unknown;
+  /** A body that is not JSON (a raw e-mail), with its media type. */
+  raw?: { body: string; contentType: string };
 }
+/** A received e-mail from someone who is not a contact (it changes no enrollment), with a new Message-ID each time. */
+const inboundMail = () =>
+  [
+    'From: Iemand <iemand@elders.example>', 'To: verkoop@example.nl', 'Subject: Re: Offerte', 'Date: Thu, 19 Nov 2026 10:00:00 +0100',
+    `Message-ID: <${randomUUID()}@elders.example>`, 'Content-Type: text/plain; charset=utf-8', '', 'Klinkt interessant, stuur meer informatie.', '',
+  ].join('\r\n');
+const bodyOf = (ex: Example): FuzzRequest['body'] => (ex.raw ? { raw: ex.raw.body, contentType: ex.raw.contentType } : ex.body === undefined ? undefined : { json: ex.body });
 const examples: Record<string, (t: Tenant) => Example> = {
   'POST /organizations': () => ({ body: { name: 'Fuzz Installaties B.V.' } }),
   'POST /organizations/{organizationId}/members': () => ({ body: { userId: randomUUID(), role: 'member' } }),
@@ -236,6 +245,7 @@ const examples: Record<string, (t: Tenant) => Example> = {
   // The fuzz mailboxes' domains are NXDOMAIN on the test DNS server (DNS_SERVERS): a check answers failed statuses, never a 5xx.
   'POST /mailboxes/{mailboxId}/health': () => ({ body: {} }),
   'PATCH /mailboxes/{mailboxId}': () => ({ body: { dailyCap: 25, sendingWindow: { start: '08:00', end: '24:00' }, timezone: 'Europe/Amsterdam' } }),
+  'POST /mailboxes/{mailboxId}/inbound': () => ({ raw: { body: inboundMail(), contentType: 'message/rfc822' } }),
   'POST /u/{token}': () => ({}), // no body: the link alone unsubscribes (six at once: all 200)
   // Campaigns and enrollments (outreach: the strategist's slice)
   'POST /campaigns': (t) => ({ body: { organizationId: t.org, name: 'Fuzz campaign', steps: [{ channel: 'email', delayDays: 2, instructions: 'Cite the permit' }] } }),
@@ -679,6 +689,8 @@ function requestsFor(op: Operation): fc.Arbitrary<FuzzRequest> {
         for (const name of idFields) if (name in (json as object)) (json as Record<string, unknown>)[name] = g.ids[name];
         for (const m of g.bodyMutations) json = mutateBody(json, m);
         body = g.raw ?? (json === undefined ? undefined : { json });
+      } else if (op.method !== 'GET' && example.raw) {
+        body = g.raw ?? { raw: example.raw.body, contentType: example.raw.contentType };
       }
       const token = !op.bearer ? undefined : g.caller === 'viewer' ? viewerA.token : a.owner.token;
       // An operation without the users' token (the unsubscribe link) has no caller tenant: another tenant's link is its own authority.
@@ -730,7 +742,7 @@ test('the same valid write six times at once: all answered, no 5xx, and no 409 f
       path: op.path.replace(/\{(\w+)\}/g, (_m, name: string) => a.ids[name]!),
       query: Object.entries(ex.query ?? {}).map(([k, v]) => [k, enc(v)]),
       token: a.owner.token,
-      body: ex.body === undefined ? undefined : { json: ex.body },
+      body: bodyOf(ex),
       foreign: false,
       caller: 'owner',
     };
@@ -752,7 +764,7 @@ test('each valid example succeeds for its own tenant (so mutations start from a 
       path: op.path.replace(/\{(\w+)\}/g, (_m, name: string) => a.ids[name]!),
       query: Object.entries(ex.query ?? {}).map(([k, v]) => [k, enc(v)]),
       token: a.owner.token,
-      body: ex.body === undefined ? undefined : { json: ex.body },
+      body: bodyOf(ex),
       foreign: false,
       caller: 'owner',
     };
@@ -774,7 +786,7 @@ test("another tenant's records are 404 on every route with a path id", async () 
       path: op.path.replace(/\{(\w+)\}/g, (_m, name: string) => b.ids[name]!),
       query: Object.entries(ex.query ?? {}).map(([k, v]) => [k, enc(v)]),
       token: a.owner.token,
-      body: ex.body === undefined ? undefined : { json: ex.body },
+      body: bodyOf(ex),
       foreign: true,
       caller: 'owner',
     });
@@ -795,7 +807,7 @@ test("another tenant's organizationId is 404 on every operation that takes one",
       path: op.path.replace(/\{(\w+)\}/g, (_m, name: string) => a.ids[name]!),
       query: Object.entries(ex.query ?? {}).map(([k, v]) => [k, enc(v)]),
       token: a.owner.token,
-      body: ex.body === undefined ? undefined : { json: ex.body },
+      body: bodyOf(ex),
       foreign: true,
       caller: 'owner',
     });

@@ -49,6 +49,7 @@ test('a mailbox with the contract defaults: the secret is write-only, sealed at 
     dkim_selector: null,
     sent_today: 0,
     health: null,
+    last_error: null,
     created_at: expect.any(String),
     updated_at: expect.any(String),
   });

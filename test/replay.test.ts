@@ -38,6 +38,7 @@ test('every recorded history replays against the current workflow code', async (
     'mailbox-health',
     'meeting-cancelled',
     'meeting-reminder',
+    'mailbox-inbox',
     'process-signal-ignored',
     'process-signal-ignored-before-drafting',
     'process-signal-ignored-before-person-ignore-gate',

@@ -10,3 +10,4 @@ export { sequenceWorkflow } from './sequence';
 export { sendMessageWorkflow } from './send-message';
 export { mailboxHealthWorkflow } from './mailbox-health';
 export { meetingWorkflow, bookingWorkflow } from './meeting';
+export { mailboxInboxWorkflow } from './mailbox-inbox';

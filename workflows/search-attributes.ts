@@ -41,4 +41,6 @@ export const workflowIds = {
   reconcileSchedule: 'reconcile/signals',
   /** The mailbox's daily health check: the Schedule and the runs it starts. */
   mailboxHealth: (mailboxId: string) => `mailbox/${mailboxId}/health`,
+  /** A mailbox's inbox read: the workflow and its Temporal Schedule share the id. */
+  mailboxInbox: (mailboxId: string) => `mailbox/${mailboxId}/inbox`,
 };

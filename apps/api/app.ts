@@ -6,6 +6,7 @@ import { pinoHttp } from 'pino-http';
 import { DB, poolOf } from '../../db/pool';
 import type { MetricsAccess } from '../shared/metrics';
 import type { SecretBox } from '../../db/secrets';
+import type { Config } from '../shared/config';
 import type { WorkflowStarter } from '../shared/temporal';
 import { authenticate, TokenVerifier } from './auth';
 import { errorHandler, sendProblem } from './errors';
@@ -35,6 +36,7 @@ import { enrollmentRoutes } from './routes/enrollments';
 import { messageRoutes } from './routes/messages';
 import type { DnsResolver } from '../../activities/providers/dns/resolver';
 import { analyticsRoutes } from './routes/analytics';
+import { inboundRoutes } from './routes/inbound';
 
 export interface ApiDeps {
   db: DB;
@@ -56,6 +58,8 @@ export interface ApiDeps {
   dns?: DnsResolver;
   /** Verifies one-click unsubscribe tokens (/u/{token}); absent or null: those answer 503. */
   unsubscribeTokens?: UnsubscribeTokens | null;
+  /** POST /mailboxes/{id}/inbound: the largest raw message (INBOUND_MAX_BYTES) and the deployment's reply model (LLM_*). */
+  inbound?: { maxBytes?: number; llm?: Pick<Config, 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY'> };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -99,6 +103,8 @@ export function createApp(deps: ApiDeps): Express {
   app.use(docsRoutes());
   app.use(authenticate(deps.verifyToken, deps.issuer));
   if (deps.rateLimits) app.use(limitPerUser(deps.rateLimits));
+  // Before the JSON body rule: a raw RFC 822 message (message/rfc822), not JSON.
+  app.use(inboundRoutes(deps));
   app.use(requireJsonBody);
   app.use(express.json({ limit: deps.bodyLimit, strict: true, type: 'application/json' }));
   app.use(rejectUnsafeInput);

@@ -33,6 +33,7 @@ async function main() {
     metricsAccess: { token: config.METRICS_TOKEN, production: config.NODE_ENV === 'production' },
     unsubscribeTokens: unsubscribeKey ? new UnsubscribeTokens(unsubscribeKey) : null,
     dns: dnsResolverFrom(config),
+    inbound: { maxBytes: config.INBOUND_MAX_BYTES, llm: config },
   });
   const http = await listen(app, config.PORT, config.HOST);
   logger.info({ url: http.url }, 'api listening');

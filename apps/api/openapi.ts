@@ -48,6 +48,8 @@ interface Operation {
   body?: z.ZodType;
   /** An optional application/x-www-form-urlencoded body instead of JSON (the one-click unsubscribe). */
   form?: z.ZodType;
+  /** A required body of another media type, passed as bytes (a raw e-mail: message/rfc822). */
+  raw?: { media: string; description: string };
   /** Path parameters that are not record ids (format uuid), with their own schema. */
   pathSchemas?: Record<string, Record<string, unknown>>;
   query?: z.ZodType;
@@ -122,6 +124,7 @@ export const OPERATIONS: Operation[] = [
   { id: 'listMailboxes', method: 'get', path: '/mailboxes', tag: 'Mailboxes', summary: 'List mailboxes', role: 'viewer', query: s.listMailboxesQuery, answer: z.array(r.Mailbox) },
   { id: 'getMailbox', method: 'get', path: '/mailboxes/{mailboxId}', tag: 'Mailboxes', summary: 'One mailbox', role: 'viewer', answer: r.Mailbox },
   { id: 'checkMailboxHealth', method: 'post', path: '/mailboxes/{mailboxId}/health', tag: 'Mailboxes', summary: "Check the deliverability of the mailbox's domain now (SPF, DKIM, DMARC, MX) and store it as its health; 400 for an IDN or invalid domain", role: 'member', body: s.emptyBody, answer: r.MailboxHealth },
+  { id: 'receiveInboundMessage', method: 'post', path: '/mailboxes/{mailboxId}/inbound', tag: 'Mailboxes', summary: 'Hand over one received e-mail (raw RFC 822): stored, threaded and triaged like mail read from the IMAP inbox (202; 200 {duplicate: true} when its Message-ID is stored; 413 over INBOUND_MAX_BYTES)', role: 'member', raw: { media: 'message/rfc822', description: 'One raw RFC 822 message, headers and body, as received' }, status: 202, repeatStatus: 200, answer: r.InboundReceipt },
   { id: 'updateMailbox', method: 'patch', path: '/mailboxes/{mailboxId}', tag: 'Mailboxes', summary: 'Change a mailbox (any field but organizationId and address; 503 for a secret without INTEGRATION_SECRET_KEY)', role: 'member', body: s.patchMailboxBody, answer: r.Mailbox, problems: [503] },
   // Campaigns and enrollments (outreach: the strategist's slice)
   { id: 'createCampaign', method: 'post', path: '/campaigns', tag: 'Campaigns', summary: "A person's campaign (status proposed, proposed_by user; 409 when the opportunity has a live proposal)", role: 'member', body: s.createCampaignBody, status: 201, answer: r.Campaign, problems: [409] },
@@ -164,8 +167,8 @@ const PROBLEM_RESPONSES: Record<ProblemStatus, { name: string; description: stri
   403: { name: 'Forbidden', description: 'FORBIDDEN: a member of the organization whose role is too low' },
   404: { name: 'NotFound', description: 'NOT_FOUND: absent or not visible to the caller (never says which)' },
   409: { name: 'Conflict', description: 'CONFLICT: the request conflicts with the current state (the problem names the existing record)' },
-  413: { name: 'PayloadTooLarge', description: 'PAYLOAD_TOO_LARGE: the body exceeds BODY_LIMIT' },
-  415: { name: 'UnsupportedMediaType', description: 'UNSUPPORTED_MEDIA_TYPE: bodies must be application/json' },
+  413: { name: 'PayloadTooLarge', description: 'PAYLOAD_TOO_LARGE: the body exceeds BODY_LIMIT (a raw e-mail: INBOUND_MAX_BYTES)' },
+  415: { name: 'UnsupportedMediaType', description: 'UNSUPPORTED_MEDIA_TYPE: bodies must be application/json (a raw e-mail: message/rfc822)' },
   429: {
     name: 'TooManyRequests',
     description: 'RATE_LIMITED: too many requests for this user or organization',
@@ -183,7 +186,8 @@ export function problemsOf(op: Operation): ProblemStatus[] {
   if (op.role === 'metrics token') return [...out].sort();
   if (op.role !== 'none') [401, 429, 500].forEach((st) => out.add(st as ProblemStatus));
   if (op.body || op.form || op.query) out.add(400);
-  if (op.body || op.form) [413, 415].forEach((st) => out.add(st as ProblemStatus));
+  if (op.body || op.form || op.raw) [413, 415].forEach((st) => out.add(st as ProblemStatus));
+  if (op.raw) out.add(400);
   if (op.role === 'member' || op.role === 'admin') out.add(403);
   // Every record belongs to an organization the caller may not be a member of.
   if (op.path.includes('{') || ['viewer', 'member', 'admin'].includes(op.role)) out.add(404);
@@ -267,6 +271,7 @@ function operationObject(op: Operation): Json {
     ...(pathParams.length || op.query ? { parameters: [...pathParams, ...(op.query ? queryParameters(op.query) : [])] } : {}),
     ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body) } } } } : {}),
     ...(op.form ? { requestBody: { required: false, content: { 'application/x-www-form-urlencoded': { schema: jsonSchema(op.form) } } } } : {}),
+    ...(op.raw ? { requestBody: { required: true, description: op.raw.description, content: { [op.raw.media]: { schema: { type: 'string', format: 'binary' } } } } } : {}),
     responses,
   };
 }

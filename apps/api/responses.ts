@@ -656,6 +656,7 @@ export const Mailbox = record(
     dkim_selector: nullable(z.string()),
     sent_today: z.number().int().describe('Messages of this mailbox sent (sent_at) since the start of its local day'),
     health: nullable(z.object({ score: z.number(), sendable: z.boolean(), checked_at: timestamp })).describe('The newest health check, or null before the first'),
+    last_error: nullable(z.string()).describe('Why its inbox could not be read last time (wrong IMAP credentials, server unreachable), null when it could'),
     ...stamps,
   }),
 );
@@ -677,6 +678,14 @@ export const MailboxHealth = record(
     mx: healthCheck,
     score: z.number().min(0).max(100),
     sendable: z.boolean().describe('False: the mailbox sends nothing, its approved messages wait, until a check passes'),
+  }),
+);
+export const InboundReceipt = record(
+  'InboundReceipt',
+  'A received e-mail handed over: the stored inbound message (202), or duplicate: true when the mailbox already has its Message-ID (200)',
+  z.object({
+    message_id: id.optional().describe('The inbound message (202)'),
+    duplicate: z.literal(true).optional().describe('Already stored: nothing changed (200)'),
   }),
 );
 /** Fails to compile, naming the fields, when the mailbox query and its schema drift apart. */

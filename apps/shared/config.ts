@@ -68,6 +68,11 @@ const schema = z.object({
   // The providers task queue (<TEMPORAL_TASK_QUEUE>-providers): model and provider calls, rate-limited.
   PROVIDER_ACTIVITIES_PER_SECOND: z.coerce.number().positive().default(20),
   PROVIDER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).default(8),
+  // Inbound mail: the largest raw message POST /mailboxes/{id}/inbound takes (bytes; 413 above), how often
+  // each mailbox's IMAP inbox is read (its Temporal Schedule mailbox/<id>/inbox), and the IMAP timeouts.
+  INBOUND_MAX_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+  INBOX_POLL_SECONDS: z.coerce.number().int().min(5).default(60),
+  IMAP_TIMEOUT_MS: z.coerce.number().int().min(100).default(20000),
 
   // Mailbox health checks: DNS servers as comma-separated host:port (IPv6 in brackets); unset = the system resolver.
   DNS_SERVERS: z

@@ -29,11 +29,13 @@ export class WorkflowStarter {
   private readonly reconcile: { intervalSeconds: number; stuckAfterSeconds: number };
   /** How often a sequence run and a held send look at the database when nothing wakes them. */
   private readonly sequenceTiming: { recheckMs?: number; holdRecheckMs?: number };
+  /** How often each mailbox's inbox is read; 0 (not configured): no inbox schedules are made. */
+  private readonly inboxPollSeconds: number;
 
   constructor(
     private readonly client: Client,
     config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'INGEST_RETRY_INITIAL_INTERVAL_MS'> &
-      Partial<Pick<Config, 'SCHEDULE_TIMEZONE' | 'RECONCILE_INTERVAL_SECONDS' | 'RECONCILE_STUCK_AFTER_SECONDS' | 'SEQUENCE_RECHECK_SECONDS' | 'SEND_HOLD_RECHECK_SECONDS'>>,
+      Partial<Pick<Config, 'SCHEDULE_TIMEZONE' | 'RECONCILE_INTERVAL_SECONDS' | 'RECONCILE_STUCK_AFTER_SECONDS' | 'SEQUENCE_RECHECK_SECONDS' | 'SEND_HOLD_RECHECK_SECONDS' | 'INBOX_POLL_SECONDS'>>,
   ) {
     this.taskQueue = config.TEMPORAL_TASK_QUEUE;
     this.retryInitialIntervalMs = config.INGEST_RETRY_INITIAL_INTERVAL_MS;
@@ -43,6 +45,41 @@ export class WorkflowStarter {
       holdRecheckMs: config.SEND_HOLD_RECHECK_SECONDS ? config.SEND_HOLD_RECHECK_SECONDS * 1000 : undefined,
     };
     this.reconcile = { intervalSeconds: config.RECONCILE_INTERVAL_SECONDS ?? 300, stuckAfterSeconds: config.RECONCILE_STUCK_AFTER_SECONDS ?? 600 };
+    this.inboxPollSeconds = config.INBOX_POLL_SECONDS ?? 0;
+  }
+
+  /**
+   * Makes the mailbox's inbox schedule (`mailbox/<id>/inbox`, every INBOX_POLL_SECONDS, overlap skip)
+   * match the mailbox: created or updated while it has an IMAP server, deleted when it has none.
+   * Nothing when the starter has no INBOX_POLL_SECONDS (the API's tests).
+   */
+  async syncMailboxInboxSchedule(mailbox: { id: string; organization_id: string; address: string; imap: unknown }): Promise<void> {
+    if (!this.inboxPollSeconds) return;
+    const scheduleId = workflowIds.mailboxInbox(mailbox.id);
+    const handle = this.client.schedule.getHandle(scheduleId);
+    if (!mailbox.imap) {
+      await handle.delete().catch((err) => {
+        if (!(err instanceof ScheduleNotFoundError)) throw err;
+      });
+      return;
+    }
+    const spec = { intervals: [{ every: this.inboxPollSeconds * 1000 }] };
+    const attributes = searchAttributes({ OrganizationId: mailbox.organization_id, MailboxId: mailbox.id });
+    const action = {
+      type: 'startWorkflow' as const,
+      workflowType: 'mailboxInboxWorkflow',
+      taskQueue: this.taskQueue,
+      workflowId: scheduleId,
+      args: [{ organizationId: mailbox.organization_id, mailboxId: mailbox.id, retryInitialIntervalMs: this.retryInitialIntervalMs }],
+      typedSearchAttributes: attributes,
+    };
+    const note = `inbox of ${mailbox.address}`;
+    try {
+      await this.client.schedule.create({ scheduleId, spec, action, policies: { overlap: ScheduleOverlapPolicy.SKIP }, state: { note }, typedSearchAttributes: attributes });
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+      await handle.update((prev) => ({ ...prev, spec, action, policies: { ...prev.policies, overlap: ScheduleOverlapPolicy.SKIP } }));
+    }
   }
 
   /**

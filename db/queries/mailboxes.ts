@@ -69,6 +69,7 @@ export function selectMailboxes(qb: Reader | Tx) {
       'h.score as health_score',
       'h.sendable as health_sendable',
       'h.created_at as health_checked_at',
+      'mailboxes.last_error',
       'mailboxes.created_at',
       'mailboxes.updated_at',
     ]);
@@ -104,6 +105,7 @@ export function toMailbox(row: MailboxRow) {
       row.health_checked_at === null
         ? null
         : { score: Number(row.health_score), sendable: Boolean(row.health_sendable), checked_at: row.health_checked_at as Date },
+    last_error: row.last_error,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

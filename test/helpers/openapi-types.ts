@@ -884,6 +884,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mailboxes/{mailboxId}/inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand over one received e-mail (raw RFC 822): stored, threaded and triaged like mail read from the IMAP inbox (202; 200 {duplicate: true} when its Message-ID is stored; 413 over INBOUND_MAX_BYTES)
+         * @description The member role or above in the organization.
+         */
+        post: operations["receiveInboundMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/campaigns": {
         parameters: {
             query?: never;
@@ -2146,6 +2166,8 @@ export interface components {
                 /** Format: date-time */
                 checked_at: string;
             } | null;
+            /** @description Why its inbox could not be read last time (wrong IMAP credentials, server unreachable), null when it could */
+            last_error: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2193,6 +2215,19 @@ export interface components {
             score: number;
             /** @description False: the mailbox sends nothing, its approved messages wait, until a check passes */
             sendable: boolean;
+        };
+        /** @description A received e-mail handed over: the stored inbound message (202), or duplicate: true when the mailbox already has its Message-ID (200) */
+        InboundReceipt: {
+            /**
+             * Format: uuid
+             * @description The inbound message (202)
+             */
+            message_id?: string;
+            /**
+             * @description Already stored: nothing changed (200)
+             * @constant
+             */
+            duplicate?: true;
         };
         /** @description A step of a campaign's sequence: its channel (phone and linkedin steps are tasks), the business days to wait before it, and what to write or do */
         CampaignStep: {
@@ -2544,7 +2579,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description PAYLOAD_TOO_LARGE: the body exceeds BODY_LIMIT */
+        /** @description PAYLOAD_TOO_LARGE: the body exceeds BODY_LIMIT (a raw e-mail: INBOUND_MAX_BYTES) */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
@@ -2553,7 +2588,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description UNSUPPORTED_MEDIA_TYPE: bodies must be application/json */
+        /** @description UNSUPPORTED_MEDIA_TYPE: bodies must be application/json (a raw e-mail: message/rfc822) */
         UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
@@ -4454,6 +4489,50 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MailboxHealth"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    receiveInboundMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                mailboxId: string;
+            };
+            cookie?: never;
+        };
+        /** @description One raw RFC 822 message, headers and body, as received */
+        requestBody: {
+            content: {
+                "message/rfc822": string;
+            };
+        };
+        responses: {
+            /** @description The existing record (a repeat) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundReceipt"];
+                };
+            };
+            /** @description Hand over one received e-mail (raw RFC 822): stored, threaded and triaged like mail read from the IMAP inbox (202; 200 {duplicate: true} when its Message-ID is stored; 413 over INBOUND_MAX_BYTES) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundReceipt"];
                 };
             };
             400: components["responses"]["BadRequest"];

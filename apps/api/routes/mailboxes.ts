@@ -78,6 +78,7 @@ export function mailboxRoutes({ db, secrets, workflows, dns }: ApiDeps): Router 
       await workflows.ensureMailboxHealthSchedule(body.organizationId, id);
       return created;
     });
+    await workflows.syncMailboxInboxSchedule(mailbox);
     res.status(201).json(mailbox);
   });
 
@@ -119,6 +120,7 @@ export function mailboxRoutes({ db, secrets, workflows, dns }: ApiDeps): Router 
       };
       return (await updateMailbox(tx, id, patch))!;
     });
+    if (body.imap !== undefined) await workflows.syncMailboxInboxSchedule(mailbox);
     res.json(mailbox);
   });
 

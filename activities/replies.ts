@@ -1,0 +1,134 @@
+import { ApplicationFailure, log } from '@temporalio/activity';
+import type { Config } from '../apps/shared/config';
+import type { DB } from '../db/pool';
+import { getInboxState, mailboxInbox, saveInboxState, setMailboxError } from '../db/queries/inbox-state';
+import { usableIntegration } from '../db/queries/integrations';
+import { mailboxSecretContext, secretContext, type SecretBox } from '../db/secrets';
+import { asOrganization } from '../db/tenancy';
+import { RulesReplyClassifier, type ReplyClassifier } from '../domain/replies/classify';
+import { OpenAiCompatibleReplyClassifier } from './classification/reply-openai-compatible';
+import { ingestInbound, type Transact } from './inbound/ingest-message';
+import { ImapAuthError, ImapConnectError, type InboxReader } from './providers/mail/imap';
+import { NotRfc822Error } from './providers/mail/parse';
+
+/**
+ * Inbound mail activities: one raw message ingested (the same code as POST /mailboxes/{id}/inbound),
+ * and one read of a mailbox's IMAP inbox. The reply classifier is the organization's `llm`
+ * integration, else the deployment's LLM_*, else the rules.
+ */
+export interface ReplyActivityDeps {
+  db: DB;
+  secrets: SecretBox | null;
+  config: Pick<Config, 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY' | 'IMAP_TIMEOUT_MS'>;
+  reader: InboxReader;
+}
+
+/** The organization's reply classifier: its `llm` integration, else LLM_*, else the rules. */
+export function replyClassifierLookup(db: DB, secrets: SecretBox | null, config: Pick<Config, 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY'>, transactFor = (organizationId: string): Transact => (fn) => asOrganization(db, organizationId, fn)) {
+  const fallback: ReplyClassifier =
+    config.LLM_BASE_URL && config.LLM_MODEL ? new OpenAiCompatibleReplyClassifier({ baseUrl: config.LLM_BASE_URL, model: config.LLM_MODEL, apiKey: config.LLM_API_KEY }) : new RulesReplyClassifier();
+  return async (organizationId: string): Promise<ReplyClassifier> => {
+    const llm = await transactFor(organizationId)((tx) => usableIntegration(tx, organizationId, 'llm'));
+    if (!llm?.secret_ciphertext || !secrets) return fallback;
+    const c = llm.config as Record<string, unknown>;
+    return new OpenAiCompatibleReplyClassifier({ baseUrl: String(c.baseUrl), model: String(c.model), apiKey: secrets.open(llm.secret_ciphertext, secretContext(llm.organization_id, llm.id)) });
+  };
+}
+
+/** The activity's logger when running as an activity (tests call the functions directly). */
+function warn(message: string, attrs: Record<string, unknown>): void {
+  try {
+    log.warn(message, attrs);
+  } catch {
+    // not in an activity context
+  }
+}
+
+export interface PollResult {
+  /** Messages read from the server this time. */
+  read: number;
+  stored: number;
+  duplicates: number;
+  /** Enrollments stopped or paused by what was read: the workflow wakes their sequences. */
+  changedEnrollmentIds: string[];
+  /** More messages wait (the batch was full): the workflow reads again. */
+  more: boolean;
+  /** Why the inbox could not be read (also stored as the mailbox's last_error); null when it could. */
+  error: string | null;
+}
+
+export function createReplyActivities(deps: ReplyActivityDeps) {
+  const classifierFor = replyClassifierLookup(deps.db, deps.secrets, deps.config);
+  const transact = (organizationId: string): Transact => (fn) => asOrganization(deps.db, organizationId, fn);
+
+  async function ingestInboundMessage(input: { organizationId: string; mailboxId: string; rawBase64: string; receivedAt?: string }) {
+    try {
+      const outcome = await ingestInbound(transact(input.organizationId), await classifierFor(input.organizationId), {
+        organizationId: input.organizationId,
+        mailboxId: input.mailboxId,
+        raw: Buffer.from(input.rawBase64, 'base64'),
+        receivedAt: input.receivedAt ? new Date(input.receivedAt) : undefined,
+      });
+      return outcome.duplicate ? { duplicate: true, messageId: outcome.messageId, changedEnrollmentIds: [] } : { duplicate: false, messageId: outcome.messageId, changedEnrollmentIds: outcome.changedEnrollmentIds };
+    } catch (err) {
+      if (err instanceof NotRfc822Error) throw ApplicationFailure.nonRetryable(err.message, 'NotRfc822');
+      throw err;
+    }
+  }
+
+  /**
+   * Reads the messages after the stored UID (all of them after a UIDVALIDITY change), at most
+   * batchSize, stores each (de-duplicated by Message-ID) and saves the UID after each one stored.
+   * A refused login or an unreachable server is written to the mailbox's last_error and answered,
+   * not thrown: the next scheduled poll tries again, nothing loops hot.
+   */
+  async function pollMailboxInbox(input: { organizationId: string; mailboxId: string; batchSize?: number }): Promise<PollResult> {
+    const result: PollResult = { read: 0, stored: 0, duplicates: 0, changedEnrollmentIds: [], more: false, error: null };
+    const run = transact(input.organizationId);
+    const mailbox = await run((tx) => mailboxInbox(tx, input.mailboxId));
+    const imap = mailbox?.imap_config as { host?: string; port?: number; secure?: boolean; username?: string | null } | null | undefined;
+    if (!mailbox || !imap?.host || !imap.port) return { ...result, error: 'the mailbox has no IMAP server' };
+    if (!deps.secrets || !mailbox.secret_ciphertext) {
+      const error = 'the IMAP password cannot be opened: INTEGRATION_SECRET_KEY is not configured';
+      await run((tx) => setMailboxError(tx, input.mailboxId, error));
+      return { ...result, error };
+    }
+    const password = deps.secrets.open(mailbox.secret_ciphertext, mailboxSecretContext(mailbox.organization_id, mailbox.id));
+    const state = await run((tx) => getInboxState(tx, input.mailboxId));
+    let batch;
+    try {
+      batch = await deps.reader.readSince(
+        { host: imap.host, port: imap.port, secure: imap.secure ?? imap.port === 993, username: imap.username ?? mailbox.address, password, timeoutMs: deps.config.IMAP_TIMEOUT_MS },
+        state,
+        input.batchSize ?? 50,
+      );
+    } catch (err) {
+      if (!(err instanceof ImapAuthError || err instanceof ImapConnectError)) throw err;
+      await run((tx) => setMailboxError(tx, input.mailboxId, err.message));
+      return { ...result, error: err.message };
+    }
+    const classifier = await classifierFor(input.organizationId);
+    const changed = new Set<string>();
+    for (const msg of batch.messages) {
+      result.read++;
+      try {
+        const outcome = await ingestInbound(run, classifier, { organizationId: input.organizationId, mailboxId: input.mailboxId, raw: msg.raw, receivedAt: msg.internalDate ?? undefined });
+        if (outcome.duplicate) result.duplicates++;
+        else {
+          result.stored++;
+          outcome.changedEnrollmentIds.forEach((id) => changed.add(id));
+        }
+      } catch (err) {
+        // A message that is not RFC 822 is skipped (it never will be); anything else is retried from this UID.
+        if (!(err instanceof NotRfc822Error)) throw err;
+        warn('skipped an inbox message that is not RFC 822', { mailboxId: input.mailboxId, uid: msg.uid });
+      }
+      await run((tx) => saveInboxState(tx, { organizationId: input.organizationId, mailboxId: input.mailboxId, uidValidity: batch.uidValidity, lastUid: msg.uid }));
+    }
+    if (!batch.messages.length) await run((tx) => saveInboxState(tx, { organizationId: input.organizationId, mailboxId: input.mailboxId, uidValidity: batch.uidValidity, lastUid: state.uidValidity === batch.uidValidity ? state.lastUid : 0 }));
+    await run((tx) => setMailboxError(tx, input.mailboxId, null));
+    return { ...result, changedEnrollmentIds: [...changed], more: batch.more };
+  }
+
+  return { ingestInboundMessage, pollMailboxInbox };
+}

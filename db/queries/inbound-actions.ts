@@ -1,0 +1,132 @@
+import { sql } from 'kysely';
+import type { Tx } from '../tenancy';
+import { planFor } from '../../domain/replies/plan';
+import { enrollmentFrom } from '../../domain/outreach/enrollments';
+import { addSuppression } from './compliance/suppressions';
+import { upsertContact } from './contacts';
+import { stopContactEnrollments, transitionEnrollment } from './enrollments';
+import type { InboundMessage } from './inbound';
+
+/**
+ * What an inbound message does, per domain/replies/plan.ts, in the transaction that stored it: stop
+ * the contact's sequences, pause the rest of the account, hold an out-of-office contact until
+ * resume_at, mark the thread, suppress, fail a bounced message, create a referred contact, draft a
+ * reply. Answers the message's `why` and the enrollments it changed.
+ */
+export interface Matched {
+  messageId: string;
+  threadId: string | null;
+  contactId: string | null;
+  enrollmentId: string | null;
+  outboundId: string | null;
+}
+
+/** Active enrollments of contacts of a company, but this contact's: paused with account_replied. */
+async function pauseAccount(tx: Tx, organizationId: string, contactId: string): Promise<string[]> {
+  const others = await tx
+    .selectFrom('enrollments')
+    .innerJoin('contacts', 'contacts.id', 'enrollments.contact_id')
+    .select('enrollments.id')
+    .where('enrollments.organization_id', '=', organizationId)
+    .where('enrollments.status', 'in', enrollmentFrom('pause'))
+    .where('enrollments.contact_id', '<>', contactId)
+    .where('contacts.company_id', '=', (eb) => eb.selectFrom('contacts as c').select('c.company_id').where('c.id', '=', contactId))
+    .forUpdate()
+    .execute();
+  const paused: string[] = [];
+  for (const { id } of others) if (await transitionEnrollment(tx, id, 'pause', 'paused', { pauseReason: 'account_replied' })) paused.push(id);
+  return paused;
+}
+
+/** The contact's active enrollments, paused until resumeAt (out of office). */
+async function pauseOutOfOffice(tx: Tx, contactId: string, resumeAt: Date): Promise<string[]> {
+  const active = await tx.selectFrom('enrollments').select('id').where('contact_id', '=', contactId).where('status', 'in', enrollmentFrom('pause')).forUpdate().execute();
+  const paused: string[] = [];
+  for (const { id } of active) if (await transitionEnrollment(tx, id, 'pause', 'paused', { pauseReason: 'out_of_office', resumeAt })) paused.push(id);
+  return paused;
+}
+
+export async function actOnInbound(tx: Tx, m: InboundMessage, match: Matched): Promise<{ why: Record<string, unknown>; changedEnrollmentIds: string[] }> {
+  const c = m.classification;
+  const plan = planFor(m.kind, c?.intent ?? null, (c?.offeredSlots.length ?? 0) > 0);
+  const changed = new Set<string>();
+  const why: Record<string, unknown> = {};
+  const triage: string[] = [];
+  if (c) why.reply = { inboundMessageId: match.messageId, intent: c.intent, summary: c.summary };
+  if (c?.offeredSlots.length) why.offeredSlots = c.offeredSlots;
+  if (m.note) triage.push(m.note);
+
+  if (match.contactId && plan.stopContact) (await stopContactEnrollments(tx, match.contactId, m.kind === 'hard_bounce' ? 'bounced' : 'replied')).forEach((id) => changed.add(id));
+  if (match.contactId && plan.pauseAccount) {
+    const paused = await pauseAccount(tx, m.organizationId, match.contactId);
+    paused.forEach((id) => changed.add(id));
+    if (paused.length) triage.push(`${paused.length} other enrollment(s) at the same company paused (account_replied) until a person resumes them.`);
+  }
+  if (match.contactId && plan.pauseOutOfOffice && m.resumeAt) {
+    (await pauseOutOfOffice(tx, match.contactId, m.resumeAt)).forEach((id) => changed.add(id));
+    triage.push(`Out of office: the sequence waits until ${m.resumeAt.toISOString()}.`);
+  }
+  if (match.threadId && plan.threadStatus) {
+    await tx.updateTable('threads').set({ status: plan.threadStatus, updated_at: sql`now()` }).where('id', '=', match.threadId).execute();
+  }
+  if (match.contactId && m.kind === 'reply') {
+    await tx.updateTable('contacts').set({ last_engaged_at: m.receivedAt }).where('id', '=', match.contactId).execute();
+  }
+  if (plan.suppress === 'unsubscribe' && m.fromAddress) {
+    await addSuppression(tx, { organizationId: m.organizationId, scope: 'email', value: m.fromAddress, reason: 'unsubscribe', note: `reply ${match.messageId}: ${c?.summary ?? ''}`.slice(0, 500), createdBy: null });
+    triage.push(`${m.fromAddress} is suppressed (unsubscribe), with this reply as evidence.`);
+  }
+  if (plan.suppress === 'bounce' && m.bounce?.recipient) {
+    await addSuppression(tx, { organizationId: m.organizationId, scope: 'email', value: m.bounce.recipient, reason: 'bounce', note: `delivery report ${match.messageId}: ${m.bounce.status ?? ''} ${m.bounce.diagnostic ?? ''}`.trim().slice(0, 500), createdBy: null });
+  }
+  if (plan.failOriginal && match.outboundId) {
+    await tx
+      .updateTable('messages')
+      .set({ status: 'failed', error: `bounced: ${m.bounce?.status ?? ''} ${m.bounce?.diagnostic ?? ''}`.trim(), updated_at: sql`now()` })
+      .where('id', '=', match.outboundId)
+      .execute();
+  }
+  if (plan.createReferral && c?.referral) {
+    const referral = c.referral;
+    const contact = match.contactId ? await tx.selectFrom('contacts').select(['company_id', 'full_name']).where('id', '=', match.contactId).executeTakeFirst() : undefined;
+    if (contact) {
+      const created = await upsertContact(tx, m.organizationId, {
+        companyId: contact.company_id,
+        fullName: referral.name,
+        email: referral.email,
+        dataSource: 'referral',
+        sourceDescription: `Named by ${contact.full_name} in a reply (message ${match.messageId})`,
+      });
+      triage.push(
+        created
+          ? `${referral.name} <${referral.email}> was ${created.created ? 'added' : 'already'} as a contact of the same company (data source referral); not contacted until a lawful basis is recorded.`
+          : `${referral.name} <${referral.email}> was not added: the person was erased before.`,
+      );
+    } else {
+      triage.push(`Refers to ${referral.name} <${referral.email}>; the sender is not a known contact, so nobody was added.`);
+    }
+    why.triage = { summary: triage.join(' '), referral };
+  }
+  if (plan.draftReply && m.draft && match.contactId) {
+    await tx
+      .insertInto('messages')
+      .values({
+        organization_id: m.organizationId,
+        thread_id: match.threadId,
+        contact_id: match.contactId,
+        mailbox_id: m.mailboxId,
+        direction: 'outbound',
+        channel: 'email',
+        status: 'pending_approval',
+        subject: m.draft.subject,
+        body: m.draft.body,
+        original_body: m.draft.body,
+        to_address: m.fromAddress,
+        why: JSON.stringify({ reply: why.reply, offeredSlots: [m.draft.slot] }),
+      })
+      .execute();
+    triage.push(`A reply accepting ${m.draft.slot.start} waits for approval.`);
+  }
+  if (!why.triage && triage.length) why.triage = { summary: triage.join(' ') };
+  return { why, changedEnrollmentIds: [...changed] };
+}

@@ -1,0 +1,184 @@
+import { sql } from 'kysely';
+import type { Tx } from '../tenancy';
+import { normalizeSubject } from '../../domain/replies/subject';
+import type { InboundKind } from '../../domain/replies/plan';
+import type { OfferedSlot, Referral, ReplyIntent } from '../../domain/replies/types';
+import { actOnInbound } from './inbound-actions';
+
+/**
+ * Inbound mail, stored once and threaded, in the caller's transaction (the worker's, as the
+ * organization): the same path for mail read over IMAP and mail pushed to POST /mailboxes/{id}/inbound.
+ */
+export interface InboundMessage {
+  organizationId: string;
+  mailboxId: string;
+  /** Its Message-ID, or a hash of the raw message when it has none: the de-duplication key. */
+  internetMessageId: string;
+  inReplyTo: string[];
+  references: string[];
+  fromAddress: string | null;
+  toAddress: string | null;
+  subject: string | null;
+  body: string;
+  receivedAt: Date;
+  kind: InboundKind;
+  /** For a delivery report: the Message-ID of the message it reports on, the recipient and the status. */
+  bounce: { originalMessageId: string | null; recipient: string | null; status: string | null; diagnostic: string | null } | null;
+  classification: {
+    intent: ReplyIntent;
+    confidence: number;
+    summary: string;
+    model: string;
+    promptKey: string | null;
+    promptVersion: string | null;
+    referral: Referral | null;
+    offeredSlots: OfferedSlot[];
+  } | null;
+  /** Out of office: when the hold ends (the mailbox's next business day after the return date). */
+  resumeAt: Date | null;
+  /** A reply draft to write (offered times), prepared by the caller. */
+  draft: { subject: string; body: string; slot: OfferedSlot } | null;
+  /** The triage summary of a message that is not a reply (an auto-reply, a bounce). */
+  note: string | null;
+}
+
+export type InboundOutcome =
+  | { duplicate: true; messageId: string }
+  | { duplicate: false; messageId: string; threadId: string | null; contactId: string | null; changedEnrollmentIds: string[] };
+
+/** The inbound message of this mailbox with this Message-ID, if stored already. */
+export function findInbound(tx: Tx, organizationId: string, mailboxId: string, internetMessageId: string) {
+  return tx
+    .selectFrom('messages')
+    .select(['id'])
+    .where('organization_id', '=', organizationId)
+    .where('mailbox_id', '=', mailboxId)
+    .where('direction', '=', 'inbound')
+    .where('internet_message_id', '=', internetMessageId)
+    .executeTakeFirst();
+}
+
+interface ThreadMatch {
+  threadId: string | null;
+  contactId: string | null;
+  enrollmentId: string | null;
+  /** The outbound message it answers (or reports on), when found by its Message-ID. */
+  outboundId: string | null;
+}
+
+/** Our outbound message with one of these Message-IDs (the newest named first wins). */
+async function outboundByMessageId(tx: Tx, organizationId: string, ids: string[]) {
+  if (!ids.length) return undefined;
+  const rows = await tx
+    .selectFrom('messages')
+    .select(['id', 'thread_id', 'contact_id', 'enrollment_id', 'mailbox_id', 'subject', 'provider_message_id'])
+    .where('organization_id', '=', organizationId)
+    .where('direction', '=', 'outbound')
+    .where(sql`lower(provider_message_id)`, 'in', ids.map((i) => i.toLowerCase()))
+    .execute();
+  for (const id of ids) {
+    const found = rows.find((r) => r.provider_message_id?.toLowerCase() === id.toLowerCase());
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The contact with this address (not erased), with its company. */
+export function contactByEmail(tx: Tx, organizationId: string, email: string) {
+  return tx
+    .selectFrom('contacts')
+    .select(['id', 'company_id', 'full_name', 'email'])
+    .where('organization_id', '=', organizationId)
+    .where(sql`lower(email)`, '=', email.toLowerCase())
+    .where('erased_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/**
+ * Threading: In-Reply-To and References against our outbound Message-IDs (a thread is opened for the
+ * outbound message when it has none yet); else the sender's address as a contact and the normalized
+ * subject against that contact's threads in this mailbox; else unmatched (the contact set when the
+ * address is known).
+ */
+async function threadFor(tx: Tx, m: InboundMessage): Promise<ThreadMatch> {
+  const ids = m.bounce?.originalMessageId ? [m.bounce.originalMessageId] : [...m.inReplyTo, ...[...m.references].reverse()];
+  const outbound = await outboundByMessageId(tx, m.organizationId, ids);
+  if (outbound?.contact_id) {
+    let threadId = outbound.thread_id;
+    if (!threadId) {
+      const t = await tx
+        .insertInto('threads')
+        .values({ organization_id: m.organizationId, contact_id: outbound.contact_id, enrollment_id: outbound.enrollment_id, mailbox_id: outbound.mailbox_id ?? m.mailboxId, subject: outbound.subject })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      threadId = t.id;
+      await tx.updateTable('messages').set({ thread_id: threadId }).where('id', '=', outbound.id).execute();
+    }
+    return { threadId, contactId: outbound.contact_id, enrollmentId: outbound.enrollment_id, outboundId: outbound.id };
+  }
+  const address = m.bounce ? m.bounce.recipient : m.fromAddress;
+  const contact = address ? await contactByEmail(tx, m.organizationId, address) : undefined;
+  if (!contact) return { threadId: null, contactId: null, enrollmentId: null, outboundId: null };
+  const subject = normalizeSubject(m.subject);
+  const threads = await tx
+    .selectFrom('threads')
+    .select(['id', 'subject', 'enrollment_id'])
+    .where('organization_id', '=', m.organizationId)
+    .where('contact_id', '=', contact.id)
+    .where('mailbox_id', '=', m.mailboxId)
+    .orderBy('created_at', 'desc')
+    .execute();
+  const thread = subject ? threads.find((t) => normalizeSubject(t.subject) === subject) : undefined;
+  return { threadId: thread?.id ?? null, contactId: contact.id, enrollmentId: thread?.enrollment_id ?? null, outboundId: null };
+}
+
+/**
+ * Stores an inbound message once (a repeat of its Message-ID in the mailbox answers duplicate),
+ * threads it and acts on it (inbound-actions.ts), all in the caller's transaction. Answers the
+ * enrollments it changed, so the caller wakes their sequences after the commit.
+ */
+export async function recordInbound(tx: Tx, m: InboundMessage): Promise<InboundOutcome> {
+  const inserted = await tx
+    .insertInto('messages')
+    .values({
+      organization_id: m.organizationId,
+      mailbox_id: m.mailboxId,
+      direction: 'inbound',
+      channel: 'email',
+      status: 'received',
+      subject: m.subject,
+      body: m.body,
+      from_address: m.fromAddress,
+      to_address: m.toAddress,
+      received_at: m.receivedAt,
+      internet_message_id: m.internetMessageId,
+      in_reply_to: m.inReplyTo[0] ?? null,
+      references_ids: m.references,
+    })
+    .onConflict((oc) => oc.columns(['organization_id', 'mailbox_id', 'internet_message_id']).where('direction', '=', 'inbound').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (!inserted) {
+    const existing = await findInbound(tx, m.organizationId, m.mailboxId, m.internetMessageId);
+    return { duplicate: true, messageId: existing!.id };
+  }
+  const match = await threadFor(tx, m);
+  const acted = await actOnInbound(tx, m, { messageId: inserted.id, ...match });
+  const c = m.classification;
+  await tx
+    .updateTable('messages')
+    .set({
+      thread_id: match.threadId,
+      contact_id: match.contactId,
+      enrollment_id: match.enrollmentId,
+      intent: c?.intent ?? null,
+      confidence: c?.confidence ?? null,
+      model: c?.model ?? null,
+      prompt_version: c ? [c.promptKey, c.promptVersion].filter(Boolean).join('@') || null : null,
+      why: JSON.stringify(acted.why),
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', inserted.id)
+    .execute();
+  return { duplicate: false, messageId: inserted.id, threadId: match.threadId, contactId: match.contactId, changedEnrollmentIds: acted.changedEnrollmentIds };
+}

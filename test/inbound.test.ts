@@ -1,0 +1,244 @@
+import { Pool } from 'pg';
+import { createDb, type DB } from '../db/pool';
+import { asOrganization } from '../db/tenancy';
+import { ingestInbound } from '../activities/inbound/ingest-message';
+import { OpenAiCompatibleReplyClassifier } from '../activities/classification/reply-openai-compatible';
+import { RulesReplyClassifier, type ReplyClassifier } from '../domain/replies/classify';
+import { startChatServer, type ChatServer } from './helpers/chat-server';
+import { seedReplyWorld, type ReplyWorld } from './helpers/reply-world';
+import { testEnv } from './helpers/tokens';
+import { fixture } from './helpers/reply-fixtures';
+
+/**
+ * Inbound mail on the real database, as the worker (row-level security as the organization): each
+ * intent's effects in Dutch and English, the account-level stop, the out-of-office hold, bounces,
+ * threading without In-Reply-To, unmatched mail, de-duplication, and a model behind an
+ * OpenAI-compatible endpoint.
+ */
+let owner: Pool;
+let db: DB;
+beforeAll(() => {
+  owner = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 2 });
+  db = createDb(testEnv('TEST_WORKER_DB_URL'), 2);
+});
+afterAll(async () => {
+  await db.destroy();
+  await owner.end();
+});
+
+const JAN = 'jan.devries@bouwbedrijf-devries.nl';
+const EMILY = 'emily.carter@harbourbuild.co.uk';
+const MARK = 'mark@reynolds-construction.com';
+
+async function ingest(w: ReplyWorld, name: string | Buffer, opts: { classifier?: ReplyClassifier; receivedAt?: Date } = {}) {
+  const raw = typeof name === 'string' ? fixture(name) : name;
+  return ingestInbound((fn) => asOrganization(db, w.orgId, fn), opts.classifier ?? new RulesReplyClassifier(), {
+    organizationId: w.orgId,
+    mailboxId: w.mailboxId,
+    raw,
+    receivedAt: opts.receivedAt ?? new Date('2026-11-19T12:00:00Z'),
+  });
+}
+const row = async (sql: string, values: unknown[]) => (await owner.query(sql, values)).rows[0];
+const enrollment = (id: string) => row(`SELECT status, pause_reason, resume_at, stopped_reason FROM enrollments WHERE id = $1`, [id]);
+const message = (id: string) => row(`SELECT * FROM messages WHERE id = $1`, [id]);
+const threadStatus = async (id: string) => (await row(`SELECT status FROM threads WHERE id = $1`, [id])).status;
+
+function stored(outcome: Awaited<ReturnType<typeof ingest>>) {
+  if (outcome.duplicate) throw new Error('expected a new message');
+  return outcome;
+}
+
+describe('real replies stop the sequence and pause the account', () => {
+  test.each([
+    ['reply-quoted-en', EMILY, 'interested', 'replied'],
+    ['interested-nl', JAN, 'interested', 'replied'],
+    ['not-interested-nl', JAN, 'not_interested', 'closed'],
+    ['not-interested-en', EMILY, 'not_interested', 'closed'],
+  ])('%s from %s (%s): the contact stopped (replied), drafts skipped, colleagues paused (account_replied), thread %s', async (name, email, intent, status) => {
+    const w = await seedReplyWorld(owner, { replierEmail: email });
+    const out = stored(await ingest(w, name));
+    expect(out).toMatchObject({ threadId: w.threadId, contactId: w.replier.contactId });
+    expect(out.changedEnrollmentIds.sort()).toEqual([w.replier.enrollmentId, w.colleague.enrollmentId].sort());
+    expect(await enrollment(w.replier.enrollmentId)).toMatchObject({ status: 'stopped', stopped_reason: 'replied' });
+    expect((await message(w.replier.draftId)).status).toBe('skipped');
+    // Account-level stop: the colleague waits for a person, her draft waits too.
+    expect(await enrollment(w.colleague.enrollmentId)).toMatchObject({ status: 'paused', pause_reason: 'account_replied', resume_at: null });
+    expect((await message(w.colleague.draftId)).status).toBe('pending_approval');
+    expect(await threadStatus(w.threadId)).toBe(status === 'closed' ? 'closed' : 'replied');
+    const m = await message(out.messageId);
+    expect(m).toMatchObject({ direction: 'inbound', status: 'received', intent, model: 'rules', thread_id: w.threadId, contact_id: w.replier.contactId, enrollment_id: w.replier.enrollmentId });
+    expect(Number(m.confidence)).toBeGreaterThan(0.5);
+    expect(m.why.reply).toEqual({ inboundMessageId: out.messageId, intent, summary: expect.any(String) });
+    expect(m.why.triage.summary).toContain('1 other enrollment(s) at the same company paused');
+  });
+
+  test('the same message again is a duplicate and changes nothing', async () => {
+    const w = await seedReplyWorld(owner, { replierEmail: EMILY });
+    const first = stored(await ingest(w, 'reply-quoted-en'));
+    expect(await ingest(w, 'reply-quoted-en')).toEqual({ duplicate: true, messageId: first.messageId });
+    expect((await row(`SELECT count(*)::int AS n FROM messages WHERE organization_id = $1 AND direction = 'inbound'`, [w.orgId])).n).toBe(1);
+  });
+});
+
+describe('unsubscribe, referral, meeting requests', () => {
+  test.each([
+    ['unsubscribe-nl', JAN],
+    ['unsubscribe-en', EMILY],
+  ])('%s: the address is suppressed at once with the reply as evidence', async (name, email) => {
+    const w = await seedReplyWorld(owner, { replierEmail: email });
+    const out = stored(await ingest(w, name));
+    const s = await row(`SELECT scope, value, reason, note FROM suppressions WHERE organization_id = $1`, [w.orgId]);
+    expect(s).toMatchObject({ scope: 'email', value: email, reason: 'unsubscribe' });
+    expect(s.note).toContain(out.messageId);
+    expect(await enrollment(w.replier.enrollmentId)).toMatchObject({ status: 'stopped', stopped_reason: 'replied' });
+    expect((await message(out.messageId)).intent).toBe('unsubscribe');
+  });
+
+  test.each([
+    ['referral-nl', JAN, { name: 'Pieter Smit', email: 'p.smit@bouwbedrijf-devries.nl' }],
+    ['referral-en', EMILY, { name: 'Tom Hughes', email: 'tom.hughes@harbourbuild.co.uk' }],
+  ])('%s: the named person becomes a contact of the same company (referral), not enrolled', async (name, email, referral) => {
+    const w = await seedReplyWorld(owner, { replierEmail: email });
+    const out = stored(await ingest(w, name));
+    const m = await message(out.messageId);
+    expect(m.intent).toBe('referral');
+    expect(m.why.triage.referral).toEqual(referral);
+    expect(m.why.triage.summary).toContain('not contacted until a lawful basis is recorded');
+    const c = await row(`SELECT id, company_id, full_name, data_source FROM contacts WHERE organization_id = $1 AND email = $2`, [w.orgId, referral.email]);
+    expect(c).toMatchObject({ company_id: w.companyId, full_name: referral.name, data_source: 'referral' });
+    expect((await row(`SELECT count(*)::int AS n FROM enrollments WHERE contact_id = $1`, [c.id])).n).toBe(0);
+    expect((await row(`SELECT count(*)::int AS n FROM lawful_basis_records WHERE contact_id = $1`, [c.id])).n).toBe(0);
+  });
+
+  test('meeting request (en, New York): slots in UTC; the draft accepts the first one inside the mailbox window', async () => {
+    const w = await seedReplyWorld(owner, { replierEmail: MARK, replierName: 'Mark Reynolds' });
+    const out = stored(await ingest(w, 'meeting-en'));
+    const m = await message(out.messageId);
+    expect(m.intent).toBe('meeting_request');
+    expect(m.why.offeredSlots).toEqual([
+      { start: '2026-11-24T19:00:00.000Z', end: '2026-11-24T19:30:00.000Z' }, // 20:00 in Amsterdam: after the window
+      { start: '2026-11-25T15:30:00.000Z', end: '2026-11-25T16:00:00.000Z' }, // 16:30-17:00 in Amsterdam: inside
+    ]);
+    const draft = await row(`SELECT * FROM messages WHERE organization_id = $1 AND direction = 'outbound' AND status = 'pending_approval' AND thread_id = $2`, [w.orgId, w.threadId]);
+    expect(draft).toMatchObject({ contact_id: w.replier.contactId, to_address: MARK, subject: 'Re: Scaffolding for the Elm Street project', enrollment_id: null });
+    expect(draft.body).toContain('Wednesday 25 November at 16:30');
+    expect(draft.why).toEqual({ reply: { inboundMessageId: out.messageId, intent: 'meeting_request', summary: expect.any(String) }, offeredSlots: [m.why.offeredSlots[1]] });
+  });
+
+  test('meeting request (nl): the first slot fits, the draft is in Dutch', async () => {
+    const w = await seedReplyWorld(owner, { replierEmail: JAN });
+    const out = stored(await ingest(w, 'meeting-nl'));
+    const m = await message(out.messageId);
+    expect(m.why.offeredSlots[0]).toEqual({ start: '2026-11-24T13:00:00.000Z', end: '2026-11-24T13:30:00.000Z' });
+    const draft = await row(`SELECT body FROM messages WHERE organization_id = $1 AND direction = 'outbound' AND status = 'pending_approval' AND thread_id = $2`, [w.orgId, w.threadId]);
+    expect(draft.body).toContain('dinsdag 24 november om 14:00');
+    expect(await enrollment(w.replier.enrollmentId)).toMatchObject({ status: 'stopped' });
+  });
+});
+
+describe('out of office: a hold, for that contact only', () => {
+  test.each([
+    // Back Monday 30 November: held until the next business day after it, Tuesday 1 December, 09:00 in Amsterdam.
+    ['outlook-ooo-nl', JAN, '2026-12-01T08:00:00.000Z'],
+    // Until Wednesday 2 December: Thursday 3 December, 09:00 in Amsterdam.
+    ['gmail-ooo-en', EMILY, '2026-12-03T08:00:00.000Z'],
+  ])('%s from %s: paused (out_of_office) until %s; the colleague is not paused, the thread stays open', async (name, email, resumeAt) => {
+    const w = await seedReplyWorld(owner, { replierEmail: email });
+    const out = stored(await ingest(w, name));
+    expect(out.changedEnrollmentIds).toEqual([w.replier.enrollmentId]);
+    const e = await enrollment(w.replier.enrollmentId);
+    expect(e).toMatchObject({ status: 'paused', pause_reason: 'out_of_office' });
+    expect(e.resume_at.toISOString()).toBe(resumeAt);
+    expect(await enrollment(w.colleague.enrollmentId)).toMatchObject({ status: 'active', pause_reason: null });
+    expect((await message(w.replier.draftId)).status).toBe('pending_approval');
+    expect(await threadStatus(w.threadId)).toBe('open');
+    expect((await message(out.messageId)).intent).toBe('out_of_office');
+  });
+
+  test('without a return date: held for the default business days (Thursday 19 November + 5 = Thursday 26 November)', async () => {
+    const w = await seedReplyWorld(owner, { replierEmail: JAN });
+    const raw = Buffer.from(fixture('outlook-ooo-nl').toString('latin1').replace(/ tot en met vrijdag 27 november/g, '').replace(/Vanaf maandag 30 november ben =\r?\nik weer bereikbaar\./, ''), 'latin1');
+    stored(await ingest(w, raw));
+    expect((await enrollment(w.replier.enrollmentId)).resume_at.toISOString()).toBe('2026-11-26T08:00:00.000Z');
+  });
+
+  test('an auto-reply that is not an out-of-office notice is recorded and changes nothing', async () => {
+    const w = await seedReplyWorld(owner, { replierEmail: JAN });
+    const raw = Buffer.from(fixture('interested-nl').toString('utf8').replace('Subject: Antw:', 'Auto-Submitted: auto-replied\r\nSubject: Ticket ontvangen, antw:'));
+    const out = stored(await ingest(w, raw));
+    expect(out.changedEnrollmentIds).toEqual([]);
+    const m = await message(out.messageId);
+    expect(m.intent).toBeNull();
+    expect(m.why.triage.summary).toContain('An automatic reply (Auto-Submitted: auto-replied)');
+    expect(await enrollment(w.replier.enrollmentId)).toMatchObject({ status: 'active' });
+  });
+});
+
+describe('delivery reports', () => {
+  test('a hard bounce fails the message it names, suppresses the address (bounce), stops the contact', async () => {
+    const w = await seedReplyWorld(owner, { replierEmail: 'p.jansen@bouwbedrijf-devries.nl' });
+    const out = stored(await ingest(w, 'dsn-hard-bounce'));
+    expect(out).toMatchObject({ threadId: w.threadId, contactId: w.replier.contactId });
+    expect(await message(w.outboundId)).toMatchObject({ status: 'failed', error: expect.stringContaining('5.1.1') });
+    expect(await row(`SELECT scope, value, reason FROM suppressions WHERE organization_id = $1`, [w.orgId])).toEqual({ scope: 'email', value: 'p.jansen@bouwbedrijf-devries.nl', reason: 'bounce' });
+    expect(await enrollment(w.replier.enrollmentId)).toMatchObject({ status: 'stopped', stopped_reason: 'bounced' });
+    expect(await enrollment(w.colleague.enrollmentId)).toMatchObject({ status: 'active' });
+    expect((await message(out.messageId)).intent).toBeNull();
+  });
+
+  test('a soft bounce is recorded: nothing failed, nothing suppressed', async () => {
+    const w = await seedReplyWorld(owner, { replierEmail: 'p.jansen@bouwbedrijf-devries.nl' });
+    const out = stored(await ingest(w, 'dsn-soft-bounce'));
+    expect(out.changedEnrollmentIds).toEqual([]);
+    expect((await message(w.outboundId)).status).toBe('sent');
+    expect((await row(`SELECT count(*)::int AS n FROM suppressions WHERE organization_id = $1`, [w.orgId])).n).toBe(0);
+    expect((await message(out.messageId)).why.triage.summary).toContain('Soft bounce (4.2.2)');
+  });
+});
+
+describe('threading', () => {
+  test('without In-Reply-To: by the contact address and the normalized subject', async () => {
+    const w = await seedReplyWorld(owner, { replierEmail: JAN });
+    const out = stored(await ingest(w, 'no-in-reply-to-nl'));
+    expect(out).toMatchObject({ threadId: w.threadId, contactId: w.replier.contactId });
+    expect((await message(out.messageId)).in_reply_to).toBeNull();
+    expect(await threadStatus(w.threadId)).toBe('replied');
+  });
+
+  test('a known address with another subject: kept with its contact, no thread; an unknown address: kept unmatched', async () => {
+    const w = await seedReplyWorld(owner, { replierEmail: JAN });
+    const other = Buffer.from(fixture('no-in-reply-to-nl').toString('utf8').replace('Subject: Re: Uw aanvraag', 'Subject: Iets anders dan uw aanvraag'));
+    expect(stored(await ingest(w, other))).toMatchObject({ threadId: null, contactId: w.replier.contactId });
+    const stranger = Buffer.from(fixture('interested-nl').toString('utf8').replace(/jan\.devries@bouwbedrijf-devries\.nl/g, 'iemand@elders.nl').replace(/^In-Reply-To:.*\r?\nReferences:.*\r?\n/m, ''));
+    const out = stored(await ingest(w, stranger));
+    expect(out).toMatchObject({ threadId: null, contactId: null, changedEnrollmentIds: [] });
+    expect(await message(out.messageId)).toMatchObject({ direction: 'inbound', from_address: 'iemand@elders.nl', intent: 'interested' });
+  });
+});
+
+describe('a model behind an OpenAI-compatible endpoint', () => {
+  let chat: ChatServer;
+  beforeAll(async () => (chat = await startChatServer('reply-model-1')));
+  afterAll(() => chat.close());
+
+  test('its intent (zod-validated) with the prompt key/version; the rules still read the times', async () => {
+    const w = await seedReplyWorld(owner, { replierEmail: MARK, replierName: 'Mark Reynolds' });
+    chat.reply(JSON.stringify({ intent: 'meeting_request', confidence: 0.93, summary: 'Wants a call on Tuesday or Wednesday.', referral: null }));
+    const out = stored(await ingest(w, 'meeting-en', { classifier: new OpenAiCompatibleReplyClassifier({ baseUrl: chat.baseUrl, model: 'reply-model-1' }) }));
+    const m = await message(out.messageId);
+    expect(m).toMatchObject({ intent: 'meeting_request', model: 'reply-model-1', prompt_version: 'reply-intent@1' });
+    expect(Number(m.confidence)).toBe(0.93);
+    expect(m.why.reply.summary).toBe('Wants a call on Tuesday or Wednesday.');
+    expect(m.why.offeredSlots).toHaveLength(2);
+    expect(chat.requests.at(-1)!.body.messages[1].content).toContain('Could we schedule a call');
+    expect(chat.requests.at(-1)!.body.messages[1].content).not.toContain('would a short call next week be useful');
+  });
+
+  test('output that is not the schema is refused and nothing is stored', async () => {
+    const w = await seedReplyWorld(owner, { replierEmail: EMILY });
+    chat.reply(JSON.stringify({ intent: 'maybe', confidence: 2 }));
+    await expect(ingest(w, 'reply-quoted-en', { classifier: new OpenAiCompatibleReplyClassifier({ baseUrl: chat.baseUrl, model: 'reply-model-1' }) })).rejects.toThrow(/does not match the schema/);
+    expect((await row(`SELECT count(*)::int AS n FROM messages WHERE organization_id = $1 AND direction = 'inbound'`, [w.orgId])).n).toBe(0);
+  });
+});

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
+import { createReplyActivities } from '../activities/replies';
+import { ImapInboxReader } from '../activities/providers/mail/imap';
+import { createDb, type DB } from '../db/pool';
+import { mailboxSecretContext, SecretBox } from '../db/secrets';
+import { startImapServer, type ImapTestServer } from './helpers/imap-server';
+import { freePort } from './helpers/ports';
+import { fixture } from './helpers/reply-fixtures';
+import { seedReplyWorld, type ReplyWorld } from './helpers/reply-world';
+import { testEnv } from './helpers/tokens';
+
+/**
+ * Reading a mailbox's inbox over IMAP, against a real IMAP server on 127.0.0.1 (go-imap's
+ * imapmemserver): new mail is stored once, the UID is remembered across worker restarts, a lost or
+ * reset position re-reads without storing twice, and wrong credentials end up in last_error.
+ */
+let owner: Pool;
+let db: DB;
+let imap: ImapTestServer;
+const secrets = new SecretBox(testEnv('INTEGRATION_SECRET_KEY'));
+
+beforeAll(async () => {
+  owner = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 2 });
+  db = createDb(testEnv('TEST_WORKER_DB_URL'), 2);
+  imap = await startImapServer();
+}, 300_000);
+afterAll(async () => {
+  await imap?.close();
+  await db.destroy();
+  await owner.end();
+});
+
+/** A worker's activities: a new instance is what a restarted worker has (nothing kept in memory). */
+const worker = () => createReplyActivities({ db, secrets, config: { IMAP_TIMEOUT_MS: 5000 }, reader: new ImapInboxReader() });
+
+async function world(password: string, port = imap.port): Promise<ReplyWorld> {
+  const orgId = randomUUID();
+  const mailboxId = randomUUID();
+  await owner.query(`INSERT INTO organizations (id, name, created_by) VALUES ($1, 'Inbox org', gen_random_uuid())`, [orgId]);
+  return seedReplyWorld(owner, {
+    orgId,
+    mailboxId,
+    replierEmail: 'emily.carter@harbourbuild.co.uk',
+    imap: { host: '127.0.0.1', port, username: imap.username },
+    secret: secrets.seal(password, mailboxSecretContext(orgId, mailboxId)),
+  });
+}
+const inbound = async (orgId: string) => (await owner.query(`SELECT intent FROM messages WHERE organization_id = $1 AND direction = 'inbound' ORDER BY created_at`, [orgId])).rows.map((r) => r.intent);
+const state = async (mailboxId: string) => (await owner.query(`SELECT uidvalidity, last_uid FROM mailbox_inbox_states WHERE mailbox_id = $1`, [mailboxId])).rows[0];
+
+test('new mail is read once: the position survives a worker restart; a lost position or a new UIDVALIDITY re-reads without storing twice', async () => {
+  const w = await world(imap.password);
+  const first = await imap.append(fixture('gmail-ooo-en'));
+  await imap.append(fixture('reply-quoted-en'));
+
+  const poll = await worker().pollMailboxInbox({ organizationId: w.orgId, mailboxId: w.mailboxId });
+  expect(poll).toMatchObject({ read: 2, stored: 2, duplicates: 0, error: null, more: false });
+  expect(poll.changedEnrollmentIds.sort()).toEqual([w.replier.enrollmentId, w.colleague.enrollmentId].sort());
+  expect(await inbound(w.orgId)).toEqual(['out_of_office', 'interested']);
+  expect(await state(w.mailboxId)).toMatchObject({ last_uid: first + 1 });
+
+  // A restarted worker (new activities, state only in the database): nothing new, nothing read again.
+  expect(await worker().pollMailboxInbox({ organizationId: w.orgId, mailboxId: w.mailboxId })).toMatchObject({ read: 0, stored: 0 });
+  await imap.append(fixture('unsubscribe-en'));
+  expect(await worker().pollMailboxInbox({ organizationId: w.orgId, mailboxId: w.mailboxId })).toMatchObject({ read: 1, stored: 1, duplicates: 0 });
+  expect(await inbound(w.orgId)).toEqual(['out_of_office', 'interested', 'unsubscribe']);
+
+  // The position lost (a crash after storing, before saving it): read again, stored once.
+  await owner.query(`UPDATE mailbox_inbox_states SET last_uid = 0 WHERE mailbox_id = $1`, [w.mailboxId]);
+  expect(await worker().pollMailboxInbox({ organizationId: w.orgId, mailboxId: w.mailboxId })).toMatchObject({ read: 3, stored: 0, duplicates: 3 });
+  // Another UIDVALIDITY than the one stored: the UIDs mean other messages, the folder is read from the start.
+  await owner.query(`UPDATE mailbox_inbox_states SET uidvalidity = 999 WHERE mailbox_id = $1`, [w.mailboxId]);
+  expect(await worker().pollMailboxInbox({ organizationId: w.orgId, mailboxId: w.mailboxId })).toMatchObject({ read: 3, stored: 0, duplicates: 3 });
+  expect((await state(w.mailboxId)).uidvalidity).not.toBe(999);
+  expect(await inbound(w.orgId)).toHaveLength(3);
+});
+
+test('batches: at most batchSize per read, `more` while mail waits', async () => {
+  const w = await world(imap.password);
+  const before = (await worker().pollMailboxInbox({ organizationId: w.orgId, mailboxId: w.mailboxId, batchSize: 2 }));
+  expect(before.read).toBe(2);
+  expect(before.more).toBe(true);
+});
+
+test('wrong IMAP credentials: the mailbox shows the error in last_error, the poll answers it (no exception, one attempt); fixed credentials clear it', async () => {
+  const w = await world('wrong-password');
+  const t0 = Date.now();
+  const res = await worker().pollMailboxInbox({ organizationId: w.orgId, mailboxId: w.mailboxId });
+  expect(res).toMatchObject({ read: 0, stored: 0, error: expect.stringContaining('IMAP login refused') });
+  expect(Date.now() - t0).toBeLessThan(5000);
+  expect((await owner.query(`SELECT last_error FROM mailboxes WHERE id = $1`, [w.mailboxId])).rows[0].last_error).toContain('IMAP login refused');
+  expect(await state(w.mailboxId)).toBeUndefined();
+
+  await owner.query(`UPDATE mailboxes SET secret_ciphertext = $2 WHERE id = $1`, [w.mailboxId, secrets.seal(imap.password, mailboxSecretContext(w.orgId, w.mailboxId))]);
+  expect((await worker().pollMailboxInbox({ organizationId: w.orgId, mailboxId: w.mailboxId })).error).toBeNull();
+  expect((await owner.query(`SELECT last_error FROM mailboxes WHERE id = $1`, [w.mailboxId])).rows[0].last_error).toBeNull();
+});
+
+test('a server that cannot be reached: last_error says so', async () => {
+  const w = await world(imap.password, await freePort());
+  const res = await worker().pollMailboxInbox({ organizationId: w.orgId, mailboxId: w.mailboxId });
+  expect(res.error).toContain('could not be reached');
+  expect((await owner.query(`SELECT last_error FROM mailboxes WHERE id = $1`, [w.mailboxId])).rows[0].last_error).toContain('could not be reached');
+});
