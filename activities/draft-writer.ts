@@ -8,7 +8,8 @@ import type { DraftInput, WrittenDraft } from '../domain/outreach/draft';
  * key and version go on the message. Used when the organization has an `llm` integration or LLM_*
  * is set; otherwise the template writer (domain/outreach/draft.ts) writes.
  */
-export const DRAFT_PROMPT_KEY = 'sequence-draft';
+import { DRAFT_PROMPT_KEY } from '../domain/outreach/draft';
+export { DRAFT_PROMPT_KEY };
 export const DRAFT_PROMPT_VERSION = '1';
 
 export interface DraftWriter {

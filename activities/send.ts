@@ -4,6 +4,7 @@ import { mailboxSecretContext, type SecretBox } from '../db/secrets';
 import { asOrganization, type Tx } from '../db/tenancy';
 import { complianceGate } from '../db/queries/compliance/gate';
 import { complianceSettings } from '../db/queries/compliance/settings';
+import { findSuppressions } from '../db/queries/compliance/suppressions';
 import { stopContactEnrollments } from '../db/queries/enrollments';
 import { emailedBefore } from '../db/queries/sequence';
 import { claimSend, recordSendFailure, recordSent, releaseClaim, scheduleMessage, skipBlocked } from '../db/queries/sending';
@@ -40,6 +41,14 @@ export type SendOutcome =
 
 type Prepared = { go: false; outcome: SendOutcome } | { go: true; composed: ComposedEmail; smtp: SmtpSettings; contactId: string | null };
 
+/** Whether an address, or its domain, is suppressed in the organization. */
+async function addressSuppressed(tx: Tx, organizationId: string, address: string | null): Promise<boolean> {
+  if (!address) return true;
+  const a = address.toLowerCase();
+  const found = await findSuppressions(tx, organizationId, [{ scope: 'email', value: a }, { scope: 'domain', value: a.split('@')[1] ?? '' }]);
+  return found.length > 0;
+}
+
 export function createSendActivities(deps: SendDeps) {
   const { db } = deps;
   const inOrg = <T>(ref: { organizationId: string }, fn: (tx: Tx) => Promise<T>) => asOrganization(db, ref.organizationId, fn);
@@ -60,8 +69,12 @@ export function createSendActivities(deps: SendDeps) {
             .executeTakeFirst()
         : undefined;
       const route = gate && contact ? contactChannels(gate, contact, { generic_email: contact.generic_email, phone: contact.company_phone }).email : null;
-      const allowedAddress = route === 'personal' ? contact?.email : route === 'generic' ? contact?.generic_email : null;
-      if (!gate || !contact || !allowedAddress || allowedAddress.toLowerCase() !== (m.toAddress ?? '').toLowerCase()) {
+      // A sequence step goes where the channel policy routes it; a reply or meeting-reminder draft answers
+      // someone who wrote or booked, to their own address, unless it (or its domain, or the contact) is suppressed or erased.
+      const allowedAddress = m.sequenceStep
+        ? route === 'personal' ? contact?.email : route === 'generic' ? contact?.generic_email : null
+        : (await addressSuppressed(tx, r.organizationId, m.toAddress)) || gate?.reasons.some((x) => x === 'erased' || x === 'suppressed') ? null : m.toAddress;
+      if ((m.sequenceStep && (!gate || !contact)) || !allowedAddress || allowedAddress.toLowerCase() !== (m.toAddress ?? '').toLowerCase()) {
         const reason = `compliance gate at send time: ${gate?.reasons.join(', ') || 'the address may no longer be e-mailed'}`;
         await skipBlocked(tx, m.id, reason);
         const stopped = m.contactId && gate && !gate.contactable ? await stopContactEnrollments(tx, m.contactId, reason) : [];
@@ -78,9 +91,9 @@ export function createSendActivities(deps: SendDeps) {
         subject: message.subject ?? '',
         body: message.body ?? '',
         from: { address: mailbox.address, displayName: mailbox.display_name },
-        to: { address: allowedAddress, name: route === 'personal' ? contact.full_name : contact.company_name },
-        locale: contact.locale ?? settings?.default_locale ?? 'nl-NL',
-        firstToPerson: !(await emailedBefore(tx, m.contactId!, allowedAddress, m.id)),
+        to: { address: allowedAddress, name: route === 'generic' && m.sequenceStep ? contact?.company_name : (contact?.full_name ?? null) },
+        locale: contact?.locale ?? settings?.default_locale ?? 'nl-NL',
+        firstToPerson: !(await emailedBefore(tx, m.contactId, allowedAddress, m.id)),
         compliance: {
           sender_legal_name: settings?.sender_legal_name ?? null,
           sender_address: settings?.sender_address ?? null,
@@ -90,7 +103,7 @@ export function createSendActivities(deps: SendDeps) {
           ai_disclosure: settings?.ai_disclosure ?? 'footer',
         },
         aiWritten: message.model !== null,
-        dataSource: contact.source_description ?? `the public website of ${contact.company_name}`,
+        dataSource: contact?.source_description ?? (contact ? `the public website of ${contact.company_name}` : 'your message to us'),
         unsubscribeUrl: unsubscribeUrl(deps.publicBaseUrl, deps.tokens.sign(m.id)),
         messageIdDomain: mailbox.domain,
       });
@@ -105,7 +118,9 @@ export function createSendActivities(deps: SendDeps) {
 
   return {
     /** Books the approved message's send slot (or says what holds it, or that it is past sending). */
-    async scheduleSend(r: MessageRef): Promise<{ state: 'scheduled'; slotAtMs: number } | { state: 'held'; reason: string } | { state: 'final'; status: string }> {
+    async scheduleSend(
+      r: MessageRef,
+    ): Promise<{ state: 'scheduled'; slotAtMs: number } | { state: 'held'; reason: string } | { state: 'unchecked'; mailboxId: string } | { state: 'final'; status: string }> {
       const out = await inOrg(r, (tx) => scheduleMessage(tx, { ...r, now: new Date() }));
       return out.state === 'scheduled' ? { state: 'scheduled', slotAtMs: out.slotAt.getTime() } : out;
     },

@@ -227,15 +227,6 @@ export interface Mailboxes {
   window_start: Generated<string>;
 }
 
-export interface MailboxInboxStates {
-  last_checked_at: Timestamp | null;
-  last_uid: Generated<Int8>;
-  mailbox_id: string;
-  organization_id: string;
-  uidvalidity: Int8 | null;
-  updated_at: Generated<Timestamp>;
-}
-
 export interface MailboxHealthChecks {
   created_at: Generated<Timestamp>;
   dkim: Json;
@@ -248,6 +239,15 @@ export interface MailboxHealthChecks {
   score: Numeric;
   sendable: boolean;
   spf: Json;
+}
+
+export interface MailboxInboxStates {
+  last_checked_at: Timestamp | null;
+  last_uid: Generated<Int8>;
+  mailbox_id: string;
+  organization_id: string;
+  uidvalidity: Int8 | null;
+  updated_at: Generated<Timestamp>;
 }
 
 export interface Meetings {
@@ -319,10 +319,10 @@ export interface Messages {
   received_at: Timestamp | null;
   redraft_of: string | null;
   redraft_requested: Generated<boolean>;
+  references_ids: Generated<string[]>;
   rejected_at: Timestamp | null;
   rejected_by: string | null;
   rejected_reason: string | null;
-  references_ids: Generated<string[]>;
   scheduled_for: Timestamp | null;
   send_attempted_at: Timestamp | null;
   sent_at: Timestamp | null;

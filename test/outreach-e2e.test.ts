@@ -114,6 +114,9 @@ test('the compliance gate runs again at send time: a suppression added after sch
     tokens: testUnsubscribeTokens(),
     publicBaseUrl: 'http://127.0.0.1:3000',
   });
+  // The mailbox's deliverability checked (and passing): the send path then books without a first check.
+  expect(await send.scheduleSend({ organizationId: o.orgId, messageId })).toEqual({ state: 'unchecked', mailboxId: o.mailboxId });
+  expect(await o.ok('POST', `/mailboxes/${o.mailboxId}/health`, {})).toMatchObject({ sendable: true });
   const booked = await send.scheduleSend({ organizationId: o.orgId, messageId });
   expect(booked.state).toBe('scheduled');
   // The person objects a moment before the slot.

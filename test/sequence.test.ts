@@ -92,6 +92,10 @@ test('accept -> draft in the inbox with its why -> approve with edits -> the e-m
   const approved = await o.ok('POST', `/messages/${draft.id}/approve`, { body: edited, subject: 'Uw vergunning' });
   expect(approved).toMatchObject({ status: 'approved', body: edited, subject: 'Uw vergunning', original_body: draft.body, approved_by: o.owner.id });
   expect(approved.approved_at).toEqual(expect.any(String));
+  // The edit is an eval case of the writer that wrote the draft (analytics: agent quality).
+  const quality = (await o.ok('GET', `/analytics/outreach?organizationId=${o.orgId}&window=7`)).agent_quality;
+  expect(quality.prompt_evals).toEqual([expect.objectContaining({ prompt_key: 'sequence-draft', prompt_version: 'template-writer@1.0.0' })]);
+  expect(quality.prompt_evals[0].score).toBeLessThan(1);
   // Approving it again: 409, and nothing changes.
   expectProblem(await o.call('POST', `/messages/${draft.id}/approve`, {}), 409, 'CONFLICT');
 
@@ -103,7 +107,7 @@ test('accept -> draft in the inbox with its why -> approve with edits -> the e-m
   expect(more).toHaveLength(0);
   expect(mail!.subject).toBe('Uw vergunning');
   // The Message-ID is derived from the message id and the mailbox's domain, and stored.
-  expect(sent.provider_message_id).toMatch(new RegExp(`^<${draft.id}@acme-[0-9a-f]{8}\\.nl>$`));
+  expect(sent.provider_message_id).toBe(`<${draft.id}@good-mail.nl>`);
   expect(mail!.messageId).toBe(sent.provider_message_id);
   const headers = Object.fromEntries(mail!.headerLines.map((h) => [h.key, h.line.slice(h.key.length + 1).trim()]));
   expect(headers['list-unsubscribe']).toMatch(/^<http:\/\/127\.0\.0\.1:\d+\/u\/[A-Za-z0-9_-]{64}>, <mailto:/);
@@ -112,7 +116,7 @@ test('accept -> draft in the inbox with its why -> approve with edits -> the e-m
   expect(mail!.text).toContain('Acme Installaties B.V., Stationsplein 1, 3511 ED Utrecht');
   expect(mail!.text).toContain('https://acme.example.nl/privacy'); // the Art. 14 notice on the first e-mail
   expect(mail!.text).toContain('Dit bericht is opgesteld met behulp van AI.'); // ai_disclosure footer
-  expect(sent).toMatchObject({ thread_status: 'open', from_address: expect.stringMatching(/^verkoop@acme-/), needs_check: false });
+  expect(sent).toMatchObject({ thread_status: 'open', from_address: expect.stringMatching(/^verkoop-[0-9a-f]{8}@good-mail\.nl$/), needs_check: false });
 
   // Step 2 (a follow-up): reject with a redraft -> a new draft with the reason; reject that one without -> skipped, the run completes.
   const second = await until('the second draft', async () => {
@@ -264,4 +268,27 @@ test('auto mode: drafts start approved and go out with nobody approving; the tas
   expect(await smtp.received(person.email)).toHaveLength(1);
   // The contact has no phone number and the company none either: the phone step is skipped, the sequence completes.
   await enrollmentIs(o, enrollmentId, 'completed');
+});
+
+test("a mailbox's first send runs its deliverability check; a failing one holds the e-mail with the reason, a passing one releases it", async () => {
+  // revoked-dkim.nl: the key at selector `mail` is revoked (empty p=), the one at `s1` is good.
+  const slug = randomUUID().slice(0, 8);
+  const o = await outreachOrg(api, newOrganization, smtp, { address: `verkoop-${slug}@revoked-dkim.nl`, dkimSelector: 'mail' });
+  const person = await o.contact();
+  const { enrolled } = await enroll(o, [person.id]);
+  const draft = await inbox(o, enrolled[0]!.enrollmentId);
+  await o.ok('POST', `/messages/${draft.id}/approve`, {});
+  const held = await until('held with the reason', async () => {
+    const m = await o.ok('GET', `/messages/${draft.id}`);
+    return m.status === 'approved' && m.error ? m : undefined;
+  });
+  expect(held.error).toMatch(/not sendable/);
+  expect((await o.ok('GET', `/mailboxes/${o.mailboxId}`)).health).toMatchObject({ sendable: false });
+  expect(await smtp.received(person.email)).toHaveLength(0);
+
+  await o.ok('PATCH', `/mailboxes/${o.mailboxId}`, { dkimSelector: 's1' });
+  const check = await o.ok('POST', `/mailboxes/${o.mailboxId}/health`, {});
+  expect(check).toMatchObject({ sendable: true });
+  await inbox(o, enrolled[0]!.enrollmentId, 'sent');
+  expect(await smtp.received(person.email)).toHaveLength(1);
 });

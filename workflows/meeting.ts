@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
-  condition, getExternalWorkflowHandle, log, ParentClosePolicy, proxyActivities, setHandler, startChild, WorkflowIdReusePolicy, workflowInfo,
+  condition, getExternalWorkflowHandle, log, ParentClosePolicy, patched, proxyActivities, setHandler, startChild, WorkflowIdReusePolicy, workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { BookingOutcome, CrmSyncOutcome } from '../activities/meetings';
@@ -9,6 +9,23 @@ import { meetingChangedSignal } from './meeting-signals';
 import { dbActivityOptions, providerActivityOptions } from './retry';
 import { searchAttributes, workflowIds } from './search-attributes';
 import { notifySequences } from './sequence-signals';
+
+/** Runs recorded before the reminder e-mail was handed to a send run created the draft only. */
+const REMINDER_SEND_PATCH = 'meeting-reminder-send';
+
+/** Starts `message/<id>/send` for the reminder draft, left to run on its own; one already there is fine. */
+async function startReminderSend(input: MeetingWorkflowInput, messageId: string): Promise<void> {
+  try {
+    await startChild('sendMessageWorkflow', {
+      workflowId: workflowIds.sendMessage(messageId),
+      args: [{ organizationId: input.organizationId, messageId, retryInitialIntervalMs: input.retryInitialIntervalMs }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      typedSearchAttributes: searchAttributes({ OrganizationId: input.organizationId }),
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}
 
 export interface MeetingWorkflowInput {
   organizationId: string;
@@ -68,7 +85,10 @@ export async function meetingWorkflow(input: MeetingWorkflowInput): Promise<Meet
     if (!s.reminded && s.reminderAt) {
       const wait = Date.parse(s.reminderAt) - Date.now();
       if (wait > 0 && (await condition(() => changed, wait))) continue;
-      if ((await db.createMeetingReminder({ ...ref, startsAt: s.startsAt })).created) remindersCreated += 1;
+      const reminder = await db.createMeetingReminder({ ...ref, startsAt: s.startsAt });
+      if (reminder.created) remindersCreated += 1;
+      // The reminder e-mail goes out through its own send run (in review mode it waits for approval there).
+      if (reminder.messageId && patched(REMINDER_SEND_PATCH)) await startReminderSend(input, reminder.messageId);
       continue;
     }
     const untilEnd = Date.parse(s.endsAt) - Date.now();

@@ -1,4 +1,4 @@
-import { condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { condition, patched, proxyActivities, setHandler, sleep, uuid4 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { SendOutcome } from '../activities/send';
 import { dbActivityOptions, NON_RETRYABLE_STAGE_ERRORS } from './retry';
@@ -16,6 +16,9 @@ export interface SendMessageInput {
   activityTimeoutMs?: number;
   retryInitialIntervalMs?: number;
 }
+
+/** Runs recorded before a never-checked mailbox was checked before its first send. */
+const FIRST_CHECK_PATCH = 'mailbox-health-first-send';
 
 /** The send errors no retry may repeat: a 5xx is final, and a send that may have been delivered is never tried again. */
 const NON_RETRYABLE_SEND_ERRORS = [...NON_RETRYABLE_STAGE_ERRORS, 'SmtpPermanentError', 'SmtpAmbiguousError', 'SendConfiguration'];
@@ -45,6 +48,11 @@ export async function sendMessageWorkflow(input: SendMessageInput): Promise<Send
     const seen = wake;
     const booked = await db.scheduleSend(ref);
     if (booked.state === 'final') return { status: booked.status };
+    if (booked.state === 'unchecked') {
+      // The mailbox's first send: its deliverability is checked first (a failing check holds the message).
+      if (patched(FIRST_CHECK_PATCH)) await db.checkMailboxHealth({ organizationId: input.organizationId, mailboxId: booked.mailboxId, checkId: uuid4() });
+      continue;
+    }
     if (booked.state === 'held') {
       await condition(() => wake !== seen, input.holdRecheckMs ?? 15 * 60_000);
       continue;

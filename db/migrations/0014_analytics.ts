@@ -7,7 +7,7 @@ import { Kysely, sql } from 'kysely';
  *   eval idempotent. Rows without a message (none are written yet) stay possible.
  * - indexes the analytics sections read by: outbound and inbound messages by time, delivery attempts
  *   by time, the sent drafts of a thread with their prompt version (the draft a reply answers), a
- *   prompt version's eval rows, meetings by opportunity and by enrollment, opportunities by the
+ *   prompt version's eval rows, meetings by enrollment (by opportunity: 0012's index), opportunities by the
  *   signal they came from.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -23,7 +23,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       WHERE direction = 'outbound' AND thread_id IS NOT NULL AND sent_at IS NOT NULL;
     CREATE INDEX messages_org_delivery_idx ON messages (organization_id, (coalesce(sent_at, updated_at)))
       WHERE direction = 'outbound' AND status IN ('sent', 'failed');
-    CREATE INDEX meetings_org_opportunity_idx ON meetings (organization_id, opportunity_id) WHERE opportunity_id IS NOT NULL;
     CREATE INDEX meetings_org_enrollment_idx ON meetings (organization_id, enrollment_id) WHERE enrollment_id IS NOT NULL;
     CREATE INDEX opportunities_org_signal_idx ON opportunities (organization_id, created_from_signal_id) WHERE created_from_signal_id IS NOT NULL;
   `.execute(db);
@@ -33,7 +32,6 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`
     DROP INDEX IF EXISTS opportunities_org_signal_idx;
     DROP INDEX IF EXISTS meetings_org_enrollment_idx;
-    DROP INDEX IF EXISTS meetings_org_opportunity_idx;
     DROP INDEX IF EXISTS messages_org_delivery_idx;
     DROP INDEX IF EXISTS messages_org_thread_sent_idx;
     DROP INDEX IF EXISTS messages_org_direction_created_idx;

@@ -1,3 +1,4 @@
+import { firstSendableMailbox } from './campaigns';
 import { sql } from 'kysely';
 import type { Reader, Tx } from '../tenancy';
 import { stopContactEnrollments } from './enrollments';
@@ -442,7 +443,7 @@ export async function createMeetingReminder(tx: Tx, id: string, startsAt: string
           contact_id: m.contact_id,
           enrollment_id: m.enrollment_id,
           thread_id: m.thread_id,
-          mailbox_id: campaign?.mailbox_id ?? null,
+          mailbox_id: campaign?.mailbox_id ?? (await firstSendableMailbox(tx, org))?.id ?? null,
           to_address: address,
           subject: mail.subject,
           body: mail.body,

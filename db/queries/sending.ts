@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Tx } from '../tenancy';
 import { MESSAGE_TRANSITIONS } from '../../domain/outreach/messages';
 import { addSuppression } from './compliance/suppressions';
+import { mailboxSendability } from './mailbox-health';
 import { stopContactEnrollments } from './enrollments';
 import { transitionMessage } from './messages';
 import { releaseSendSlot, reserveSendSlot } from './send-slots';
@@ -19,6 +20,8 @@ import { releaseSendSlot, reserveSendSlot } from './send-slots';
 export type ScheduleOutcome =
   | { state: 'scheduled'; slotAt: Date }
   | { state: 'held'; reason: string }
+  /** The mailbox was never checked: run its deliverability check first, then book again. */
+  | { state: 'unchecked'; mailboxId: string }
   | { state: 'final'; status: string };
 
 function lockForSend(tx: Tx, messageId: string) {
@@ -26,8 +29,10 @@ function lockForSend(tx: Tx, messageId: string) {
     .selectFrom('messages')
     .leftJoin('enrollments', 'enrollments.id', 'messages.enrollment_id')
     .select([
-      'messages.id', 'messages.organization_id', 'messages.status', 'messages.mailbox_id', 'messages.contact_id', 'messages.enrollment_id',
-      'messages.channel', 'messages.scheduled_for', 'messages.send_attempted_at', 'messages.to_address', 'enrollments.status as enrollment_status',
+      'messages.id', 'messages.organization_id', 'messages.status', 'messages.mailbox_id', 'messages.contact_id', 'messages.enrollment_id', 'messages.step_id',
+      'messages.channel', 'messages.scheduled_for', 'messages.send_attempted_at', 'messages.to_address',
+      // Only a sequence step follows its enrollment: a reply or a meeting-reminder draft goes out whatever became of it.
+      sql<string | null>`CASE WHEN messages.step_id IS NOT NULL THEN enrollments.status END`.as('enrollment_status'),
     ])
     .where('messages.id', '=', messageId)
     .forUpdate('messages')
@@ -36,13 +41,13 @@ function lockForSend(tx: Tx, messageId: string) {
 
 const ENDED = new Set(['stopped', 'completed', 'failed']);
 
-/** Why an approved message cannot be booked now, or null. */
-async function holdReason(tx: Tx, m: { mailbox_id: string | null; enrollment_status: string | null }): Promise<string | null> {
+/** Why an approved message cannot be booked now ('unchecked': its mailbox needs a first check), or null. */
+async function holdReason(tx: Tx, m: { mailbox_id: string | null; enrollment_status: string | null }): Promise<string | 'unchecked' | null> {
   if (m.enrollment_status === 'paused') return 'the enrollment is paused';
   if (!m.mailbox_id) return 'no mailbox to send from: give the campaign a mailbox';
-  const mailbox = await tx.selectFrom('mailboxes').select(['sendable']).where('id', '=', m.mailbox_id).executeTakeFirst();
-  if (!mailbox) return 'the mailbox is gone';
-  if (mailbox.sendable === false) return 'the mailbox is not sendable: its last deliverability check failed';
+  const health = await mailboxSendability(tx, m.mailbox_id);
+  if (!health.checked) return 'unchecked';
+  if (!health.sendable) return `the mailbox is not sendable: ${health.reason ?? 'its last deliverability check failed'}`;
   return null;
 }
 
@@ -56,6 +61,7 @@ export async function scheduleMessage(tx: Tx, r: { organizationId: string; messa
     return { state: 'final', status: 'skipped' };
   }
   const held = await holdReason(tx, m);
+  if (held === 'unchecked') return { state: 'unchecked', mailboxId: m.mailbox_id! };
   if (held) {
     await tx.updateTable('messages').set({ error: held, updated_at: sql`now()` }).where('id', '=', m.id).execute();
     return { state: 'held', reason: held };
@@ -66,7 +72,7 @@ export async function scheduleMessage(tx: Tx, r: { organizationId: string; messa
 }
 
 export type Claim =
-  | { go: true; message: { id: string; organizationId: string; mailboxId: string; contactId: string | null; toAddress: string | null } }
+  | { go: true; message: { id: string; organizationId: string; mailboxId: string; contactId: string | null; toAddress: string | null; sequenceStep: boolean } }
   | { go: false; status: string; requeue?: boolean; flagged?: boolean };
 
 /** Takes a scheduled message back to approved (its enrollment paused meanwhile): its slot is given back. */
@@ -106,7 +112,7 @@ export async function claimSend(tx: Tx, messageId: string): Promise<Claim> {
     return { go: false, status: 'approved', requeue: true };
   }
   await tx.updateTable('messages').set({ send_attempted_at: sql`now()` }).where('id', '=', m.id).execute();
-  return { go: true, message: { id: m.id, organizationId: m.organization_id, mailboxId: m.mailbox_id!, contactId: m.contact_id, toAddress: m.to_address } };
+  return { go: true, message: { id: m.id, organizationId: m.organization_id, mailboxId: m.mailbox_id!, contactId: m.contact_id, toAddress: m.to_address, sequenceStep: m.step_id !== null } };
 }
 
 /** The gate closed between scheduling and sending: the message is skipped with the gate's reasons; its slot is given back. */

@@ -47,14 +47,18 @@ export async function draftContext(tx: Tx, e: { contactId: string; opportunityId
 }
 
 /** Whether an e-mail to this contact (or this address) has gone out before: the first one carries the Art. 14 notice. */
-export async function emailedBefore(tx: Tx, contactId: string, address: string | null, exceptMessageId?: string): Promise<boolean> {
+export async function emailedBefore(tx: Tx, contactId: string | null, address: string | null, exceptMessageId?: string): Promise<boolean> {
   let q = tx
     .selectFrom('messages')
     .select('id')
     .where('direction', '=', 'outbound')
     .where('channel', '=', 'email')
     .where((eb) => eb.or([eb('status', '=', 'sent'), eb('send_attempted_at', 'is not', null)]))
-    .where((eb) => (address ? eb.or([eb('contact_id', '=', contactId), eb(sql`lower(to_address)`, '=', address.toLowerCase())]) : eb('contact_id', '=', contactId)));
+    .where((eb) => {
+      const byAddress = address ? [eb(sql`lower(to_address)`, '=', address.toLowerCase())] : [];
+      const byContact = contactId ? [eb('contact_id', '=', contactId)] : [];
+      return eb.or([...byContact, ...byAddress]);
+    });
   if (exceptMessageId) q = q.where('id', '<>', exceptMessageId);
   return (await q.limit(1).executeTakeFirst()) !== undefined;
 }

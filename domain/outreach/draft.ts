@@ -9,6 +9,8 @@ import { noticeLanguage, type NoticeLanguage } from './notice';
  * reasons, the compliance rule it goes out under and why a person reviews it. Pure.
  */
 export const TEMPLATE_DRAFT_WRITER = 'template-writer@1.0.0';
+/** The prompt key of a sequence draft (the model writer's; template drafts are scored under it too, by their writer's version). */
+export const DRAFT_PROMPT_KEY = 'sequence-draft';
 
 export interface DraftInput {
   channel: StepChannel;

@@ -4,8 +4,8 @@ import type { TestUser } from './tokens';
 
 /**
  * An organization ready to send, through the API alone: compliance settings that every e-mail
- * needs (sender, address, privacy URL), a mailbox pointed at a test SMTP server that may send at
- * any hour of any day, and contacts with a lawful basis (consent: their own address may be e-mailed).
+ * needs (sender, address, privacy URL), a mailbox on a domain whose deliverability passes, pointed at
+ * a test SMTP server that may send at any hour of any day, and contacts with a lawful basis (consent: their own address may be e-mailed).
  */
 export interface OutreachOrg {
   owner: TestUser;
@@ -43,7 +43,10 @@ export async function outreachOrg(
   const slug = randomUUID().slice(0, 8);
   const box = await ok('POST', '/mailboxes', {
     organizationId: orgId,
-    address: `verkoop@acme-${slug}.nl`,
+    // good-mail.nl: a domain the test DNS server answers with passing SPF, DKIM (selector s1), DMARC and MX,
+    // so the deliverability check before the mailbox's first send lets it send.
+    address: `verkoop-${slug}@good-mail.nl`,
+    dkimSelector: 's1',
     displayName: 'Sanne de Verkoper',
     smtp: { host: smtp.host, port: smtp.port, secure: false },
     secret: 'catcher-needs-no-password',

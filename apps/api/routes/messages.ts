@@ -1,7 +1,9 @@
 import { Router } from 'express';
 import { sql } from 'kysely';
 import { getMessage, listMessages, lockMessage, transitionMessage } from '../../../db/queries/messages';
+import { recordPromptEval } from '../../../db/queries/prompt-evals';
 import type { Tx } from '../../../db/tenancy';
+import { DRAFT_PROMPT_KEY } from '../../../domain/outreach/draft';
 import { MESSAGE_TRANSITIONS, type MessageAction } from '../../../domain/outreach/messages';
 import { readWithRole, userOf, visibleOr404, withRecordRole, WRITE } from '../access';
 import { conflict } from '../errors';
@@ -12,7 +14,7 @@ import { parseBody, parseQuery, pathId } from '../validate';
 /**
  * Messages and the approval inbox (api-contract "Messages and the approval inbox"). A decision on a
  * draft or a task is written first (409 from any other status), then its sequence run is woken to
- * act on it; an approved message outside any sequence (a reply or reminder draft) starts its own send.
+ * act on it; an approved message that is not a sequence step (a reply or meeting-reminder draft) starts its own send.
  */
 export function messageRoutes({ db, workflows }: ApiDeps): Router {
   const r = Router();
@@ -28,8 +30,8 @@ export function messageRoutes({ db, workflows }: ApiDeps): Router {
   }
 
   /** After the decision committed: the sequence run reads it now; a draft outside any sequence is sent by its own run. */
-  async function release(m: { organization_id: string; id: string; enrollment_id: string | null; mailbox_id: string | null; status: string }) {
-    if (m.enrollment_id) await workflows.notifyEnrollments([m.enrollment_id]);
+  async function release(m: { organization_id: string; id: string; enrollment_id: string | null; step_id: string | null; mailbox_id: string | null; status: string }) {
+    if (m.step_id && m.enrollment_id) await workflows.notifyEnrollments([m.enrollment_id]);
     else if (m.status === 'approved') await workflows.startMessageSend(m.organization_id, m.id, m.mailbox_id);
   }
 
@@ -47,9 +49,14 @@ export function messageRoutes({ db, workflows }: ApiDeps): Router {
   r.post('/messages/:messageId/approve', async (req, res) => {
     const id = pathId(req, 'messageId', 'message');
     const body = parseBody(approveMessageBody, req);
-    const message = await withRecordRole(db, req, loader(id), WRITE, (tx) =>
-      decide(tx, id, 'approve', (m) => {
+    const message = await withRecordRole(db, req, loader(id), WRITE, async (tx) => {
+      const edit: { case?: { original: string; sent: string; promptKey: string; promptVersion: string } } = {};
+      const approved = await decide(tx, id, 'approve', (m) => {
         const edited = body.body !== undefined && body.body !== m.body;
+        // A written draft a person changed is an eval case of the prompt (or template) that wrote it.
+        if (edited && m.body && m.model) {
+          edit.case = { original: m.original_body ?? m.body, sent: body.body!, promptKey: m.prompt_key ?? DRAFT_PROMPT_KEY, promptVersion: m.prompt_version ?? m.model };
+        }
         return {
           ...(body.subject !== undefined ? { subject: body.subject } : {}),
           ...(edited ? { body: body.body, original_body: m.original_body ?? m.body } : {}),
@@ -57,8 +64,10 @@ export function messageRoutes({ db, workflows }: ApiDeps): Router {
           approved_at: sql`now()`,
           error: null,
         };
-      }),
-    );
+      });
+      if (edit.case) await recordPromptEval(tx, { organizationId: approved.organization_id, messageId: id, ...edit.case });
+      return approved;
+    });
     await release(message);
     res.json(message);
   });
