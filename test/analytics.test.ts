@@ -130,7 +130,10 @@ describe('GET /analytics/outreach on a seeded organization', () => {
 
     // Replies: r1, r2 on thread T1 (after d1, v1), r4 on T2 (after d5, v2), r5 unclassified, r3 too old.
     const reply = (over: Record<string, unknown>) =>
-      insert('messages', { organization_id: orgId, direction: 'inbound', status: 'received', contact_id: contact, created_at: `now() - interval '12 hours'`, ...over });
+      insert('messages', {
+        organization_id: orgId, direction: 'inbound', status: 'received', contact_id: contact, created_at: `now() - interval '12 hours'`,
+        internet_message_id: `<${randomUUID()}@mail.bouw.example>`, ...over,
+      });
     await reply({ mailbox_id: ids.m1, thread_id: t1, intent: 'interested' });
     await reply({ thread_id: t1, intent: 'out_of_office' }); // no mailbox of its own: the thread's
     await reply({ mailbox_id: ids.m2, thread_id: t2, intent: 'meeting_request' });

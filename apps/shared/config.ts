@@ -62,6 +62,8 @@ const schema = z.object({
   // The scheduled reconcile (reconcile/signals): how often, and how long a signal may sit unfinished.
   RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(10).default(300),
   RECONCILE_STUCK_AFTER_SECONDS: z.coerce.number().int().min(0).default(600),
+  // Whether this worker keeps the reconcile/signals schedule (pointed at its task queue); `false` for workers of a side queue.
+  RECONCILE_SCHEDULE: z.enum(['true', 'false']).default('true'),
   // Sequence runs and held sends look at the database this often when no signal wakes them (a safety net: every change signals).
   SEQUENCE_RECHECK_SECONDS: z.coerce.number().int().min(1).default(6 * 3600),
   SEND_HOLD_RECHECK_SECONDS: z.coerce.number().int().min(1).default(15 * 60),

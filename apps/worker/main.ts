@@ -31,10 +31,13 @@ async function main() {
       })
     : undefined;
   if (metricsServer) logger.info({ url: `http://${config.WORKER_METRICS_HOST}:${config.WORKER_METRICS_PORT}/metrics`, sdk: sdkMetrics }, 'worker metrics served');
-  // The scheduled reconcile of unfinished signals: created, or brought in line with the configuration.
-  const client = await connectTemporal(config);
-  await new WorkflowStarter(client, config).ensureReconcileSchedule();
-  await client.connection.close();
+  // The scheduled reconcile of unfinished signals: created, or brought in line with the configuration
+  // (by the workers of the deployment's queue; workers of another queue leave it alone).
+  if (config.RECONCILE_SCHEDULE === 'true') {
+    const client = await connectTemporal(config);
+    await new WorkflowStarter(client, config).ensureReconcileSchedule();
+    await client.connection.close();
+  }
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker started');
   // Runtime.install's default shutdown signals (SIGINT, SIGTERM) make run() resolve after in-flight tasks finish.
   await Promise.all([worker.run(), providerWorker.run()]);

@@ -38,10 +38,11 @@ export function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<ChildProcess
   });
 }
 
-/** The environment of the test stack's workers (global-setup), on another task queue. */
+/** The environment of the test stack's workers (global-setup), on another task queue (which leaves the stack's reconcile schedule alone). */
 export function workerEnv(taskQueue: string): NodeJS.ProcessEnv {
   return {
     ...process.env,
+    RECONCILE_SCHEDULE: 'false',
     WORKER_DATABASE_URL: process.env.TEST_WORKER_DB_URL,
     DATABASE_URL: process.env.TEST_OWNER_DB_URL,
     TEMPORAL_TASK_QUEUE: taskQueue,
