@@ -39,6 +39,7 @@ export async function createWorker(opts: {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowsPath: opts.workflowsPath ?? require.resolve('../../workflows'),
+    maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
     activities,
     interceptors: { activity: opts.activityInterceptors ?? [] },
     shutdownGraceTime: '20 seconds',

@@ -1,25 +1,16 @@
-import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { Pool } from 'pg';
 import { startApi, newOrganization } from '../helpers/api';
 import { startFeedServer } from '../helpers/feed-server';
 import { rssFeed } from '../helpers/rss';
 import { testEnv } from '../helpers/tokens';
-import { resolveTemporalCli } from '../../scripts/lib/temporal-server';
+import { exportHistory } from './export-history';
 
 /**
  * Records test/histories/*.json through the real worker: `npm run record-histories`. Not part of
  * `npm test` (its file name does not end in .test.ts); the replay test replays what it writes.
  */
-const HISTORIES = path.join(__dirname, '..', 'histories');
 
 /** The history as `temporal workflow show --output json` exports it: what operators download from the UI too. */
-function exportHistory(workflowId: string, runId: string | undefined, file: string): void {
-  const args = ['workflow', 'show', '--workflow-id', workflowId, '--address', testEnv('TEMPORAL_ADDRESS'), '--output', 'json'];
-  if (runId) args.push('--run-id', runId);
-  writeFileSync(path.join(HISTORIES, file), execFileSync(resolveTemporalCli(), args, { encoding: 'utf8' }));
-}
 
 test('record histories through the real worker', async () => {
   const api = await startApi();

@@ -1,7 +1,4 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { Pool } from 'pg';
 import { Client, Connection } from '@temporalio/client';
 import { mailboxSecretContext, SecretBox } from '../../db/secrets';
@@ -11,14 +8,13 @@ import { startImapServer } from '../helpers/imap-server';
 import { fixture } from '../helpers/reply-fixtures';
 import { seedReplyWorld } from '../helpers/reply-world';
 import { testEnv } from '../helpers/tokens';
-import { resolveTemporalCli } from '../../scripts/lib/temporal-server';
+import { exportHistory } from './export-history';
 
 /**
  * Records test/histories/mailbox-inbox.json through the real worker (part of `npm run
  * record-histories`): an inbox read of two messages over IMAP (a reply and an out-of-office notice),
  * in two batches, that woke the sequences it stopped or paused.
  */
-const HISTORIES = path.join(__dirname, '..', 'histories');
 
 test('record the mailbox inbox history through the real worker', async () => {
   const imap = await startImapServer();
@@ -43,8 +39,7 @@ test('record the mailbox inbox history through the real worker', async () => {
     });
     const result = await handle.result();
     if (result.stored !== 2 || !result.changedEnrollmentIds.length) throw new Error(`unexpected run: ${JSON.stringify(result)}`);
-    const args = ['workflow', 'show', '--workflow-id', workflowId, '--run-id', handle.firstExecutionRunId, '--address', testEnv('TEMPORAL_ADDRESS'), '--output', 'json'];
-    writeFileSync(path.join(HISTORIES, 'mailbox-inbox.json'), execFileSync(resolveTemporalCli(), args, { encoding: 'utf8' }));
+    exportHistory(workflowId, handle.firstExecutionRunId, 'mailbox-inbox.json');
   } finally {
     await connection.close();
     await owners.end();

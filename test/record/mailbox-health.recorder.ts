@@ -1,19 +1,15 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { Pool } from 'pg';
 import type { mailboxHealthWorkflow } from '../../workflows';
 import { startApi, newOrganization } from '../helpers/api';
 import { testEnv } from '../helpers/tokens';
-import { resolveTemporalCli } from '../../scripts/lib/temporal-server';
+import { exportHistory } from './export-history';
 
 /**
  * Records test/histories/mailbox-health.json through the real worker (part of `npm run
  * record-histories`): a check of a mailbox on the test DNS server's good domain that held one
  * enrollment's approved send, so the run wakes its sequence.
  */
-const HISTORIES = path.join(__dirname, '..', 'histories');
 
 test('record the mailbox health history through the real worker', async () => {
   const api = await startApi();
@@ -43,8 +39,7 @@ test('record the mailbox health history through the real worker', async () => {
     });
     const result = await handle.result();
     if (!result.sendable || result.woken !== 1) throw new Error(`unexpected result: ${JSON.stringify(result)}`);
-    const args = ['workflow', 'show', '--workflow-id', workflowId, '--run-id', handle.firstExecutionRunId, '--address', testEnv('TEMPORAL_ADDRESS'), '--output', 'json'];
-    writeFileSync(path.join(HISTORIES, 'mailbox-health.json'), execFileSync(resolveTemporalCli(), args, { encoding: 'utf8' }));
+    exportHistory(workflowId, handle.firstExecutionRunId, 'mailbox-health.json');
   } finally {
     await owners.end();
     await api.close();

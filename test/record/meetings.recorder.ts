@@ -1,11 +1,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { startApi, newOrganization } from '../helpers/api';
 import { startHubSpotServer } from '../helpers/hubspot-server';
 import { testEnv } from '../helpers/tokens';
-import { resolveTemporalCli } from '../../scripts/lib/temporal-server';
+import { exportHistory } from './export-history';
 
 /**
  * Records test/histories/meeting-*.json and booking-*.json through the real worker (part of
@@ -13,12 +10,7 @@ import { resolveTemporalCli } from '../../scripts/lib/temporal-server';
  * HubSpot, one cancelled before its reminder (a signal), and a Cal.com booking (which starts the
  * meeting's workflow as an abandoned child).
  */
-const HISTORIES = path.join(__dirname, '..', 'histories');
 
-function exportHistory(workflowId: string, runId: string | undefined, file: string): void {
-  const args = ['workflow', 'show', '--workflow-id', workflowId, ...(runId ? ['--run-id', runId] : []), '--address', testEnv('TEMPORAL_ADDRESS'), '--output', 'json'];
-  writeFileSync(path.join(HISTORIES, file), execFileSync(resolveTemporalCli(), args, { encoding: 'utf8' }));
-}
 
 test('record meeting histories through the real worker', async () => {
   const api = await startApi();

@@ -1,24 +1,16 @@
-import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { workflowIds } from '../../workflows/search-attributes';
 import { newOrganization, startApi } from '../helpers/api';
 import { outreachOrg, until } from '../helpers/outreach';
 import { startSmtpServer } from '../helpers/smtp-server';
 import { testEnv } from '../helpers/tokens';
-import { resolveTemporalCli } from '../../scripts/lib/temporal-server';
+import { exportHistory } from './export-history';
 
 /**
  * Records test/histories/sequence-*.json and send-message.json through the real worker (part of
  * `npm run record-histories`): a sequence of two e-mail steps (approved and sent; rejected with a
  * redraft, then rejected), a sequence stopped while its draft waits, and the send child of the first.
  */
-const HISTORIES = path.join(__dirname, '..', 'histories');
 
-function exportHistory(workflowId: string, file: string): void {
-  const args = ['workflow', 'show', '--workflow-id', workflowId, '--address', testEnv('TEMPORAL_ADDRESS'), '--output', 'json'];
-  writeFileSync(path.join(HISTORIES, file), execFileSync(resolveTemporalCli(), args, { encoding: 'utf8' }));
-}
 
 test('record sequence histories through the real worker', async () => {
   const api = await startApi();
@@ -50,13 +42,13 @@ test('record sequence histories through the real worker', async () => {
     );
     await o.ok('POST', `/messages/${redraft.id}/reject`, {});
     await api.temporal.workflow.getHandle(workflowIds.sequence(ea)).result();
-    exportHistory(workflowIds.sequence(ea), 'sequence-completed.json');
-    exportHistory(workflowIds.sendMessage(first.id), 'send-message.json');
+    exportHistory(workflowIds.sequence(ea), undefined, 'sequence-completed.json');
+    exportHistory(workflowIds.sendMessage(first.id), undefined, 'send-message.json');
 
     await pending(eb, 1);
     await o.ok('POST', `/enrollments/${eb}/stop`, {});
     await api.temporal.workflow.getHandle(workflowIds.sequence(eb)).result();
-    exportHistory(workflowIds.sequence(eb), 'sequence-stopped.json');
+    exportHistory(workflowIds.sequence(eb), undefined, 'sequence-stopped.json');
   } finally {
     await smtp.close();
     await api.close();

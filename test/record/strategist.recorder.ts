@@ -1,23 +1,15 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { Pool } from 'pg';
 import { WorkflowStarter } from '../../apps/shared/temporal';
 import { startApi, newOrganization } from '../helpers/api';
 import { testEnv } from '../helpers/tokens';
-import { resolveTemporalCli } from '../../scripts/lib/temporal-server';
+import { exportHistory } from './export-history';
 
 /**
  * Records test/histories/strategist*.json through the real worker (part of `npm run record-histories`):
  * a proposal that waited for a running enrichment, and one for an opportunity without a company.
  */
-const HISTORIES = path.join(__dirname, '..', 'histories');
 
-function exportHistory(workflowId: string, runId: string, file: string): void {
-  const args = ['workflow', 'show', '--workflow-id', workflowId, '--run-id', runId, '--address', testEnv('TEMPORAL_ADDRESS'), '--output', 'json'];
-  writeFileSync(path.join(HISTORIES, file), execFileSync(resolveTemporalCli(), args, { encoding: 'utf8' }));
-}
 
 test('record strategist histories through the real worker', async () => {
   const api = await startApi();
