@@ -292,3 +292,39 @@ test("a mailbox's first send runs its deliverability check; a failing one holds 
   await inbox(o, enrolled[0]!.enrollmentId, 'sent');
   expect(await smtp.received(person.email)).toHaveLength(1);
 });
+
+test('a run whose history grows continues as new between steps, where it was', async () => {
+  const o = await outreachOrg(api, newOrganization, smtp);
+  const person = await o.contact();
+  const task = { channel: 'linkedin', delayDays: 0, instructions: 'Connect' };
+  const campaign = await o.ok('POST', '/campaigns', { organizationId: o.orgId, name: 'Lang', mailboxId: o.mailboxId, contactIds: [person.id], steps: [task, task, task] });
+  // Enrolled as the owner (no accept: the test starts the run itself, with a tiny history budget).
+  const { rows } = await owners.query<{ id: string }>(
+    `UPDATE campaigns SET status = 'active' WHERE id = $1 RETURNING (SELECT id FROM sequences WHERE campaign_id = $1)`,
+    [campaign.id],
+  );
+  const enrollment = await owners.query<{ id: string }>(
+    `INSERT INTO enrollments (organization_id, campaign_id, sequence_id, contact_id, status) VALUES ($1, $2, $3, $4, 'active') RETURNING id`,
+    [o.orgId, campaign.id, rows[0]!.id, person.id],
+  );
+  const enrollmentId = enrollment.rows[0]!.id;
+  const workflowId = workflowIds.sequence(enrollmentId);
+  await temporal.workflow.start('sequenceWorkflow', {
+    taskQueue: testEnv('TEMPORAL_TASK_QUEUE'),
+    workflowId,
+    args: [{ organizationId: o.orgId, enrollmentId, campaignId: campaign.id, mailboxId: o.mailboxId, maxHistoryEvents: 5, retryInitialIntervalMs: 100 }],
+  });
+  for (const position of [1, 2, 3]) {
+    const open = await until(`task ${position}`, async () =>
+      (await o.ok('GET', `/messages?organizationId=${o.orgId}&enrollmentId=${enrollmentId}&status=task_open`)).find((m: { step_position: number }) => m.step_position === position),
+    );
+    await o.ok('POST', `/messages/${open.id}/complete`, {});
+  }
+  expect(await temporal.workflow.getHandle(workflowId).result()).toEqual({ ended: 'completed', position: 3 });
+  const runs = [];
+  for await (const w of temporal.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(w.status.name);
+  expect(runs.filter((s) => s === 'CONTINUED_AS_NEW')).toHaveLength(2);
+  // Each step was acted on once across the runs.
+  const tasks = await o.ok('GET', `/messages?organizationId=${o.orgId}&enrollmentId=${enrollmentId}`);
+  expect(tasks.map((m: { step_position: number; status: string }) => `${m.step_position}:${m.status}`).sort()).toEqual(['1:task_done', '2:task_done', '3:task_done']);
+});
