@@ -117,3 +117,23 @@ test('another organization cannot reserve on this mailbox (row-level security hi
   const visible = await asOrganization(workers[0]!, otherOrgId, (tx) => tx.selectFrom('send_slots').select('id').execute());
   expect(visible).toEqual([]);
 });
+
+test('a reservation booked ahead (for the next opening) does not push a message that may go now behind it', async () => {
+  const { owner, orgId: org } = await newOrganization(api, 'Vooruit B.V.');
+  const made = await api.call('POST', '/mailboxes', {
+    token: owner.token,
+    body: { organizationId: org, address: 'verkoop@vooruit.nl', smtp: { host: '127.0.0.1', port: 2525 }, secret: 'pw', minGapSeconds: 120 },
+  });
+  const box = made.body.id;
+  const [early, later] = [randomUUID(), randomUUID()];
+  await owners.query(`INSERT INTO messages (id, organization_id, mailbox_id, status) SELECT unnest($1::uuid[]), $2, $3, 'approved'`, [[early, later], org, box]);
+  const book = (messageId: string, now: Date) => asOrganization(workers[0]!, org, (tx) => reserveSendSlot(tx, { organizationId: org, mailboxId: box, messageId, now }));
+  // Saturday 24 April 2027, 12:00: the window (Mon-Fri 09:00-17:00) opens on Monday; that is where the first goes.
+  const saturday = new Date('2027-04-24T10:00:00Z');
+  const first = await book(early, saturday);
+  expect(DateTime.fromJSDate(first.slotAt, { zone: 'Europe/Amsterdam' }).toFormat('yyyy-MM-dd HH:mm')).toBe('2027-04-26 09:00');
+  // The window is widened to every day, all day: the next message may go now, not after Monday's.
+  await api.call('PATCH', `/mailboxes/${box}`, { token: owner.token, body: { sendingDays: [1, 2, 3, 4, 5, 6, 7], sendingWindow: { start: '00:00', end: '24:00' } } });
+  const second = await book(later, new Date(saturday.getTime() + 60_000));
+  expect(second.slotAt.toISOString()).toBe(new Date(saturday.getTime() + 60_000).toISOString());
+});

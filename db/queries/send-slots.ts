@@ -95,16 +95,29 @@ export async function reserveSendSlot(
     .where('messages.status', '<>', 'skipped')
     .groupBy('send_slots.local_day')
     .execute();
-  const last = await sql<{ at: Date | null }>`
+  // The latest reservation or send so far, and the latest of all (a reservation may lie ahead: a
+  // message booked for the next opening, before the window was widened).
+  const last = await sql<{ past: Date | null; any: Date | null }>`
     SELECT GREATEST(
-      (SELECT max(slot_at) FROM send_slots WHERE organization_id = ${r.organizationId} AND mailbox_id = ${r.mailboxId}),
-      (SELECT max(sent_at) FROM messages WHERE organization_id = ${r.organizationId} AND mailbox_id = ${r.mailboxId} AND sent_at IS NOT NULL)
-    ) AS at`.execute(tx);
-
-  const slotAt = nextSendSlot(r.now, policy, {
-    reservationsByLocalDay: new Map(perDay.map((d) => [d.day, d.n])),
-    lastSlotAt: last.rows[0]?.at ?? null,
-  });
+             (SELECT max(slot_at) FROM send_slots WHERE organization_id = ${r.organizationId} AND mailbox_id = ${r.mailboxId} AND slot_at <= ${r.now}),
+             (SELECT max(sent_at) FROM messages WHERE organization_id = ${r.organizationId} AND mailbox_id = ${r.mailboxId} AND sent_at IS NOT NULL)) AS past,
+           GREATEST(
+             (SELECT max(slot_at) FROM send_slots WHERE organization_id = ${r.organizationId} AND mailbox_id = ${r.mailboxId}),
+             (SELECT max(sent_at) FROM messages WHERE organization_id = ${r.organizationId} AND mailbox_id = ${r.mailboxId} AND sent_at IS NOT NULL)) AS any`.execute(tx);
+  const state = (lastSlotAt: Date | null) => ({ reservationsByLocalDay: new Map(perDay.map((d) => [d.day, d.n])), lastSlotAt });
+  // The earliest slot after what has gone out; if a reservation ahead lies within the gap of it, after the latest one.
+  let slotAt = nextSendSlot(r.now, policy, state(last.rows[0]?.past ?? null));
+  const gapMs = policy.minGapSeconds * 1000;
+  const clash = await tx
+    .selectFrom('send_slots')
+    .select('id')
+    .where('organization_id', '=', r.organizationId)
+    .where('mailbox_id', '=', r.mailboxId)
+    .where('slot_at', '>', new Date(slotAt.getTime() - gapMs))
+    .where('slot_at', '<', new Date(slotAt.getTime() + Math.max(gapMs, 1)))
+    .limit(1)
+    .executeTakeFirst();
+  if (clash) slotAt = nextSendSlot(r.now, policy, state(last.rows[0]?.any ?? null));
   const day = localDay(slotAt, policy.timezone);
   await tx
     .insertInto('send_slots')
