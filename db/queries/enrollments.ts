@@ -105,6 +105,8 @@ export async function skipWaitingMessages(tx: Tx, enrollmentId: string): Promise
     .set({ status: 'skipped', updated_at: sql`now()` })
     .where('enrollment_id', '=', enrollmentId)
     .where('status', 'in', [...WAITING_MESSAGE_STATUSES])
+    // A message already handed to the SMTP server (claimed for sending) is left to its send, which records it.
+    .where((eb) => eb.or([eb('status', '<>', 'scheduled'), eb('send_attempted_at', 'is', null)]))
     .returning('id')
     .execute();
   if (rows.length) await tx.deleteFrom('send_slots').where('message_id', 'in', rows.map((r) => r.id)).execute();
