@@ -328,3 +328,27 @@ test('a run whose history grows continues as new between steps, where it was', a
   const tasks = await o.ok('GET', `/messages?organizationId=${o.orgId}&enrollmentId=${enrollmentId}`);
   expect(tasks.map((m: { step_position: number; status: string }) => `${m.step_position}:${m.status}`).sort()).toEqual(['1:task_done', '2:task_done', '3:task_done']);
 });
+
+test('an out-of-office pause holds the sequence until resume_at, then it continues by itself where it was', async () => {
+  const o = await outreachOrg(api, newOrganization, smtp);
+  const person = await o.contact();
+  const campaign = await o.ok('POST', '/campaigns', { organizationId: o.orgId, name: 'Afwezig', mailboxId: o.mailboxId, contactIds: [person.id], steps: [{ channel: 'email', delayDays: 0 }] });
+  const { rows } = await owners.query<{ id: string }>(`UPDATE campaigns SET status = 'active' WHERE id = $1 RETURNING (SELECT id FROM sequences WHERE campaign_id = $1)`, [campaign.id]);
+  // Paused as an out-of-office reply leaves it (issue 10's triage): back in four seconds.
+  const enrollment = await owners.query<{ id: string }>(
+    `INSERT INTO enrollments (organization_id, campaign_id, sequence_id, contact_id, status, pause_reason, resume_at)
+     VALUES ($1, $2, $3, $4, 'paused', 'out_of_office', now() + interval '4 seconds') RETURNING id`,
+    [o.orgId, campaign.id, rows[0]!.id, person.id],
+  );
+  const enrollmentId = enrollment.rows[0]!.id;
+  await temporal.workflow.start('sequenceWorkflow', {
+    taskQueue: testEnv('TEMPORAL_TASK_QUEUE'),
+    workflowId: workflowIds.sequence(enrollmentId),
+    args: [{ organizationId: o.orgId, enrollmentId, campaignId: campaign.id, mailboxId: o.mailboxId, retryInitialIntervalMs: 100 }],
+  });
+  await new Promise((r) => setTimeout(r, 2000));
+  expect(await o.ok('GET', `/messages?organizationId=${o.orgId}&enrollmentId=${enrollmentId}`)).toEqual([]); // nothing while away
+  const draft = await inbox(o, enrollmentId);
+  expect(draft.step_position).toBe(1);
+  expect(await o.ok('GET', `/enrollments/${enrollmentId}`)).toMatchObject({ status: 'active', pause_reason: null, resume_at: null, current_step: 1 });
+});

@@ -73,7 +73,8 @@ export async function sequenceWorkflow(input: SequenceInput): Promise<SequenceRe
       const state = await db.sequenceState(ref);
       if (!state || ENDED.has(state.status)) return { ended: state?.status ?? 'missing', position };
       if (state.status === 'paused') {
-        await waitForChange(seen, state.resumeAtMs !== null ? state.resumeAtMs - Date.now() : recheckMs);
+        // Until resume_at (read again at least a second later, so clocks apart by a little never spin the run).
+        await waitForChange(seen, state.resumeAtMs !== null ? Math.max(state.resumeAtMs - Date.now(), 1000) : recheckMs);
         continue;
       }
       if (Date.now() >= dueMs) break;
