@@ -297,6 +297,19 @@ interface FuzzRequest {
   foreign: boolean;
   caller: 'owner' | 'viewer';
 }
+
+/** The owner of tenant A sending an example: path ids from `pathTenant`, the example's query and body (or `body`). */
+function ownerRequest(op: Operation, ex: Example, opts: { pathTenant: Tenant; foreign: boolean; body?: FuzzRequest['body'] }): FuzzRequest {
+  return {
+    method: op.method,
+    path: op.path.replace(/\{(\w+)\}/g, (_m, name: string) => opts.pathTenant.ids[name]!),
+    query: Object.entries(ex.query ?? {}).map(([k, v]) => [k, enc(v)]),
+    token: a.owner.token,
+    body: opts.body ?? bodyOf(ex),
+    foreign: opts.foreign,
+    caller: 'owner',
+  };
+}
 interface Reply {
   status: number;
   contentType: string;
@@ -737,15 +750,7 @@ test('the same valid write six times at once: all answered, no 5xx, and no 409 f
   const conflicts: string[] = [];
   for (const op of ordered.filter((o) => o.method !== 'GET' && examples[key(o)])) {
     const ex = exampleFor(op, a);
-    const r: FuzzRequest = {
-      method: op.method,
-      path: op.path.replace(/\{(\w+)\}/g, (_m, name: string) => a.ids[name]!),
-      query: Object.entries(ex.query ?? {}).map(([k, v]) => [k, enc(v)]),
-      token: a.owner.token,
-      body: bodyOf(ex),
-      foreign: false,
-      caller: 'owner',
-    };
+    const r = ownerRequest(op, ex, { pathTenant: a, foreign: false });
     const replies = await Promise.all(Array.from({ length: 6 }, () => send(r)));
     for (const res of replies) checkReply(r, res);
     if (!CONFLICT_BY_STATE.has(key(op))) conflicts.push(...replies.filter((res) => res.status === 409).map((res) => `${key(op)}: ${res.text.slice(0, 120)}`));
@@ -759,15 +764,7 @@ test('each valid example succeeds for its own tenant (so mutations start from a 
   const failures: string[] = [];
   for (const op of ordered.filter((o) => examples[key(o)] || o.pathParams.length)) {
     const ex = exampleFor(op, a);
-    const r: FuzzRequest = {
-      method: op.method,
-      path: op.path.replace(/\{(\w+)\}/g, (_m, name: string) => a.ids[name]!),
-      query: Object.entries(ex.query ?? {}).map(([k, v]) => [k, enc(v)]),
-      token: a.owner.token,
-      body: bodyOf(ex),
-      foreign: false,
-      caller: 'owner',
-    };
+    const r = ownerRequest(op, ex, { pathTenant: a, foreign: false });
     const res = await send(r);
     checkReply(r, res);
     // 409: a run of the signal or source already in progress.
@@ -781,15 +778,7 @@ test("another tenant's records are 404 on every route with a path id", async () 
   // Operations with the users' token only: an unsubscribe link (/u/{token}) is its own authority, whoever follows it.
   for (const op of ordered.filter((o) => o.pathParams.length && o.bearer)) {
     const ex = exampleFor(op, a); // the caller's own organization in the body: only the path is foreign
-    const res = await send({
-      method: op.method,
-      path: op.path.replace(/\{(\w+)\}/g, (_m, name: string) => b.ids[name]!),
-      query: Object.entries(ex.query ?? {}).map(([k, v]) => [k, enc(v)]),
-      token: a.owner.token,
-      body: bodyOf(ex),
-      foreign: true,
-      caller: 'owner',
-    });
+    const res = await send(ownerRequest(op, ex, { pathTenant: b, foreign: true }));
     answers.push(`${key(op)} ${res.status} ${res.body?.code}`);
   }
   expect(answers).toEqual(answers.map((line) => line.replace(/ \d+ \S+$/, ' 404 NOT_FOUND')));
@@ -802,15 +791,7 @@ test("another tenant's organizationId is 404 on every operation that takes one",
     const inQuery = ex.query && 'organizationId' in ex.query;
     const inBody = ex.body && typeof ex.body === 'object' && 'organizationId' in (ex.body as object);
     if (!inQuery && !inBody) continue;
-    const res = await send({
-      method: op.method,
-      path: op.path.replace(/\{(\w+)\}/g, (_m, name: string) => a.ids[name]!),
-      query: Object.entries(ex.query ?? {}).map(([k, v]) => [k, enc(v)]),
-      token: a.owner.token,
-      body: bodyOf(ex),
-      foreign: true,
-      caller: 'owner',
-    });
+    const res = await send(ownerRequest(op, ex, { pathTenant: a, foreign: true }));
     answers.push(`${key(op)} ${res.status} ${res.body?.code}`);
   }
   expect(answers.length).toBeGreaterThanOrEqual(20);
@@ -830,15 +811,7 @@ test('every field of every example, spoilt each way once: no 5xx, problem+json o
       const spoilt: unknown[] = [nested(5000), 42, null, ['x'], { x: 1 }];
       if (typeof value === 'string') spoilt.push(`${value}\u0000`, `\ud800${value}`, `${value.slice(0, 7)}%zz${value.slice(7)}`, `${value}%`, 'x'.repeat(10_000));
       for (const bad of spoilt) {
-        const r: FuzzRequest = {
-          method: op.method,
-          path: op.path.replace(/\{(\w+)\}/g, (_m, name: string) => a.ids[name]!),
-          query: Object.entries(ex.query ?? {}).map(([k, v]) => [k, enc(v)]),
-          token: a.owner.token,
-          body: { json: setAt(structuredClone(ex.body), p, bad) },
-          foreign: false,
-          caller: 'owner',
-        };
+        const r = ownerRequest(op, ex, { pathTenant: a, foreign: false, body: { json: setAt(structuredClone(ex.body), p, bad) } });
         checkReply(r, await send(r));
         sent++;
       }
