@@ -4,10 +4,10 @@ import { mailboxSecretContext, type SecretBox } from '../db/secrets';
 import { asOrganization, type Tx } from '../db/tenancy';
 import { complianceGate } from '../db/queries/compliance/gate';
 import { complianceSettings } from '../db/queries/compliance/settings';
-import { findSuppressions } from '../db/queries/compliance/suppressions';
+import { addressSuppressed } from '../db/queries/compliance/suppressions';
 import { stopContactEnrollments } from '../db/queries/enrollments';
 import { emailedBefore } from '../db/queries/sequence';
-import { claimSend, recordSendFailure, recordSent, releaseClaim, scheduleMessage, skipBlocked } from '../db/queries/sending';
+import { claimSend, recordSendFailure, recordSent, releaseClaim, scheduleMessage, sendContent, sendRecipient, skipBlocked } from '../db/queries/sending';
 import { composeEmail, IncompleteComplianceSettings, type ComposedEmail } from '../domain/outreach/compose';
 import { contactChannels } from '../domain/outreach/enrollments';
 import { unsubscribeUrl, type UnsubscribeTokens } from '../domain/outreach/unsubscribe-token';
@@ -41,14 +41,6 @@ export type SendOutcome =
 
 type Prepared = { go: false; outcome: SendOutcome } | { go: true; composed: ComposedEmail; smtp: SmtpSettings; contactId: string | null };
 
-/** Whether an address, or its domain, is suppressed in the organization. */
-async function addressSuppressed(tx: Tx, organizationId: string, address: string | null): Promise<boolean> {
-  if (!address) return true;
-  const a = address.toLowerCase();
-  const found = await findSuppressions(tx, organizationId, [{ scope: 'email', value: a }, { scope: 'domain', value: a.split('@')[1] ?? '' }]);
-  return found.length > 0;
-}
-
 export function createSendActivities(deps: SendDeps) {
   const { db } = deps;
   const inOrg = <T>(ref: { organizationId: string }, fn: (tx: Tx) => Promise<T>) => asOrganization(db, ref.organizationId, fn);
@@ -60,28 +52,20 @@ export function createSendActivities(deps: SendDeps) {
       if (!claim.go) return { go: false, outcome: { status: claim.status, requeue: claim.requeue, ...(claim.flagged ? { flagged: true } : {}) } as SendOutcome };
       const m = claim.message;
       const gate = m.contactId ? await complianceGate(tx, m.contactId) : undefined;
-      const contact = m.contactId
-        ? await tx
-            .selectFrom('contacts')
-            .innerJoin('companies', 'companies.id', 'contacts.company_id')
-            .select(['contacts.full_name', 'contacts.email', 'contacts.phone', 'contacts.source_description', 'companies.name as company_name', 'companies.generic_email', 'companies.phone as company_phone', 'companies.locale'])
-            .where('contacts.id', '=', m.contactId)
-            .executeTakeFirst()
-        : undefined;
+      const contact = m.contactId ? await sendRecipient(tx, m.contactId) : undefined;
       const route = gate && contact ? contactChannels(gate, contact, { generic_email: contact.generic_email, phone: contact.company_phone }).email : null;
       // A sequence step goes where the channel policy routes it; a reply or meeting-reminder draft answers
       // someone who wrote or booked, to their own address, unless it (or its domain, or the contact) is suppressed or erased.
       const allowedAddress = m.sequenceStep
         ? route === 'personal' ? contact?.email : route === 'generic' ? contact?.generic_email : null
-        : (await addressSuppressed(tx, r.organizationId, m.toAddress)) || gate?.reasons.some((x) => x === 'erased' || x === 'suppressed') ? null : m.toAddress;
+        : (!m.toAddress || (await addressSuppressed(tx, r.organizationId, m.toAddress))) || gate?.reasons.some((x) => x === 'erased' || x === 'suppressed') ? null : m.toAddress;
       if ((m.sequenceStep && (!gate || !contact)) || !allowedAddress || allowedAddress.toLowerCase() !== (m.toAddress ?? '').toLowerCase()) {
         const reason = `compliance gate at send time: ${gate?.reasons.join(', ') || 'the address may no longer be e-mailed'}`;
         await skipBlocked(tx, m.id, reason);
         const stopped = m.contactId && gate && !gate.contactable ? await stopContactEnrollments(tx, m.contactId, reason) : [];
         return { go: false, outcome: { status: 'skipped', stoppedEnrollmentIds: stopped } };
       }
-      const message = await tx.selectFrom('messages').select(['subject', 'body', 'model']).where('id', '=', m.id).executeTakeFirstOrThrow();
-      const mailbox = await tx.selectFrom('mailboxes').select(['address', 'display_name', 'domain', 'smtp_config', 'secret_ciphertext']).where('id', '=', m.mailboxId).executeTakeFirstOrThrow();
+      const { message, mailbox } = await sendContent(tx, m.id, m.mailboxId);
       const settings = await complianceSettings(tx, r.organizationId);
       if (!deps.tokens) throw ApplicationFailure.nonRetryable('unsubscribe links are not configured (UNSUBSCRIBE_TOKEN_KEY or INTEGRATION_SECRET_KEY)', 'SendConfiguration');
       const smtpConfig = mailbox.smtp_config as { host: string; port: number; secure?: boolean; username?: string | null };

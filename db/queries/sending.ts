@@ -179,3 +179,25 @@ export async function recordSendFailure(
   });
   return r.contactId ? stopContactEnrollments(tx, r.contactId, 'bounced') : [];
 }
+
+/** Who a message goes to, as the send needs it: the contact's addresses and name, its company's, the locale. */
+export function sendRecipient(tx: Tx, contactId: string) {
+  return tx
+    .selectFrom('contacts')
+    .innerJoin('companies', 'companies.id', 'contacts.company_id')
+    .select([
+      'contacts.full_name', 'contacts.email', 'contacts.phone', 'contacts.source_description', 'companies.name as company_name',
+      'companies.generic_email', 'companies.phone as company_phone', 'companies.locale',
+    ])
+    .where('contacts.id', '=', contactId)
+    .executeTakeFirst();
+}
+
+/** What goes out and from where: the message's words and who wrote them, the mailbox's address, domain, SMTP server and sealed secret. */
+export async function sendContent(tx: Tx, messageId: string, mailboxId: string) {
+  const [message, mailbox] = await Promise.all([
+    tx.selectFrom('messages').select(['subject', 'body', 'model']).where('id', '=', messageId).executeTakeFirstOrThrow(),
+    tx.selectFrom('mailboxes').select(['address', 'display_name', 'domain', 'smtp_config', 'secret_ciphertext']).where('id', '=', mailboxId).executeTakeFirstOrThrow(),
+  ]);
+  return { message, mailbox };
+}

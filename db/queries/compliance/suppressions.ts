@@ -70,3 +70,10 @@ export async function findSuppressions(tx: Tx, organizationId: string, keys: Rea
     .orderBy('created_at')
     .execute();
 }
+
+/** Whether an address, or its domain, is suppressed in the organization (a reply or reminder is checked this way). */
+export async function addressSuppressed(tx: Tx, organizationId: string, address: string): Promise<boolean> {
+  const a = address.toLowerCase();
+  const found = await findSuppressions(tx, organizationId, [{ scope: 'email', value: a }, { scope: 'domain', value: a.split('@')[1] ?? '' }]);
+  return found.length > 0;
+}
