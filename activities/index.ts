@@ -22,6 +22,7 @@ import { createStrategistActivities, type ProposalWriter } from './strategist';
 import { OpenAiCompatibleStrategistWriter } from './strategist-writer';
 import { unsubscribeTokenKey, UnsubscribeTokens } from '../domain/outreach/unsubscribe-token';
 import { OpenAiCompatibleDraftWriter } from './draft-writer';
+import type { ChatModelConfig } from './providers/llm/chat-json';
 import { NodemailerSmtpSender } from './providers/mail/smtp';
 import type { MailSender } from './providers/mail/types';
 import { createSendActivities } from './send';
@@ -66,27 +67,19 @@ export function createActivities(deps: ActivityDeps) {
     classifiers.set(organizationId, { classifier, until: Date.now() + CLASSIFIER_CACHE_MS });
     return classifier;
   };
-  // The strategist's words: the organization's `llm` integration, else LLM_*, else none (the template writer).
-  const writerFallback: ProposalWriter | null =
-    deps.config.LLM_BASE_URL && deps.config.LLM_MODEL
-      ? new OpenAiCompatibleStrategistWriter({ baseUrl: deps.config.LLM_BASE_URL, model: deps.config.LLM_MODEL, apiKey: deps.config.LLM_API_KEY })
-      : null;
-  const writerFor = async (organizationId: string): Promise<ProposalWriter | null> => {
-    const llm = await asOrganization(deps.db, organizationId, (tx) => usableIntegration(tx, organizationId, 'llm'));
-    if (llm?.secret_ciphertext && secrets) {
-      const config = llm.config as Record<string, unknown>;
-      return new OpenAiCompatibleStrategistWriter({ baseUrl: String(config.baseUrl), model: String(config.model), apiKey: secrets.open(llm.secret_ciphertext, secretContext(llm.organization_id, llm.id)) });
-    }
-    return writerFallback;
-  };
-  // A draft's words: the same model as the strategist's writer, else the template writer.
-  const modelConfigFor = async (organizationId: string) => {
+  // The model that writes words (the strategist's proposals, the sequence's drafts): the organization's
+  // `llm` integration, else LLM_*, else none (the template writers).
+  const modelConfigFor = async (organizationId: string): Promise<ChatModelConfig | null> => {
     const llm = await asOrganization(deps.db, organizationId, (tx) => usableIntegration(tx, organizationId, 'llm'));
     if (llm?.secret_ciphertext && secrets) {
       const config = llm.config as Record<string, unknown>;
       return { baseUrl: String(config.baseUrl), model: String(config.model), apiKey: secrets.open(llm.secret_ciphertext, secretContext(llm.organization_id, llm.id)) };
     }
     return deps.config.LLM_BASE_URL && deps.config.LLM_MODEL ? { baseUrl: deps.config.LLM_BASE_URL, model: deps.config.LLM_MODEL, apiKey: deps.config.LLM_API_KEY } : null;
+  };
+  const writerFor = async (organizationId: string): Promise<ProposalWriter | null> => {
+    const config = await modelConfigFor(organizationId);
+    return config ? new OpenAiCompatibleStrategistWriter(config) : null;
   };
   const tokenKey = unsubscribeTokenKey(deps.config);
   return {
