@@ -153,6 +153,7 @@ export interface Enrollments {
   organization_id: string;
   pause_reason: string | null;
   resume_at: Timestamp | null;
+  route_address: string | null;
   sequence_id: string;
   status: Generated<string>;
   stopped_reason: string | null;

@@ -62,6 +62,8 @@ const schema = z.object({
   // The scheduled reconcile (reconcile/signals): how often, and how long a signal may sit unfinished.
   RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(10).default(300),
   RECONCILE_STUCK_AFTER_SECONDS: z.coerce.number().int().min(0).default(600),
+  // The scheduled outreach reconcile (reconcile/outreach): how often it restarts missing sequence runs and sends.
+  RECONCILE_OUTREACH_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(600),
   // Workflow runs a worker keeps in memory between tasks; the rest are replayed from history when they wake.
   // Parked runs (sequences waiting days for a person or a timer) far outnumber busy ones, so the cache is bounded.
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(500),

@@ -35,7 +35,9 @@ async function main() {
   // (by the workers of the deployment's queue; workers of another queue leave it alone).
   if (config.RECONCILE_SCHEDULE === 'true') {
     const client = await connectTemporal(config);
-    await new WorkflowStarter(client, config).ensureReconcileSchedule();
+    const starter = new WorkflowStarter(client, config);
+    await starter.ensureReconcileSchedule();
+    await starter.ensureOutreachReconcileSchedule();
     await client.connection.close();
   }
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker started');
