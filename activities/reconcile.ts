@@ -53,8 +53,8 @@ export function createReconcileActivities(deps: { db: DB }) {
      * each with where its run would start again; next is the cursor of the following page (null:
      * the last page). Whether a run is there is found out by starting it (workflow code).
      */
-    async findRunningEnrollments(input: { olderThanSeconds: number; afterId: string | null; limit: number }): Promise<{ enrollments: RunningEnrollment[]; next: string | null }> {
-      const ids = await runningEnrollmentIds(deps.db, input.olderThanSeconds, input.afterId, input.limit);
+    async findRunningEnrollments(input: { olderThanSeconds: number; afterId: string | null; limit: number; organizationId?: string | null }): Promise<{ enrollments: RunningEnrollment[]; next: string | null }> {
+      const ids = await runningEnrollmentIds(deps.db, input.olderThanSeconds, input.afterId, input.limit, input.organizationId ?? null);
       const enrollments: RunningEnrollment[] = [];
       for (const [organizationId, enrollmentIds] of byOrganization(ids, (r) => r.enrollment_id)) {
         enrollments.push(...(await asOrganization(deps.db, organizationId, (tx) => resumePoints(tx, enrollmentIds))));
@@ -63,8 +63,8 @@ export function createReconcileActivities(deps: { db: DB }) {
     },
 
     /** Approved or scheduled messages outside a sequence, unchanged for olderThanSeconds (their send run may be gone). */
-    async findWaitingMessages(input: { olderThanSeconds: number; limit: number }): Promise<WaitingMessage[]> {
-      const ids = await unsequencedWaitingMessageIds(deps.db, input.olderThanSeconds, input.limit);
+    async findWaitingMessages(input: { olderThanSeconds: number; limit: number; organizationId?: string | null }): Promise<WaitingMessage[]> {
+      const ids = await unsequencedWaitingMessageIds(deps.db, input.olderThanSeconds, input.limit, input.organizationId ?? null);
       const waiting: WaitingMessage[] = [];
       for (const [organizationId, messageIds] of byOrganization(ids, (r) => r.message_id)) {
         const rows = await asOrganization(deps.db, organizationId, (tx) => unsequencedWaitingMessages(tx, messageIds));

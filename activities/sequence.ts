@@ -4,7 +4,7 @@ import { asOrganization, type Tx } from '../db/tenancy';
 import { complianceGate } from '../db/queries/compliance/gate';
 import { lockEnrollment, recordEnrollmentProgress, skipWaitingMessages, transitionEnrollment } from '../db/queries/enrollments';
 import { sendPolicyOf } from '../db/queries/send-slots';
-import { draftByKey, draftContext, emailedBefore, enrollmentEmailedBefore, insertDraft, rejectedDraft, resumeWhenDue, sequenceOf, stepMessage } from '../db/queries/sequence';
+import { draftByKey, draftContext, emailedBefore, enrollmentEmailedBefore, insertDraft, rejectedDraft, resumeWhenDue, routeTakenByAnother, sequenceOf, stepMessage } from '../db/queries/sequence';
 import type { OutreachBrief } from '../domain/outreach/brief';
 import { draftWhy, templateDraft, type DraftInput, type MessageWhy, type WrittenDraft } from '../domain/outreach/draft';
 import { contactChannels, ENROLLMENT_TRANSITIONS, type StepChannel } from '../domain/outreach/enrollments';
@@ -135,6 +135,9 @@ export function createSequenceActivities(deps: SequenceDeps) {
         const policyChannel = channel === 'email' ? (channels.email === 'personal' ? 'email_personal' : 'email_generic') : channel;
         const decision = gate.channels.find((x) => x.channel === policyChannel);
         const toAddress = channel === 'email' ? (channels.email === 'personal' ? c.email : c.generic_email) : null;
+        if (toAddress && (await routeTakenByAnother(tx, r.enrollmentId, toAddress))) {
+          return { skip: `the e-mail step's address (${channels.email === 'generic' ? "the company's generic address" : 'the contact\'s address'}) is mailed by another running enrollment` };
+        }
         const locale = c.locale ?? ctx.settings?.default_locale ?? 'nl-NL';
         const previous = r.attempt > 1 ? await rejectedDraft(tx, r.organizationId, draftKey(r.enrollmentId, r.position, r.attempt - 1)) : undefined;
         const brief = (ctx.brief ?? null) as OutreachBrief | null;

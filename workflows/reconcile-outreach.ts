@@ -7,6 +7,8 @@ import { searchAttributes, workflowIds } from './search-attributes';
 export interface ReconcileOutreachInput {
   /** Rows younger than this are left alone (their accept or approve is starting their run). */
   olderThanSeconds: number;
+  /** Only this organization (an operator's targeted run; the schedule looks at all). */
+  organizationId?: string;
   /** Enrollments per page. */
   pageSize?: number;
   /** Where this run goes on (a continued run: the last enrollment id the previous one looked at). */
@@ -53,7 +55,7 @@ export async function reconcileOutreachWorkflow(input: ReconcileOutreachInput): 
   };
 
   if (!input.afterId) {
-    const waiting = await findWaitingMessages({ olderThanSeconds: input.olderThanSeconds, limit: 1000 });
+    const waiting = await findWaitingMessages({ olderThanSeconds: input.olderThanSeconds, limit: 1000, organizationId: input.organizationId });
     for (let i = 0; i < waiting.length; i += START_BATCH) {
       await Promise.all(
         waiting.slice(i, i + START_BATCH).map((m) =>
@@ -76,7 +78,7 @@ export async function reconcileOutreachWorkflow(input: ReconcileOutreachInput): 
 
   let afterId = input.afterId ?? null;
   for (;;) {
-    const page = await findRunningEnrollments({ olderThanSeconds: input.olderThanSeconds, afterId, limit: input.pageSize ?? 500 });
+    const page = await findRunningEnrollments({ olderThanSeconds: input.olderThanSeconds, afterId, limit: input.pageSize ?? 500, organizationId: input.organizationId });
     for (let i = 0; i < page.enrollments.length; i += START_BATCH) {
       await Promise.all(
         page.enrollments.slice(i, i + START_BATCH).map((e) =>

@@ -37,39 +37,41 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE INDEX messages_unsequenced_waiting_idx ON messages (updated_at)
       WHERE enrollment_id IS NULL AND direction = 'outbound' AND status IN ('approved', 'scheduled');
 
-    CREATE FUNCTION app.running_enrollments(older_than_seconds integer, after_id uuid, max_rows integer)
+    CREATE FUNCTION app.running_enrollments(older_than_seconds integer, after_id uuid, max_rows integer, only_org uuid)
       RETURNS TABLE (organization_id uuid, enrollment_id uuid)
       LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS
     $$ SELECT e.organization_id, e.id FROM public.enrollments e
         WHERE e.status IN ('active', 'paused')
           AND e.id > coalesce(after_id, '00000000-0000-0000-0000-000000000000'::uuid)
+          AND (only_org IS NULL OR e.organization_id = only_org)
           AND e.created_at < now() - make_interval(secs => greatest(older_than_seconds, 0))
         ORDER BY e.id
         LIMIT least(greatest(max_rows, 0), 10000) $$;
-    CREATE FUNCTION app.unsequenced_waiting_messages(older_than_seconds integer, max_rows integer)
+    CREATE FUNCTION app.unsequenced_waiting_messages(older_than_seconds integer, max_rows integer, only_org uuid)
       RETURNS TABLE (organization_id uuid, message_id uuid)
       LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS
     $$ SELECT m.organization_id, m.id FROM public.messages m
         WHERE m.enrollment_id IS NULL AND m.direction = 'outbound' AND m.status IN ('approved', 'scheduled')
+          AND (only_org IS NULL OR m.organization_id = only_org)
           AND m.updated_at < now() - make_interval(secs => greatest(older_than_seconds, 0))
         ORDER BY m.updated_at
         LIMIT least(greatest(max_rows, 0), 10000) $$;
-    REVOKE ALL ON FUNCTION app.running_enrollments(integer, uuid, integer) FROM PUBLIC;
-    REVOKE ALL ON FUNCTION app.unsequenced_waiting_messages(integer, integer) FROM PUBLIC;
+    REVOKE ALL ON FUNCTION app.running_enrollments(integer, uuid, integer, uuid) FROM PUBLIC;
+    REVOKE ALL ON FUNCTION app.unsequenced_waiting_messages(integer, integer, uuid) FROM PUBLIC;
   `.execute(db);
   // Only the workers call them (as 0004 does for app.stuck_signals).
   await sql`
     DO $$ BEGIN
       IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'outreach_worker') THEN
         IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'outreach_app') THEN
-          REVOKE EXECUTE ON FUNCTION app.running_enrollments(integer, uuid, integer) FROM outreach_app;
-          REVOKE EXECUTE ON FUNCTION app.unsequenced_waiting_messages(integer, integer) FROM outreach_app;
+          REVOKE EXECUTE ON FUNCTION app.running_enrollments(integer, uuid, integer, uuid) FROM outreach_app;
+          REVOKE EXECUTE ON FUNCTION app.unsequenced_waiting_messages(integer, integer, uuid) FROM outreach_app;
         END IF;
-        GRANT EXECUTE ON FUNCTION app.running_enrollments(integer, uuid, integer) TO outreach_worker;
-        GRANT EXECUTE ON FUNCTION app.unsequenced_waiting_messages(integer, integer) TO outreach_worker;
+        GRANT EXECUTE ON FUNCTION app.running_enrollments(integer, uuid, integer, uuid) TO outreach_worker;
+        GRANT EXECUTE ON FUNCTION app.unsequenced_waiting_messages(integer, integer, uuid) TO outreach_worker;
       ELSIF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'outreach_app') THEN
-        GRANT EXECUTE ON FUNCTION app.running_enrollments(integer, uuid, integer) TO outreach_app;
-        GRANT EXECUTE ON FUNCTION app.unsequenced_waiting_messages(integer, integer) TO outreach_app;
+        GRANT EXECUTE ON FUNCTION app.running_enrollments(integer, uuid, integer, uuid) TO outreach_app;
+        GRANT EXECUTE ON FUNCTION app.unsequenced_waiting_messages(integer, integer, uuid) TO outreach_app;
       END IF;
     END $$;
   `.execute(db);
@@ -77,8 +79,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`
-    DROP FUNCTION IF EXISTS app.unsequenced_waiting_messages(integer, integer);
-    DROP FUNCTION IF EXISTS app.running_enrollments(integer, uuid, integer);
+    DROP FUNCTION IF EXISTS app.unsequenced_waiting_messages(integer, integer, uuid);
+    DROP FUNCTION IF EXISTS app.running_enrollments(integer, uuid, integer, uuid);
     DROP INDEX IF EXISTS messages_unsequenced_waiting_idx;
     DROP INDEX IF EXISTS enrollments_running_idx;
     DROP INDEX IF EXISTS threads_org_enrollment_idx;

@@ -173,16 +173,16 @@ export async function stopContactEnrollments(tx: Tx, contactId: string, reason: 
  * organization, after `afterId` in id order: ids only, through the SECURITY DEFINER function
  * app.running_enrollments (the caller has no tenant context).
  */
-export async function runningEnrollmentIds(db: Kysely<Database>, olderThanSeconds: number, afterId: string | null, limit: number) {
+export async function runningEnrollmentIds(db: Kysely<Database>, olderThanSeconds: number, afterId: string | null, limit: number, onlyOrganizationId: string | null = null) {
   const rows = await sql<{ organization_id: string; enrollment_id: string }>`
-    SELECT organization_id, enrollment_id FROM app.running_enrollments(${olderThanSeconds}::int, ${afterId}::uuid, ${limit}::int)`.execute(db);
+    SELECT organization_id, enrollment_id FROM app.running_enrollments(${olderThanSeconds}::int, ${afterId}::uuid, ${limit}::int, ${onlyOrganizationId}::uuid)`.execute(db);
   return rows.rows;
 }
 
 /** Approved or scheduled messages outside a sequence (reply drafts, meeting reminders) unchanged for olderThanSeconds, in every organization: ids only. */
-export async function unsequencedWaitingMessageIds(db: Kysely<Database>, olderThanSeconds: number, limit: number) {
+export async function unsequencedWaitingMessageIds(db: Kysely<Database>, olderThanSeconds: number, limit: number, onlyOrganizationId: string | null = null) {
   const rows = await sql<{ organization_id: string; message_id: string }>`
-    SELECT organization_id, message_id FROM app.unsequenced_waiting_messages(${olderThanSeconds}::int, ${limit}::int)`.execute(db);
+    SELECT organization_id, message_id FROM app.unsequenced_waiting_messages(${olderThanSeconds}::int, ${limit}::int, ${onlyOrganizationId}::uuid)`.execute(db);
   return rows.rows;
 }
 

@@ -158,6 +158,24 @@ export function stepMessage(tx: Tx, messageId: string) {
     .executeTakeFirst();
 }
 
+/**
+ * Whether this address is the route of another running enrollment (0016's route index): a company's
+ * generic inbox gets the e-mails of one enrollment at a time, so another contact's e-mail step to it
+ * is skipped.
+ */
+export async function routeTakenByAnother(tx: Tx, enrollmentId: string, address: string): Promise<boolean> {
+  const row = await tx
+    .selectFrom('enrollments')
+    .select('id')
+    .where(sql`lower(route_address)`, '=', address.toLowerCase())
+    .where('route_address', 'is not', null)
+    .where('status', 'in', ['active', 'paused'])
+    .where('id', '<>', enrollmentId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** A paused enrollment whose resume_at has passed (an out-of-office) becomes active again; true when it did. */
 export async function resumeWhenDue(tx: Tx, enrollmentId: string): Promise<boolean> {
   const r = await tx

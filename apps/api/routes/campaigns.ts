@@ -57,7 +57,14 @@ async function enroll(tx: Tx, campaign: CampaignRecord, contactIds: string[]): P
       continue;
     }
     const routeAddress = stepChannels.includes('email') ? (channels.email === 'personal' ? contact.email : channels.email === 'generic' ? contact.generic_email : null) : null;
-    const enrollment = await insertEnrollment(tx, { organizationId: campaign.organization_id, campaignId: campaign.id, sequenceId: campaign.sequence_id!, contactId, routeAddress });
+    const row = { organizationId: campaign.organization_id, campaignId: campaign.id, sequenceId: campaign.sequence_id!, contactId };
+    let enrollment = await insertEnrollment(tx, { ...row, routeAddress });
+    // The address is another running enrollment's (a company's generic inbox, one cold e-mail per
+    // company): enrolled for the steps that reach the contact otherwise, its e-mail steps skipped
+    // (prepareDraft); with e-mail steps only, not at all.
+    if (!enrollment && routeAddress && stepChannels.some((c) => c !== 'email' && channels.usable.includes(c))) {
+      enrollment = await insertEnrollment(tx, { ...row, routeAddress: null });
+    }
     if (enrollment) result.enrolled.push({ enrollmentId: enrollment.id, contactId });
     else result.skipped.push({ contactId, reason: 'already_enrolled' });
   }
