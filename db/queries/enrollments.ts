@@ -27,22 +27,6 @@ export function listEnrollments(tx: Reader, f: { organizationId: string; campaig
 }
 
 /**
- * Of these contacts, those already enrolled: in this campaign (any status), or running (active or
- * paused) in another campaign; one sequence at a time per person.
- */
-export async function alreadyEnrolled(tx: Tx, organizationId: string, campaignId: string, contactIds: string[]): Promise<Set<string>> {
-  if (contactIds.length === 0) return new Set();
-  const rows = await tx
-    .selectFrom('enrollments')
-    .select('contact_id')
-    .where('organization_id', '=', organizationId)
-    .where('contact_id', 'in', contactIds)
-    .where((eb) => eb.or([eb('campaign_id', '=', campaignId), eb('status', 'in', ['active', 'paused'])]))
-    .execute();
-  return new Set(rows.map((r) => r.contact_id));
-}
-
-/**
  * A new enrollment, active, acting now: its workflow id is the one its sequence workflow runs under,
  * routeAddress the e-mail address its e-mail steps go to. Undefined when the contact is already
  * enrolled in the campaign (unique (campaign_id, contact_id)), or the contact or the address is in a

@@ -3,7 +3,7 @@ import {
   firstSendableMailbox, getCampaign, insertCampaign, listCampaigns, lockCampaign, mailboxOf, markOpportunityInOutreach, opportunityOf, transitionCampaign,
 } from '../../../db/queries/campaigns';
 import { complianceGate } from '../../../db/queries/compliance';
-import { alreadyEnrolled, contactsForEnrollment, insertEnrollment } from '../../../db/queries/enrollments';
+import { contactsForEnrollment, insertEnrollment } from '../../../db/queries/enrollments';
 import type { Tx } from '../../../db/tenancy';
 import {
   CAMPAIGN_TRANSITIONS, contactChannels, enrollmentDecision, type SkipReason, type StepChannel,
@@ -29,25 +29,20 @@ async function requireContacts(tx: Tx, organizationId: string, ids: string[]) {
 }
 
 /**
- * Enrolls the contacts in an accepted campaign, each decided by the compliance gate: already in
- * this campaign or running in another (already_enrolled), the gate's own reasons (erased,
- * suppressed, no_lawful_basis, no_allowed_channel), or no step that can reach them (no_email,
- * channel_not_allowed). domain/outreach/enrollments.ts decides; this loads and writes. The database
- * has the last word on already_enrolled: a contact, or the address its e-mail steps go to (the
- * company's generic inbox shared by several people), in another running enrollment (a concurrent
- * accept included) is not inserted (0016's partial unique indexes).
+ * Enrolls the contacts in an accepted campaign, each decided by the compliance gate: the gate's own
+ * reasons (erased, suppressed, no_lawful_basis, no_allowed_channel), or no step that can reach them
+ * (no_email, channel_not_allowed); domain/outreach/enrollments.ts decides, this loads and writes.
+ * already_enrolled is the database's answer, not a check in code: the insert does nothing when the
+ * contact is in this campaign already, or the contact or the address its e-mail steps go to (a
+ * company's generic inbox shared by several people) is in another running enrollment, a concurrent
+ * accept's included (unique (campaign_id, contact_id) and 0016's partial unique indexes).
  */
 async function enroll(tx: Tx, campaign: CampaignRecord, contactIds: string[]): Promise<AcceptResult> {
   const result: AcceptResult = { enrolled: [], skipped: [] };
   const contacts = await requireContacts(tx, campaign.organization_id, contactIds);
-  const already = await alreadyEnrolled(tx, campaign.organization_id, campaign.id, contactIds);
   const stepChannels = [...new Set(campaign.steps.map((s) => s.channel as StepChannel))];
   for (const contactId of contactIds) {
     const contact = contacts.find((c) => c.id === contactId)!;
-    if (already.has(contactId)) {
-      result.skipped.push({ contactId, reason: 'already_enrolled' });
-      continue;
-    }
     const gate = await complianceGate(tx, contactId);
     if (!gate) throw notFound('contact');
     const channels = contactChannels(gate, contact, { generic_email: contact.generic_email, phone: contact.company_phone });
