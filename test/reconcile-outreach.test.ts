@@ -272,3 +272,20 @@ test('erasure stops the contact’s enrollments, skips the drafts waiting in the
   expect(await temporal.workflow.getHandle(workflowIds.sequence(enrollmentId)).result()).toMatchObject({ ended: 'stopped' });
   expect(await smtp.received(person.email)).toHaveLength(0);
 });
+
+test('the Art. 14 notice: a first e-mail refused for good does not count as emailed; a sent one does', async () => {
+  const o = await outreachOrg(api, newOrganization, smtp);
+  const [refused, reached] = [await o.contact(), await o.contact({ fullName: 'Anna de Vries' })];
+  // Earlier e-mails to both: one refused at DATA for good (attempted, failed, no bounce), one sent.
+  for (const [p, status] of [[refused, 'failed'], [reached, 'sent']] as const) {
+    await owners.query(
+      `INSERT INTO messages (organization_id, contact_id, mailbox_id, direction, channel, status, subject, body, to_address, send_attempted_at, sent_at)
+       VALUES ($1, $2, $3, 'outbound', 'email', $4, 'Eerder', 'Eerder bericht', $5, now(), CASE WHEN $4 = 'sent' THEN now() END)`,
+      [o.orgId, p.id, o.mailboxId, status, p.email.toUpperCase()],
+    );
+  }
+  const { enrolled } = await enroll(o, [refused.id, reached.id]);
+  const draftOf = async (contactId: string) => messageIs(o, enrolled.find((e) => e.contactId === contactId)!.enrollmentId, 'pending_approval');
+  expect((await draftOf(refused.id)).why.compliance.requirements).toContain('art14_notice');
+  expect((await draftOf(reached.id)).why.compliance.requirements).not.toContain('art14_notice');
+});
