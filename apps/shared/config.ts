@@ -67,7 +67,7 @@ const schema = z.object({
   // Workflow runs a worker keeps in memory between tasks; the rest are replayed from history when they wake.
   // Parked runs (sequences waiting days for a person or a timer) far outnumber busy ones, so the cache is bounded.
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(500),
-  // Whether this worker keeps the reconcile/signals schedule (pointed at its task queue); `false` for workers of a side queue.
+  // Whether this worker keeps the reconcile/signals and reconcile/outreach schedules (pointed at its task queue); `false` for workers of a side queue.
   RECONCILE_SCHEDULE: z.enum(['true', 'false']).default('true'),
   // Sequence runs and held sends look at the database this often when no signal wakes them (a safety net: every change signals).
   SEQUENCE_RECHECK_SECONDS: z.coerce.number().int().min(1).default(6 * 3600),
