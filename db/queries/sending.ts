@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Tx } from '../tenancy';
-import { MESSAGE_TRANSITIONS } from '../../domain/outreach/messages';
+import { MESSAGE_TRANSITIONS, messageFrom } from '../../domain/outreach/messages';
 import { addSuppression } from './compliance/suppressions';
 import { mailboxSendability } from './mailbox-health';
 import { stopContactEnrollments } from './enrollments';
@@ -244,21 +244,48 @@ async function threadFor(tx: Tx, m: { organization_id: string; contact_id: strin
   return made.id;
 }
 
-export async function recordSent(tx: Tx, r: { messageId: string; providerMessageId: string; fromAddress: string; toAddress: string }): Promise<void> {
+/**
+ * The server took the message (250): it is `sent`, whatever happened meanwhile (M3). From `scheduled`,
+ * and also from `skipped` with send_attempted_at (an unsubscribe or a withdrawn reminder that landed
+ * during the SMTP conversation) and from a flagged `failed` (a retry flagged it while this slow first
+ * attempt went on): 250 is the truth. The addresses are not written back for an erased contact (M6).
+ * Answers the status it was recorded from (null: it was not, the message being gone or sent already).
+ */
+export async function recordSent(tx: Tx, r: { messageId: string; providerMessageId: string; fromAddress: string; toAddress: string }): Promise<string | null> {
   const m = await tx
     .selectFrom('messages')
-    .select(['organization_id', 'contact_id', 'enrollment_id', 'mailbox_id', 'subject', 'thread_id'])
-    .where('id', '=', r.messageId)
+    .leftJoin('contacts', (j) => j.onRef('contacts.organization_id', '=', 'messages.organization_id').onRef('contacts.id', '=', 'messages.contact_id'))
+    .select([
+      'messages.organization_id', 'messages.contact_id', 'messages.enrollment_id', 'messages.mailbox_id', 'messages.subject', 'messages.thread_id', 'messages.status',
+      'contacts.erased_at',
+    ])
+    .where('messages.id', '=', r.messageId)
+    .forUpdate('messages')
     .executeTakeFirstOrThrow();
-  const threadId = m.thread_id ?? (await threadFor(tx, m));
-  await transitionMessage(tx, r.messageId, 'send', MESSAGE_TRANSITIONS.send.to, {
-    sent_at: sql`now()`,
-    provider_message_id: r.providerMessageId,
-    from_address: r.fromAddress,
-    to_address: r.toAddress,
-    thread_id: threadId,
-    error: null,
-  });
+  const erased = m.erased_at !== null && m.erased_at !== undefined;
+  const threadId = m.thread_id ?? (erased ? null : await threadFor(tx, m));
+  const recorded = await tx
+    .updateTable('messages')
+    .set({
+      status: MESSAGE_TRANSITIONS.send.to,
+      sent_at: sql`now()`,
+      provider_message_id: r.providerMessageId,
+      ...(erased ? {} : { from_address: r.fromAddress, to_address: r.toAddress }),
+      thread_id: threadId,
+      needs_check: false,
+      error: null,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', r.messageId)
+    .where((eb) =>
+      eb.or([
+        eb('status', 'in', messageFrom('send')),
+        eb.and([eb('status', '=', 'skipped'), eb('send_attempted_at', 'is not', null)]),
+        eb.and([eb('status', '=', 'failed'), eb('needs_check', '=', true)]),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(recorded.numUpdatedRows) === 1 ? m.status : null;
 }
 
 /**
