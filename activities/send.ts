@@ -86,6 +86,7 @@ export function createSendActivities(deps: SendDeps) {
         to: { address: allowedAddress, name: route === 'generic' && m.sequenceStep ? contact?.company_name : (contact?.full_name ?? null) },
         locale: contact?.locale ?? settings?.default_locale ?? 'nl-NL',
         firstToPerson: !(await emailedBefore(tx, m.contactId, allowedAddress, m.id)),
+        lawfulBasis: gate?.lawful_basis?.basis ?? 'legitimate_interest',
         compliance: {
           sender_legal_name: settings?.sender_legal_name ?? null,
           sender_address: settings?.sender_address ?? null,
