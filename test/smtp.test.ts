@@ -3,7 +3,8 @@ import { composeEmail, ComposeInput } from '../domain/outreach/compose';
 import { mailboxSetupFailure, NodemailerSmtpSender, SmtpAmbiguousError, SmtpPermanentError, SmtpTransientError } from '../activities/providers/mail/smtp';
 import { NON_RETRYABLE_SMTP_ERRORS } from '../activities/providers/mail/types';
 import { blockedMailHostReason, resolveMailHost } from '../activities/providers/mail/connect';
-import { BlockedDestinationError, isPrivateAddress, type DestinationPolicy } from '../activities/providers/destination';
+import { allowPrivateDestinations, BlockedDestinationError, destinationPolicy, isPrivateAddress, type DestinationPolicy } from '../activities/providers/destination';
+import { ImapInboxReader } from '../activities/providers/mail/imap';
 import { composeInput } from './helpers/compose-input';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp-server';
 
@@ -182,4 +183,16 @@ describe('tenant-chosen SMTP hosts pass the outbound policy (activities/provider
       fake.close();
     }
   });
+});
+
+test('an IMAP host on 127.0.0.1 or 10.x is refused when private networks are not allowed (the setting flipped for one call)', async () => {
+  const was = destinationPolicy().allowPrivate;
+  allowPrivateDestinations(false);
+  try {
+    for (const host of ['127.0.0.1', '10.0.0.8']) {
+      await expect(new ImapInboxReader().readSince({ host, port: 993, secure: true, username: 'x', password: 'y' }, { uidValidity: null, lastUid: 0 }, 10)).rejects.toThrow(blockedMailHostReason('imap'));
+    }
+  } finally {
+    allowPrivateDestinations(was);
+  }
 });
