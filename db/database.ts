@@ -219,6 +219,7 @@ export interface Mailboxes {
   min_gap_seconds: Generated<number>;
   organization_id: string;
   secret_ciphertext: Buffer | null;
+  send_hold_reason: string | null;
   sendable: boolean | null;
   sending_days: Generated<number[]>;
   smtp_config: Generated<Json>;

@@ -52,6 +52,7 @@ test('every recorded history replays against the current workflow code', async (
     'reconcile-signals',
     'send-message',
     'send-message-before-first-check',
+    'send-message-rechecked',
     'sequence-completed',
     'sequence-completed-before-reconcile',
     'sequence-failed',
