@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { DateTime } from 'luxon';
 import { Pool } from 'pg';
 import { WorkflowStarter } from '../apps/shared/temporal';
 import { workflowIds } from '../workflows/search-attributes';
@@ -289,3 +290,22 @@ test('the Art. 14 notice: a first e-mail refused for good does not count as emai
   expect((await draftOf(refused.id)).why.compliance.requirements).toContain('art14_notice');
   expect((await draftOf(reached.id)).why.compliance.requirements).not.toContain('art14_notice');
 });
+
+test('an out-of-office pause ends by itself at resume_at while the step is scheduled for a later slot', async () => {
+  // A one-hour window that opens in two hours (today or tomorrow), every day, no holidays around.
+  const opens = DateTime.now().setZone('Europe/Amsterdam').plus({ hours: 2 }).startOf('hour');
+  const end = opens.plus({ hours: 1 }).toFormat('HH:mm');
+  const o = await outreachOrg(api, newOrganization, smtp, { sendingWindow: { start: opens.toFormat('HH:mm'), end: end === '00:00' ? '24:00' : end } });
+  const person = await o.contact();
+  const { enrolled } = await enroll(o, [person.id]);
+  const enrollmentId = enrolled[0]!.enrollmentId;
+  const draft = await messageIs(o, enrollmentId, 'pending_approval');
+  await o.ok('POST', `/messages/${draft.id}/approve`, {});
+  await messageIs(o, enrollmentId, 'scheduled');
+  await owners.query(`UPDATE enrollments SET status = 'paused', pause_reason = 'out_of_office', resume_at = now() + interval '4 seconds' WHERE id = $1`, [enrollmentId]);
+  await temporal.workflow.getHandle(workflowIds.sequence(enrollmentId)).signal('enrollmentChanged');
+  await enrollmentIs(o, enrollmentId, 'active');
+  expect(['scheduled', 'approved']).toContain((await o.ok('GET', `/messages/${draft.id}`)).status);
+  expect(await smtp.received(person.email)).toHaveLength(0);
+  await o.ok('POST', `/enrollments/${enrollmentId}/stop`, {});
+}, 120_000);

@@ -155,6 +155,8 @@ async function runSequence(input: SequenceInput): Promise<SequenceResult> {
             }),
           });
         }
+        // A paused enrollment with resume_at looks again then (it resumes by itself), at the latest after recheckMs.
+        const untilResume = m.enrollmentStatus === 'paused' && m.resumeAtMs != null && patched(STEP_RESUME_AT_PATCH) ? Math.max(m.resumeAtMs - Date.now(), 1000) : recheckMs;
         if (child) {
           const running = child;
           let finished = false;
@@ -163,7 +165,7 @@ async function runSequence(input: SequenceInput): Promise<SequenceResult> {
             () => void (finished = true),
             () => void ((finished = true), (failed = true)),
           );
-          await condition(() => finished || wake !== seen, recheckMs);
+          await condition(() => finished || wake !== seen, Math.min(untilResume, recheckMs));
           if (finished) child = undefined;
           if (failed && patched(CHILD_BACKOFF_PATCH)) {
             // A child that failed (a send error no retry heals) is started again after a back-off, not at once.
@@ -173,8 +175,6 @@ async function runSequence(input: SequenceInput): Promise<SequenceResult> {
           }
           continue;
         }
-        // A paused enrollment with resume_at looks again then (it resumes by itself), at the latest after recheckMs.
-        const untilResume = m.enrollmentStatus === 'paused' && m.resumeAtMs != null && patched(STEP_RESUME_AT_PATCH) ? Math.max(m.resumeAtMs - Date.now(), 1000) : recheckMs;
         await waitForChange(seen, untilResume);
       }
     }

@@ -5,6 +5,7 @@ import { addSuppression } from './compliance/suppressions';
 import { mailboxSendability } from './mailbox-health';
 import { stopContactEnrollments } from './enrollments';
 import { transitionMessage } from './messages';
+import { resumeWhenDue } from './sequence';
 import { releaseSendSlot, reserveSendSlot, sendPolicyOf } from './send-slots';
 import { lockFor } from '../locks';
 import { sendTimeCheck, windowCloseOf } from '../../domain/sending/send-check';
@@ -29,11 +30,14 @@ export type ScheduleOutcome =
 /**
  * Locks a message for its send: its enrollment row first, FOR SHARE (the order a stop takes: the
  * enrollment, then its messages), so a stop and a claim are ordered and a stop that answered
- * `stopped` is seen by the claim; then the message, FOR UPDATE.
+ * `stopped` is seen by the claim; then the message, FOR UPDATE. A step's enrollment paused out of
+ * office until a moment now past is resumed first (resumeWhenDue, which locks the same row).
  */
 async function lockForSend(tx: Tx, messageId: string) {
   const ref = await tx.selectFrom('messages').select(['enrollment_id', 'step_id']).where('id', '=', messageId).executeTakeFirst();
   if (!ref) return undefined;
+  // An out-of-office pause whose resume_at passed ends here too (the booking and the claim are stages of the step).
+  if (ref.enrollment_id && ref.step_id !== null) await resumeWhenDue(tx, ref.enrollment_id);
   const enrollment = ref.enrollment_id
     ? await tx.selectFrom('enrollments').select('status').where('id', '=', ref.enrollment_id).forShare().executeTakeFirst()
     : undefined;
