@@ -431,6 +431,27 @@ export const Contact = record(
     ...stamps,
   }),
 );
+export const Import = record(
+  'Import',
+  'A contact import from a CSV file: its progress, what it created and updated, the rows it skipped and refused (the first 1,000 of each)',
+  z.object({
+    id,
+    organization_id: id,
+    status: z.enum(['running', 'completed', 'failed']),
+    total_rows: z.number().int(),
+    processed_rows: z.number().int(),
+    created_companies: z.number().int(),
+    created_contacts: z.number().int(),
+    updated_contacts: z.number().int(),
+    skipped: z.array(z.object({ row: z.number().int().describe('the header is row 1'), reason: z.enum(['suppressed', 'erased', 'invalid_email', 'duplicate_in_file', 'missing_name']) })),
+    errors: z.array(z.object({ row: z.number().int(), field: z.string(), message: z.string() })),
+    source_description: z.string().describe('where the data comes from (the Art. 14 notice), recorded on every imported contact'),
+    workflow_id: z.string(),
+    created_by: nullable(id),
+    created_at: timestamp,
+    finished_at: nullable(timestamp),
+  }),
+);
 export const LawfulBasis = record(
   'LawfulBasis',
   'The GDPR Art. 6 basis on which a contact may be approached, with the Art. 14 data source',

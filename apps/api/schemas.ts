@@ -535,3 +535,30 @@ export const calcomWebhookBody = z
 export const calendlyWebhookBody = z
   .object({ event: z.string().describe('invitee.created, invitee.canceled; others are ignored'), created_at: z.string().optional(), payload: jsonObject })
   .passthrough();
+
+// Contact import --------------------------------------------------------------------------------
+export const createImportQuery = z
+  .object({
+    organizationId: uuid,
+    sourceDescription: z.string().trim().min(1, 'must say where the data comes from (Art. 14 notice)').max(1000),
+    dedupe: z.enum(['organization', 'none']).default('organization'),
+  })
+  .strict();
+export const listImportsQuery = z.object(listBase).strict();
+/**
+ * One imported row, checked field by field with the very schemas of POST /contacts and POST /companies
+ * (the import activity runs it; domain/imports/csv.ts names the columns).
+ */
+export const importRowSchema = z.object({
+  full_name: createContactBody.shape.fullName,
+  email: createContactBody.shape.email,
+  title: createContactBody.shape.title,
+  phone: createContactBody.shape.phone,
+  linkedin_url: createContactBody.shape.linkedinUrl,
+  company: createCompanyBody.shape.name.optional(),
+  domain: createCompanyBody.shape.domain,
+  website: createCompanyBody.shape.website,
+  kvk_number: createCompanyBody.shape.kvkNumber,
+  country: createCompanyBody.shape.countryCode,
+  timezone: z.string().max(64).refine((v) => IANAZone.isValidZone(v), 'must be an IANA time zone such as Europe/Amsterdam').optional(),
+});

@@ -604,6 +604,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List contact imports
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["listImports"];
+        put?: never;
+        /**
+         * Import contacts from a CSV file (text/csv, UTF-8, header row, `,` or `;`, 20 MB at most): a durable run in chunks, every row through the checks of POST /contacts and POST /companies (202, running)
+         * @description The member role or above in the organization.
+         */
+        post: operations["createImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/imports/{importId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One contact import and its progress
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/contacts/{contactId}/channels": {
         parameters: {
             query?: never;
@@ -1913,6 +1957,38 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** @description A contact import from a CSV file: its progress, what it created and updated, the rows it skipped and refused (the first 1,000 of each) */
+        Import: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /** @enum {string} */
+            status: "running" | "completed" | "failed";
+            total_rows: number;
+            processed_rows: number;
+            created_companies: number;
+            created_contacts: number;
+            updated_contacts: number;
+            skipped: {
+                /** @description the header is row 1 */
+                row: number;
+                /** @enum {string} */
+                reason: "suppressed" | "erased" | "invalid_email" | "duplicate_in_file" | "missing_name";
+            }[];
+            errors: {
+                row: number;
+                field: string;
+                message: string;
+            }[];
+            /** @description where the data comes from (the Art. 14 notice), recorded on every imported contact */
+            source_description: string;
+            workflow_id: string;
+            created_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            finished_at: string | null;
         };
         /** @description The GDPR Art. 6 basis on which a contact may be approached, with the Art. 14 data source */
         LawfulBasis: {
@@ -3835,6 +3911,98 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listImports: {
+        parameters: {
+            query: {
+                organizationId: string;
+                limit?: number;
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List contact imports */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createImport: {
+        parameters: {
+            query: {
+                organizationId: string;
+                sourceDescription: string;
+                dedupe?: "organization" | "none";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The CSV file: a header row (full_name or name or first_name + last_name, email, title, phone, linkedin_url, company, domain, website, kvk_number, country, timezone), one row per contact */
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Import contacts from a CSV file (text/csv, UTF-8, header row, `,` or `;`, 20 MB at most): a durable run in chunks, every row through the checks of POST /contacts and POST /companies (202, running) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                importId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One contact import and its progress */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
