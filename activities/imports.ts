@@ -1,14 +1,15 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { sql } from 'kysely';
 import { importRowSchema } from '../apps/api/schemas';
-import { wasErased } from '../db/queries/compliance';
-import { addressSuppressed } from '../db/queries/compliance/suppressions';
+import { findSuppressions, wasErased } from '../db/queries/compliance';
+import { addressSuppressionKeys } from '../db/queries/compliance/suppressions';
 import { matchOrCreateCompany } from '../db/queries/companies';
 import { insertContact, upsertContact } from '../db/queries/contacts';
 import { failImport, ImportError, ImportSkip, lockImport, recordImportChunk, stagedChunk } from '../db/queries/imports';
 import { asOrganization, Tx } from '../db/tenancy';
 import type { DB } from '../db/pool';
 import { toE164 } from '../domain/companies/identity';
+import { erasureMarkers } from '../domain/compliance/erasure';
 import { displayRow, IMPORT_LIST_LIMIT, type ImportRowFields, type ImportSkipReason } from '../domain/imports/csv';
 
 export interface ImportRef {
@@ -27,14 +28,30 @@ type RowOutcome =
   | { kind: 'errors'; errors: Array<{ field: string; message: string }> }
   | { kind: 'imported'; createdCompany: boolean; createdContact: boolean };
 
+/** What a chunk looks up once for all its rows: the suppressions and erasure markers of its addresses, the companies matched so far. */
+interface ChunkContext {
+  /** `scope value` of every suppression (and e-mail erasure marker) that matches an address of the chunk. */
+  found: Set<string>;
+  companies: Map<string, Awaited<ReturnType<typeof matchOrCreateCompany>>['company']>;
+}
+const keyOf = (k: { scope: string; value: string }) => `${k.scope} ${k.value}`;
+const emailErasure = (email: string) => erasureMarkers({ companyId: '', fullName: null, email });
+
+/** The chunk's addresses' suppressions and e-mail erasure markers, in one query (findSuppressions, the keys of addressSuppressed and wasErased). */
+async function chunkContext(tx: Tx, organizationId: string, emails: string[]): Promise<ChunkContext> {
+  const keys = emails.flatMap((e) => [...emailErasure(e), ...addressSuppressionKeys(e)]);
+  const found = await findSuppressions(tx, organizationId, keys);
+  return { found: new Set(found.map(keyOf)), companies: new Map() };
+}
+
 /**
  * One row through the checks of the single-record endpoints: the field schemas of POST /contacts and
- * POST /companies (apps/api/schemas.ts importRowSchema), erasure markers and suppressions (as
- * enrichment checks them), the company by enrichment's identity rules (KvK number, domain,
- * normalized name), the contact by e-mail within the organization (enrichment's upsert).
+ * POST /companies (apps/api/schemas.ts importRowSchema), erasure markers and suppressions (the keys
+ * wasErased and addressSuppressed look for), the company by enrichment's identity rules (KvK number,
+ * domain, normalized name), the contact by e-mail within the organization (enrichment's upsert).
  */
-async function importRow(tx: Tx, imp: { organization_id: string; source_description: string; dedupe: string }, fields: ImportRowFields, duplicate: boolean): Promise<RowOutcome> {
-  const parsed = importRowSchema.safeParse({ ...fields, country: fields.country?.toUpperCase() });
+async function importRow(tx: Tx, imp: { organization_id: string; source_description: string; dedupe: string }, ctx: ChunkContext, fields: ImportRowFields, duplicate: boolean): Promise<RowOutcome> {
+  const parsed = parseRow(fields);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => ({ field: String(i.path[0] ?? 'row'), message: i.message }));
     if (issues.some((i) => i.field === 'full_name')) return { kind: 'skipped', reason: 'missing_name' };
@@ -45,8 +62,8 @@ async function importRow(tx: Tx, imp: { organization_id: string; source_descript
   const email = row.email?.toLowerCase() ?? null;
   if (duplicate) return { kind: 'skipped', reason: 'duplicate_in_file' };
   const org = imp.organization_id;
-  if (email && (await wasErased(tx, org, { companyId: '', fullName: null, email }))) return { kind: 'skipped', reason: 'erased' };
-  if (email && (await addressSuppressed(tx, org, email))) return { kind: 'skipped', reason: 'suppressed' };
+  if (email && emailErasure(email).some((k) => ctx.found.has(keyOf(k)))) return { kind: 'skipped', reason: 'erased' };
+  if (email && addressSuppressionKeys(email).some((k) => ctx.found.has(keyOf(k)))) return { kind: 'skipped', reason: 'suppressed' };
   const companyName = row.company ?? row.domain ?? (row.website ? new URL(row.website).hostname.replace(/^www\./, '') : undefined);
   if (!companyName) return { kind: 'errors', errors: [{ field: 'company', message: 'is required: a company name, domain or website' }] };
   const phone = row.phone ? toE164(row.phone, row.country ?? 'NL') : null;
@@ -55,13 +72,14 @@ async function importRow(tx: Tx, imp: { organization_id: string; source_descript
     const same = await tx.selectFrom('contacts').select('id').where('organization_id', '=', org).where(sql`lower(email)`, '=', email).executeTakeFirst();
     if (same) return { kind: 'errors', errors: [{ field: 'email', message: 'A contact with this e-mail address exists' }] };
   }
-  const { company, created: createdCompany } = await matchOrCreateCompany(tx, org, {
-    name: companyName,
-    domain: row.domain ?? null,
-    website: row.website ?? null,
-    kvkNumber: row.kvk_number ?? null,
-    countryCode: row.country ?? null,
-  });
+  const identity = { name: companyName, domain: row.domain ?? null, website: row.website ?? null, kvkNumber: row.kvk_number ?? null, countryCode: row.country ?? null };
+  const identityKey = JSON.stringify(identity);
+  let company = ctx.companies.get(identityKey);
+  let createdCompany = false;
+  if (!company) {
+    ({ company, created: createdCompany } = await matchOrCreateCompany(tx, org, identity));
+    ctx.companies.set(identityKey, company);
+  }
   const contact = {
     companyId: company.id,
     fullName: row.full_name,
@@ -82,6 +100,8 @@ async function importRow(tx: Tx, imp: { organization_id: string; source_descript
   return { kind: 'imported', createdCompany, createdContact: upserted.created };
 }
 
+const parseRow = (fields: ImportRowFields) => importRowSchema.safeParse({ ...fields, country: fields.country?.toUpperCase() });
+
 export function createImportActivities(deps: { db: DB }) {
   const { db } = deps;
   return {
@@ -100,13 +120,18 @@ export function createImportActivities(deps: { db: DB }) {
           return { processedRows: imp.processed_rows, totalRows: imp.total_rows, done: imp.status !== 'running' };
         }
         const rows = await stagedChunk(tx, ref.organizationId, ref.importId, ref.offset, ref.limit);
+        const emails = rows.flatMap((r) => {
+          const parsed = parseRow(r.fields as ImportRowFields);
+          return parsed.success && parsed.data.email ? [parsed.data.email.toLowerCase()] : [];
+        });
+        const ctx = await chunkContext(tx, ref.organizationId, emails);
         const skipped: ImportSkip[] = [];
         const errors: ImportError[] = [];
         let createdCompanies = 0;
         let createdContacts = 0;
         let updatedContacts = 0;
         for (const r of rows) {
-          const outcome = await importRow(tx, imp, r.fields as ImportRowFields, Boolean(r.duplicate));
+          const outcome = await importRow(tx, imp, ctx, r.fields as ImportRowFields, Boolean(r.duplicate));
           const row = displayRow(r.n);
           if (outcome.kind === 'skipped') skipped.push({ row, reason: outcome.reason });
           else if (outcome.kind === 'errors') errors.push(...outcome.errors.map((e) => ({ row, ...e })));
