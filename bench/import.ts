@@ -92,6 +92,7 @@ async function main(): Promise<void> {
     const c0 = performance.now();
     await pool.query(`COPY bench_copy FROM '${file.replace(/'/g, "''")}' WITH (FORMAT csv, HEADER true, DELIMITER ';', ENCODING 'UTF8')`);
     const copySeconds = (performance.now() - c0) / 1000;
+    log(`bare COPY of ${n} rows: ${copySeconds.toFixed(2)} s`);
 
     temporal = await startTemporalDevServer({ cli: resolveTemporalCli(log), config: loadTemporalDevConfig(), grpcPort: 7298, headless: true, log });
     const taskQueue = `bench-import-${runId}`;

@@ -614,6 +614,7 @@ export interface Tasks {
 }
 
 export interface Threads {
+  assigned_to: string | null;
   contact_id: string;
   created_at: Generated<Timestamp>;
   enrollment_id: string | null;

@@ -38,6 +38,7 @@ import type { DnsResolver } from '../../activities/providers/dns/resolver';
 import { analyticsRoutes } from './routes/analytics';
 import { inboundRoutes } from './routes/inbound';
 import { importRoutes } from './routes/imports';
+import { threadRoutes } from './routes/threads';
 
 export interface ApiDeps {
   db: DB;
@@ -124,6 +125,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(campaignRoutes(deps));
   app.use(enrollmentRoutes(deps));
   app.use(messageRoutes(deps));
+  app.use(threadRoutes(deps));
   app.use(mailboxRoutes(deps));
   app.use(meetingRoutes(deps));
   app.use(taskRoutes(deps));

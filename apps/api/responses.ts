@@ -888,6 +888,23 @@ export const Message = record(
     pause_reason: nullable(z.enum(['out_of_office', 'account_replied'])).describe('Why its enrollment is paused (its draft waits), else null'),
   }),
 );
+const threadFields = {
+  id,
+  organization_id: id,
+  contact_id: id,
+  contact_name: z.string(),
+  company_name: z.string(),
+  mailbox_id: nullable(id),
+  subject: nullable(z.string()),
+  status: z.enum(['open', 'replied', 'closed']),
+  last_message_at: timestamp.describe('the last activity: the newest message, else the thread\'s creation'),
+  last_inbound_at: nullable(timestamp),
+  last_intent: nullable(z.string()).describe('the intent of the last classified inbound message'),
+  assigned_to: nullable(id),
+  message_count: z.number().int(),
+};
+export const Thread = record('Thread', 'An e-mail conversation with one contact from one mailbox: the last activity first in the list', z.object(threadFields));
+export const ThreadDetail = record('ThreadDetail', 'A thread with its messages, both directions, oldest first', z.object({ ...threadFields, messages: z.array(Message) }));
 
 import type { getMessage } from '../../db/queries/messages';
 /** As ROWS_MATCH_SCHEMAS, for the message query. */

@@ -10,6 +10,7 @@ import { INTEGRATION_PROVIDERS, IntegrationProviderKey } from '../../activities/
 import { jsonApiConfigSchema } from '../../activities/providers/sources/json-api';
 import { PIPELINE_STAGES } from '../../workflows/stages';
 import { BOOKED_VIA, MEETING_OUTCOMES, MEETING_STATUSES } from '../../domain/meetings/meetings';
+import { REPLY_INTENTS } from '../../domain/replies/types';
 import { ANALYTICS_WINDOWS, DEFAULT_ANALYTICS_WINDOW, DEFAULT_SUGGESTIONS_WINDOW } from '../../domain/analytics/windows';
 
 /**
@@ -562,3 +563,19 @@ export const importRowSchema = z.object({
   country: createCompanyBody.shape.countryCode,
   timezone: z.string().max(64).refine((v) => IANAZone.isValidZone(v), 'must be an IANA time zone such as Europe/Amsterdam').optional(),
 });
+
+// Threads ---------------------------------------------------------------------------------------
+export const listThreadsQuery = z
+  .object({
+    ...listBase,
+    status: z.enum(['open', 'replied', 'closed']).optional(),
+    mailboxId: uuid.optional(),
+    assignedTo: uuid.optional(),
+    intent: z.enum(REPLY_INTENTS).optional(),
+  })
+  .strict();
+export const patchThreadBody = z
+  .object({ status: z.enum(['open', 'closed']).optional(), assignedTo: uuid.nullable().optional().describe("a member's user id, or null to unassign") })
+  .strict()
+  .refine((v) => v.status !== undefined || v.assignedTo !== undefined, 'must change status or assignedTo');
+export const threadReplyBody = z.object({ body: z.string().trim().min(1, 'must not be empty').max(20000), subject: z.string().trim().min(1).max(300).optional() }).strict();

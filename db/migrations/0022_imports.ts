@@ -10,6 +10,9 @@ import { Kysely, sql } from 'kysely';
  *   written by the API while it streams the upload; email_key (the lowered address) finds the earlier
  *   rows of the same person (duplicate_in_file). Deleted when the import ends.
  * Tenant tables with the member policies of 0003/0007.
+ *
+ * Threads (issue 19, section 3): threads.assigned_to, the member who answers the thread (a user id,
+ * checked against the memberships by the API), and the index of the thread list's filter.
  */
 const VISIBLE = `organization_id = ANY ((SELECT app.visible_organization_ids())::uuid[])`;
 const WRITABLE = `organization_id = ANY ((SELECT app.writable_organization_ids('member'))::uuid[])`;
@@ -52,6 +55,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE INDEX import_rows_email_idx ON import_rows (organization_id, import_id, email_key, n) WHERE email_key IS NOT NULL;
     ALTER TABLE import_rows ENABLE ROW LEVEL SECURITY;
     ALTER TABLE import_rows FORCE ROW LEVEL SECURITY;
+
+    ALTER TABLE threads ADD COLUMN assigned_to uuid;
+    CREATE INDEX threads_org_assigned_idx ON threads (organization_id, assigned_to) WHERE assigned_to IS NOT NULL;
   `.execute(db);
   for (const table of ['imports', 'import_rows']) {
     await sql
@@ -67,6 +73,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`
+    DROP INDEX IF EXISTS threads_org_assigned_idx;
+    ALTER TABLE threads DROP COLUMN IF EXISTS assigned_to;
     DROP TABLE IF EXISTS import_rows;
     DROP TABLE IF EXISTS imports;
   `.execute(db);
