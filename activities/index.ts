@@ -8,6 +8,7 @@ import { RulesClassifier } from '../domain/classification/rules';
 import type { Classifier } from '../domain/classification/types';
 import { createEnrichmentActivities } from './enrichment';
 import { createIngestActivities } from './ingest';
+import { createImportActivities } from './imports';
 import { createMailboxHealthActivities } from './mailbox-health';
 import { dnsResolverFrom } from './providers/dns/resolver';
 import { createMeetingActivities } from './meetings';
@@ -100,6 +101,7 @@ export function createActivities(deps: ActivityDeps) {
     }),
     ...createEnrichmentActivities({ db: deps.db, limits, secrets }),
     ...createRetentionActivities({ db: deps.db }),
+    ...createImportActivities({ db: deps.db }),
     ...createMailboxHealthActivities({ db: deps.db, dns: dnsResolverFrom(deps.config) }),
     ...createReconcileActivities({ db: deps.db }),
     ...createSignalStageActivities({ db: deps.db, classifierFor }),

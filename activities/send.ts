@@ -99,6 +99,7 @@ export function createSendActivities(deps: SendDeps) {
         dataSource: contact?.source_description ?? (contact ? `the public website of ${contact.company_name}` : 'your message to us'),
         unsubscribeUrl: unsubscribeUrl(deps.publicBaseUrl, deps.tokens.sign(m.id)),
         messageIdDomain: mailbox.domain,
+        threading: { inReplyTo: message.in_reply_to, references: message.references_ids },
       });
       return {
         go: true,

@@ -161,6 +161,33 @@ export interface Enrollments {
   workflow_id: string | null;
 }
 
+export interface ImportRows {
+  email_key: string | null;
+  fields: Json;
+  import_id: string;
+  n: number;
+  organization_id: string;
+}
+
+export interface Imports {
+  created_at: Generated<Timestamp>;
+  created_by: string | null;
+  created_companies: Generated<number>;
+  created_contacts: Generated<number>;
+  dedupe: Generated<string>;
+  errors: Generated<Json>;
+  finished_at: Timestamp | null;
+  id: Generated<string>;
+  organization_id: string;
+  processed_rows: Generated<number>;
+  skipped: Generated<Json>;
+  source_description: string;
+  status: Generated<string>;
+  total_rows: Generated<number>;
+  updated_contacts: Generated<number>;
+  workflow_id: string;
+}
+
 export interface IndustryProfiles {
   created_at: Generated<Timestamp>;
   description: string | null;
@@ -589,6 +616,7 @@ export interface Tasks {
 }
 
 export interface Threads {
+  assigned_to: string | null;
   contact_id: string;
   created_at: Generated<Timestamp>;
   enrollment_id: string | null;
@@ -608,6 +636,8 @@ export interface DB {
   compliance_settings: ComplianceSettings;
   contacts: Contacts;
   enrollments: Enrollments;
+  import_rows: ImportRows;
+  imports: Imports;
   industry_profiles: IndustryProfiles;
   integrations: Integrations;
   lawful_basis_records: LawfulBasisRecords;

@@ -146,6 +146,14 @@ async function seedTenant(name: string): Promise<Tenant> {
      VALUES ($1, $2, $3, $4, 'outbound', 'email', 'pending_approval', 'Uw project', 'Geachte heer Jansen', $5) RETURNING id`,
     [org, enrollment.enrollmentId, accepted.id, contact.id, contact.email],
   );
+  // A finished contact import and a thread with the contact (written directly, as the owner: no run to wait for).
+  const imported = await owners.query<{ id: string }>(
+    `INSERT INTO imports (organization_id, source_description, workflow_id, status, finished_at) VALUES ($1, 'fuzz', 'import/fuzz', 'completed', now()) RETURNING id`,
+    [org],
+  );
+  const thread = await owners.query<{ id: string }>(`INSERT INTO threads (organization_id, contact_id, mailbox_id, subject) VALUES ($1, $2, $3, 'Uw project') RETURNING id`, [
+    org, contact.id, mailbox.id,
+  ]);
   // A signal comes from an ingest run; written directly (as the owner) to keep the suite fast.
   const { rows } = await owners.query<{ id: string }>(
     `INSERT INTO signals (organization_id, source_id, external_id, title, dedupe_key, status) VALUES ($1, $2, $3, $4, $5, 'scored') RETURNING id`,
@@ -172,6 +180,8 @@ async function seedTenant(name: string): Promise<Tenant> {
       taskId: task.rows[0]!.id,
       calcomIntegrationId: calcom.id,
       calendlyIntegrationId: calendly.id,
+      importId: imported.rows[0]!.id,
+      threadId: thread.rows[0]!.id,
     },
   };
 }
@@ -205,6 +215,10 @@ const inboundMail = () =>
 const bodyOf = (ex: Example): FuzzRequest['body'] => (ex.raw ? { raw: ex.raw.body, contentType: ex.raw.contentType } : ex.body === undefined ? undefined : { json: ex.body });
 const examples: Record<string, (t: Tenant) => Example> = {
   'POST /organizations': () => ({ body: { name: 'Fuzz Installaties B.V.' } }),
+  'GET /imports': (t) => ({ query: { organizationId: t.org } }),
+  'GET /threads': (t) => ({ query: { organizationId: t.org, status: 'open' } }),
+  'PATCH /threads/{threadId}': () => ({ body: { status: 'closed' } }),
+  'POST /threads/{threadId}/reply': () => ({ body: { body: 'Dank voor uw reactie.' } }),
   'POST /organizations/{organizationId}/members': () => ({ body: { userId: randomUUID(), role: 'member' } }),
   'POST /sources': (t) => ({ body: { organizationId: t.org, providerKey: 'rss', name: 'Fuzz feed', config: { url: 'http://127.0.0.1:9/feed.xml' }, enabled: false } }),
   'GET /sources': (t) => ({ query: { organizationId: t.org } }),

@@ -34,6 +34,7 @@ test('every recorded history replays against the current workflow code', async (
   // `-before-<change>` histories were recorded before a guarded change: they prove old runs still replay.
   expect(histories.map((h) => h.workflowId).sort()).toEqual([
     'booking-calcom',
+    'contact-import',
     'ingest-source',
     'mailbox-health',
     'mailbox-inbox',

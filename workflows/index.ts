@@ -12,3 +12,4 @@ export { sendMessageWorkflow } from './send-message';
 export { mailboxHealthWorkflow } from './mailbox-health';
 export { meetingWorkflow, bookingWorkflow } from './meeting';
 export { mailboxInboxWorkflow } from './mailbox-inbox';
+export { contactImportWorkflow } from './contact-import';

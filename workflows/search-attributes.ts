@@ -38,6 +38,8 @@ export const workflowIds = {
   meeting: (meetingId: string) => `meeting/${meetingId}`,
   /** One verified booking webhook delivery (bookingWorkflow): the same body twice is one run. */
   booking: (integrationId: string, deliveryDigest: string) => `booking/${integrationId}/${deliveryDigest}`,
+  /** A contact import's durable run (contactImportWorkflow). */
+  contactImport: (importId: string) => `import/${importId}`,
   reconcileSchedule: 'reconcile/signals',
   /** The scheduled restart of sequence runs and sends that are missing (reconcileOutreachWorkflow). */
   reconcileOutreachSchedule: 'reconcile/outreach',

@@ -37,6 +37,8 @@ import { messageRoutes } from './routes/messages';
 import type { DnsResolver } from '../../activities/providers/dns/resolver';
 import { analyticsRoutes } from './routes/analytics';
 import { inboundRoutes } from './routes/inbound';
+import { importRoutes } from './routes/imports';
+import { threadRoutes } from './routes/threads';
 
 export interface ApiDeps {
   db: DB;
@@ -105,6 +107,8 @@ export function createApp(deps: ApiDeps): Express {
   if (deps.rateLimits) app.use(limitPerUser(deps.rateLimits));
   // Before the JSON body rule: a raw RFC 822 message (message/rfc822), not JSON.
   app.use(inboundRoutes(deps));
+  // Before the JSON body rule as well: a CSV file (text/csv), streamed into the import's staging table.
+  app.use(importRoutes(deps));
   app.use(requireJsonBody);
   app.use(express.json({ limit: deps.bodyLimit, strict: true, type: 'application/json' }));
   app.use(rejectUnsafeInput);
@@ -121,6 +125,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(campaignRoutes(deps));
   app.use(enrollmentRoutes(deps));
   app.use(messageRoutes(deps));
+  app.use(threadRoutes(deps));
   app.use(mailboxRoutes(deps));
   app.use(meetingRoutes(deps));
   app.use(taskRoutes(deps));

@@ -12,7 +12,7 @@ import * as s from './schemas';
  * one entry below naming it in `answer`, with its operationId, tag, role and the problems it can
  * answer beyond those its role and inputs imply.
  */
-type Tag = 'Health' | 'Reference' | 'Organizations' | 'Sources' | 'Signals' | 'Opportunities' | 'Settings' | 'Companies' | 'Contacts' | 'Compliance' | 'Integrations' | 'Mailboxes' | 'Campaigns' | 'Enrollments' | 'Messages' | 'Meetings' | 'Analytics';
+type Tag = 'Health' | 'Reference' | 'Organizations' | 'Sources' | 'Signals' | 'Opportunities' | 'Settings' | 'Companies' | 'Contacts' | 'Compliance' | 'Integrations' | 'Mailboxes' | 'Campaigns' | 'Enrollments' | 'Messages' | 'Threads' | 'Meetings' | 'Analytics';
 
 export const TAGS: Record<Tag, string> = {
   Health: 'Liveness, readiness and metrics of the API process',
@@ -29,6 +29,7 @@ export const TAGS: Record<Tag, string> = {
   Campaigns: "Outreach campaigns: the strategist's proposals and a person's own, accepted or dismissed",
   Enrollments: "Contacts in a campaign's sequence: stop and resume",
   Messages: 'Drafts, sent e-mail, tasks and replies; the approval inbox',
+  Threads: 'Conversations with one contact from one mailbox: read, assign, close and answer',
   Meetings: 'Meetings booked by link (Cal.com, Calendly webhooks), reply or by hand: outcomes, reminders (tasks) and the CRM record',
   Analytics: 'Outreach analytics: attribution by source, deliverability per mailbox, agent quality and prompt evals',
   Mailboxes: 'Sending mailboxes: SMTP/IMAP server (write-only secret), sending window, days, holidays and limits',
@@ -106,6 +107,9 @@ export const OPERATIONS: Operation[] = [
   { id: 'createContact', method: 'post', path: '/contacts', tag: 'Contacts', summary: 'Create a contact (409 when its e-mail address exists)', role: 'member', body: s.createContactBody, status: 201, answer: r.Contact, problems: [409] },
   { id: 'listContacts', method: 'get', path: '/contacts', tag: 'Contacts', summary: 'List contacts', role: 'viewer', query: s.listContactsQuery, answer: z.array(r.Contact) },
   { id: 'getContact', method: 'get', path: '/contacts/{contactId}', tag: 'Contacts', summary: 'One contact with its lawful basis', role: 'viewer', answer: r.ContactDetail },
+  { id: 'createImport', method: 'post', path: '/imports', tag: 'Contacts', summary: 'Import contacts from a CSV file (text/csv, UTF-8, header row, `,` or `;`, 20 MB at most): a durable run in chunks, every row through the checks of POST /contacts and POST /companies (202, running)', role: 'member', query: s.createImportQuery, raw: { media: 'text/csv', description: 'The CSV file: a header row (full_name or name or first_name + last_name, email, title, phone, linkedin_url, company, domain, website, kvk_number, country, timezone), one row per contact' }, status: 202, answer: r.Import },
+  { id: 'listImports', method: 'get', path: '/imports', tag: 'Contacts', summary: 'List contact imports', role: 'viewer', query: s.listImportsQuery, answer: z.array(r.Import) },
+  { id: 'getImport', method: 'get', path: '/imports/{importId}', tag: 'Contacts', summary: 'One contact import and its progress', role: 'viewer', answer: r.Import },
   { id: 'getContactChannels', method: 'get', path: '/contacts/{contactId}/channels', tag: 'Contacts', summary: 'The compliance gate for a contact', role: 'viewer', answer: r.ComplianceGate },
   { id: 'recordLawfulBasis', method: 'put', path: '/contacts/{contactId}/lawful-basis', tag: 'Contacts', summary: 'Record the lawful basis (409 for an erased contact)', role: 'member', body: s.lawfulBasisBody, answer: r.LawfulBasis, problems: [409] },
   { id: 'eraseContact', method: 'delete', path: '/contacts/{contactId}', tag: 'Contacts', summary: 'Erase a contact (GDPR Art. 17)', role: 'member', answer: r.Contact },
@@ -147,6 +151,10 @@ export const OPERATIONS: Operation[] = [
   { id: 'recordMeeting', method: 'post', path: '/meetings', tag: 'Meetings', summary: "Record a meeting (201); a repeat of (provider, externalId) updates it (200). Stops the contact's sequences, schedules the reminder, syncs to the CRM when auto-sync is on", role: 'member', body: s.createMeetingBody, status: 201, repeatStatus: 200, answer: r.Meeting },
   { id: 'listMeetings', method: 'get', path: '/meetings', tag: 'Meetings', summary: 'List meetings', role: 'viewer', query: s.listMeetingsQuery, answer: z.array(r.Meeting) },
   { id: 'getMeeting', method: 'get', path: '/meetings/{meetingId}', tag: 'Meetings', summary: 'One meeting, with reminder_at and crm_external_id', role: 'viewer', answer: r.Meeting },
+  { id: 'listThreads', method: 'get', path: '/threads', tag: 'Threads', summary: 'List threads, the last activity first', role: 'viewer', query: s.listThreadsQuery, answer: z.array(r.Thread) },
+  { id: 'getThread', method: 'get', path: '/threads/{threadId}', tag: 'Threads', summary: 'One thread with its messages, both directions, oldest first', role: 'viewer', answer: r.ThreadDetail },
+  { id: 'updateThread', method: 'patch', path: '/threads/{threadId}', tag: 'Threads', summary: "Open or close a thread, assign it to a member (or null)", role: 'member', body: s.patchThreadBody, answer: r.Thread },
+  { id: 'replyToThread', method: 'post', path: '/threads/{threadId}/reply', tag: 'Threads', summary: "Reply as a person: an approved outbound message from the thread's mailbox with In-Reply-To and References of the last inbound message, sent through the send path (suppression, window, cap); 409 when the thread has no mailbox or the contact no address", role: 'member', body: s.threadReplyBody, status: 201, answer: r.Message, problems: [409] },
   { id: 'changeMeetingStatus', method: 'post', path: '/meetings/{meetingId}/status', tag: 'Meetings', summary: 'Set the outcome: cancelled (withdraws the reminder), completed or no_show (count for analytics); the CRM outcome follows', role: 'member', body: s.meetingStatusBody, answer: r.Meeting },
   { id: 'listTasks', method: 'get', path: '/tasks', tag: 'Meetings', summary: "Tasks for people (a meeting's reminder for the owner of the enrollment or campaign)", role: 'viewer', query: s.listTasksQuery, answer: z.array(r.Task) },
   { id: 'completeTask', method: 'post', path: '/tasks/{taskId}/complete', tag: 'Meetings', summary: 'Mark an open task done (409 when it is done or cancelled)', role: 'member', body: s.emptyBody, answer: r.Task, problems: [409] },

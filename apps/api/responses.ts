@@ -431,6 +431,27 @@ export const Contact = record(
     ...stamps,
   }),
 );
+export const Import = record(
+  'Import',
+  'A contact import from a CSV file: its progress, what it created and updated, the rows it skipped and refused (the first 1,000 of each)',
+  z.object({
+    id,
+    organization_id: id,
+    status: z.enum(['running', 'completed', 'failed']),
+    total_rows: z.number().int(),
+    processed_rows: z.number().int(),
+    created_companies: z.number().int(),
+    created_contacts: z.number().int(),
+    updated_contacts: z.number().int(),
+    skipped: z.array(z.object({ row: z.number().int().describe('the header is row 1'), reason: z.enum(['suppressed', 'erased', 'invalid_email', 'duplicate_in_file', 'missing_name']) })),
+    errors: z.array(z.object({ row: z.number().int(), field: z.string(), message: z.string() })),
+    source_description: z.string().describe('where the data comes from (the Art. 14 notice), recorded on every imported contact'),
+    workflow_id: z.string(),
+    created_by: nullable(id),
+    created_at: timestamp,
+    finished_at: nullable(timestamp),
+  }),
+);
 export const LawfulBasis = record(
   'LawfulBasis',
   'The GDPR Art. 6 basis on which a contact may be approached, with the Art. 14 data source',
@@ -867,6 +888,23 @@ export const Message = record(
     pause_reason: nullable(z.enum(['out_of_office', 'account_replied'])).describe('Why its enrollment is paused (its draft waits), else null'),
   }),
 );
+const threadFields = {
+  id,
+  organization_id: id,
+  contact_id: id,
+  contact_name: z.string(),
+  company_name: z.string(),
+  mailbox_id: nullable(id),
+  subject: nullable(z.string()),
+  status: z.enum(['open', 'replied', 'closed']),
+  last_message_at: timestamp.describe('the last activity: the newest message, else the thread\'s creation'),
+  last_inbound_at: nullable(timestamp),
+  last_intent: nullable(z.string()).describe('the intent of the last classified inbound message'),
+  assigned_to: nullable(id),
+  message_count: z.number().int(),
+};
+export const Thread = record('Thread', 'An e-mail conversation with one contact from one mailbox: the last activity first in the list', z.object(threadFields));
+export const ThreadDetail = record('ThreadDetail', 'A thread with its messages, both directions, oldest first', z.object({ ...threadFields, messages: z.array(Message) }));
 
 import type { getMessage } from '../../db/queries/messages';
 /** As ROWS_MATCH_SCHEMAS, for the message query. */

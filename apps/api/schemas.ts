@@ -10,6 +10,7 @@ import { INTEGRATION_PROVIDERS, IntegrationProviderKey } from '../../activities/
 import { jsonApiConfigSchema } from '../../activities/providers/sources/json-api';
 import { PIPELINE_STAGES } from '../../workflows/stages';
 import { BOOKED_VIA, MEETING_OUTCOMES, MEETING_STATUSES } from '../../domain/meetings/meetings';
+import { REPLY_INTENTS } from '../../domain/replies/types';
 import { ANALYTICS_WINDOWS, DEFAULT_ANALYTICS_WINDOW, DEFAULT_SUGGESTIONS_WINDOW } from '../../domain/analytics/windows';
 
 /**
@@ -536,3 +537,46 @@ export const calcomWebhookBody = z
 export const calendlyWebhookBody = z
   .object({ event: z.string().describe('invitee.created, invitee.canceled; others are ignored'), created_at: z.string().optional(), payload: jsonObject })
   .passthrough();
+
+// Contact import --------------------------------------------------------------------------------
+export const createImportQuery = z
+  .object({
+    organizationId: uuid,
+    sourceDescription: z.string().trim().min(1, 'must say where the data comes from (Art. 14 notice)').max(1000),
+    dedupe: z.enum(['organization', 'none']).default('organization'),
+  })
+  .strict();
+export const listImportsQuery = z.object(listBase).strict();
+/**
+ * One imported row, checked field by field with the very schemas of POST /contacts and POST /companies
+ * (the import activity runs it; domain/imports/csv.ts names the columns).
+ */
+export const importRowSchema = z.object({
+  full_name: createContactBody.shape.fullName,
+  email: createContactBody.shape.email,
+  title: createContactBody.shape.title,
+  phone: createContactBody.shape.phone,
+  linkedin_url: createContactBody.shape.linkedinUrl,
+  company: createCompanyBody.shape.name.optional(),
+  domain: createCompanyBody.shape.domain,
+  website: createCompanyBody.shape.website,
+  kvk_number: createCompanyBody.shape.kvkNumber,
+  country: createCompanyBody.shape.countryCode,
+  timezone: z.string().max(64).refine((v) => IANAZone.isValidZone(v), 'must be an IANA time zone such as Europe/Amsterdam').optional(),
+});
+
+// Threads ---------------------------------------------------------------------------------------
+export const listThreadsQuery = z
+  .object({
+    ...listBase,
+    status: z.enum(['open', 'replied', 'closed']).optional(),
+    mailboxId: uuid.optional(),
+    assignedTo: uuid.optional(),
+    intent: z.enum(REPLY_INTENTS).optional(),
+  })
+  .strict();
+export const patchThreadBody = z
+  .object({ status: z.enum(['open', 'closed']).optional(), assignedTo: uuid.nullable().optional().describe("a member's user id, or null to unassign") })
+  .strict()
+  .refine((v) => v.status !== undefined || v.assignedTo !== undefined, 'must change status or assignedTo');
+export const threadReplyBody = z.object({ body: z.string().trim().min(1, 'must not be empty').max(20000), subject: z.string().trim().min(1).max(300).optional() }).strict();

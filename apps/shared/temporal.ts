@@ -5,7 +5,7 @@ import {
 import type { Config } from './config';
 import { searchAttributes, workflowIds } from '../../workflows/search-attributes';
 import type {
-  bookingWorkflow, enrichCompanyWorkflow, ingestSourceWorkflow, meetingWorkflow, processSignalWorkflow, sendMessageWorkflow, sequenceWorkflow, strategistWorkflow,
+  bookingWorkflow, contactImportWorkflow, enrichCompanyWorkflow, ingestSourceWorkflow, meetingWorkflow, processSignalWorkflow, sendMessageWorkflow, sequenceWorkflow, strategistWorkflow,
 } from '../../workflows';
 import type { BookingEvent, BookingProvider } from '../../domain/meetings/bookings';
 import { meetingChangedSignal } from '../../workflows/meeting-signals';
@@ -34,11 +34,15 @@ export class WorkflowStarter {
   private readonly sequenceTiming: { recheckMs?: number; holdRecheckMs?: number };
   /** How often each mailbox's inbox is read; 0 (not configured): no inbox schedules are made. */
   private readonly inboxPollSeconds: number;
+  /** A contact import's chunk size and chunk timeout (tests shorten them; default the workflow's). */
+  private readonly importRun: { chunkSize?: number; chunkTimeoutMs?: number };
 
   constructor(
     private readonly client: Client,
     config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'INGEST_RETRY_INITIAL_INTERVAL_MS'> &
-      Partial<Pick<Config, 'SCHEDULE_TIMEZONE' | 'RECONCILE_INTERVAL_SECONDS' | 'RECONCILE_STUCK_AFTER_SECONDS' | 'RECONCILE_OUTREACH_INTERVAL_SECONDS' | 'SEQUENCE_RECHECK_SECONDS' | 'SEND_HOLD_RECHECK_SECONDS' | 'INBOX_POLL_SECONDS'>>,
+      Partial<Pick<Config, 'SCHEDULE_TIMEZONE' | 'RECONCILE_INTERVAL_SECONDS' | 'RECONCILE_STUCK_AFTER_SECONDS' | 'RECONCILE_OUTREACH_INTERVAL_SECONDS' | 'SEQUENCE_RECHECK_SECONDS' | 'SEND_HOLD_RECHECK_SECONDS' | 'INBOX_POLL_SECONDS'>> & {
+        importRun?: { chunkSize?: number; chunkTimeoutMs?: number };
+      },
   ) {
     this.taskQueue = config.TEMPORAL_TASK_QUEUE;
     this.retryInitialIntervalMs = config.INGEST_RETRY_INITIAL_INTERVAL_MS;
@@ -53,6 +57,7 @@ export class WorkflowStarter {
       outreachIntervalSeconds: config.RECONCILE_OUTREACH_INTERVAL_SECONDS ?? 600,
     };
     this.inboxPollSeconds = config.INBOX_POLL_SECONDS ?? 0;
+    this.importRun = config.importRun ?? {};
   }
 
   /**
@@ -193,6 +198,18 @@ export class WorkflowStarter {
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       args: [{ organizationId, sourceId, retryInitialIntervalMs: this.retryInitialIntervalMs }],
       typedSearchAttributes: searchAttributes({ OrganizationId: organizationId, SourceId: sourceId }),
+    });
+    return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };
+  }
+
+  /** Runs a stored contact import (`import/<id>`); a second start of the same import is the running one. */
+  async startImport(organizationId: string, importId: string) {
+    const handle = await this.client.workflow.start<typeof contactImportWorkflow>('contactImportWorkflow', {
+      taskQueue: this.taskQueue,
+      workflowId: workflowIds.contactImport(importId),
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      args: [{ organizationId, importId, retryInitialIntervalMs: this.retryInitialIntervalMs, ...this.importRun }],
+      typedSearchAttributes: searchAttributes({ OrganizationId: organizationId }),
     });
     return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };
   }

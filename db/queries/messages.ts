@@ -41,6 +41,11 @@ export function getMessage(tx: Tx, id: string) {
   return selectMessages(tx).where('messages.id', '=', id).executeTakeFirst();
 }
 
+/** A thread's messages, both directions, oldest first (GET /threads/{id}). */
+export function threadMessages(tx: Tx, threadId: string) {
+  return selectMessages(tx).where('messages.thread_id', '=', threadId).orderBy('messages.created_at').orderBy('messages.id').execute();
+}
+
 export interface MessageFilter {
   organizationId: string;
   status?: string;

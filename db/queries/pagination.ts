@@ -1,7 +1,7 @@
 import { sql, SelectQueryBuilder } from 'kysely';
 import type { DB } from '../database';
 
-type Keyed = 'sources' | 'signals' | 'opportunities' | 'companies' | 'contacts' | 'suppressions' | 'compliance_audit_log' | 'messages' | 'campaigns' | 'meetings' | 'mailboxes' | 'integrations' | 'enrollments' | 'tasks';
+type Keyed = 'sources' | 'signals' | 'opportunities' | 'companies' | 'contacts' | 'suppressions' | 'compliance_audit_log' | 'messages' | 'campaigns' | 'meetings' | 'mailboxes' | 'integrations' | 'enrollments' | 'tasks' | 'imports';
 
 /**
  * Newest first, keyset pagination: rows strictly older than the `before` row, in

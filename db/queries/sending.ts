@@ -330,7 +330,7 @@ export function sendRecipient(tx: Tx, contactId: string) {
 /** What goes out and from where: the message's words and who wrote them, the mailbox's address, domain, SMTP server and sealed secret. */
 export async function sendContent(tx: Tx, messageId: string, mailboxId: string) {
   const [message, mailbox] = await Promise.all([
-    tx.selectFrom('messages').select(['subject', 'body', 'model']).where('id', '=', messageId).executeTakeFirstOrThrow(),
+    tx.selectFrom('messages').select(['subject', 'body', 'model', 'in_reply_to', 'references_ids']).where('id', '=', messageId).executeTakeFirstOrThrow(),
     tx.selectFrom('mailboxes').select(['address', 'display_name', 'domain', 'smtp_config', 'secret_ciphertext']).where('id', '=', mailboxId).executeTakeFirstOrThrow(),
   ]);
   return { message, mailbox };

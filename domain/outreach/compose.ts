@@ -46,6 +46,8 @@ export interface ComposeInput {
   unsubscribeUrl: string;
   /** The domain part of the Message-ID: the mailbox's domain, so it aligns with the From address. */
   messageIdDomain: string;
+  /** A reply: the Message-ID it answers and the thread's earlier ones (RFC 5322 In-Reply-To, References). */
+  threading?: { inReplyTo: string | null; references: readonly string[] };
 }
 
 export interface ComposedEmail {
@@ -57,6 +59,8 @@ export interface ComposedEmail {
     'Message-ID': string;
     'List-Unsubscribe': string;
     'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click';
+    'In-Reply-To'?: string;
+    References?: string;
   };
   text: string;
   html?: string;
@@ -86,6 +90,15 @@ export function missingComplianceSettings(c: ComposeCompliance, firstToPerson: b
 export const LIST_UNSUBSCRIBE_POST = 'List-Unsubscribe=One-Click' as const;
 
 /** `<{uuid}@{domain}>`: one message, one Message-ID, the same on every attempt to send it. */
+/** In-Reply-To and References of a reply (only Message-IDs in angle brackets, the last 20 references), none when it answers nothing. */
+export function threadingHeaders(t: ComposeInput['threading']): { 'In-Reply-To'?: string; References?: string } {
+  const ids = (t?.references ?? []).filter((id) => MESSAGE_ID.test(id));
+  const refs = [...new Set(ids)].slice(-20);
+  const inReplyTo = t?.inReplyTo && MESSAGE_ID.test(t.inReplyTo) ? t.inReplyTo : undefined;
+  return { ...(inReplyTo ? { 'In-Reply-To': inReplyTo } : {}), ...(refs.length ? { References: refs.join(' ') } : {}) };
+}
+const MESSAGE_ID = /^<[^<>\s]{1,500}>$/;
+
 export function messageIdHeader(messageId: string, domain: string): string {
   return `<${messageId.toLowerCase()}@${domain.toLowerCase()}>`;
 }
@@ -158,6 +171,7 @@ export function composeEmail(input: ComposeInput): ComposedEmail {
       'Message-ID': messageIdHeader(input.messageId, input.messageIdDomain),
       'List-Unsubscribe': listUnsubscribeHeader(input.unsubscribeUrl, unsubscribeMailto(c, input.from.address)),
       'List-Unsubscribe-Post': LIST_UNSUBSCRIBE_POST,
+      ...threadingHeaders(input.threading),
     },
     text: `${parts.join('\n\n')}\n`,
     art14Notice: input.firstToPerson,

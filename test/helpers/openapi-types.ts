@@ -604,6 +604,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List contact imports
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["listImports"];
+        put?: never;
+        /**
+         * Import contacts from a CSV file (text/csv, UTF-8, header row, `,` or `;`, 20 MB at most): a durable run in chunks, every row through the checks of POST /contacts and POST /companies (202, running)
+         * @description The member role or above in the organization.
+         */
+        post: operations["createImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/imports/{importId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One contact import and its progress
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/contacts/{contactId}/channels": {
         parameters: {
             query?: never;
@@ -1226,6 +1270,70 @@ export interface paths {
         get: operations["getMeeting"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/threads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List threads, the last activity first
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["listThreads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/threads/{threadId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One thread with its messages, both directions, oldest first
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getThread"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Open or close a thread, assign it to a member (or null)
+         * @description The member role or above in the organization.
+         */
+        patch: operations["updateThread"];
+        trace?: never;
+    };
+    "/threads/{threadId}/reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reply as a person: an approved outbound message from the thread's mailbox with In-Reply-To and References of the last inbound message, sent through the send path (suppression, window, cap); 409 when the thread has no mailbox or the contact no address
+         * @description The member role or above in the organization.
+         */
+        post: operations["replyToThread"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1914,6 +2022,38 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description A contact import from a CSV file: its progress, what it created and updated, the rows it skipped and refused (the first 1,000 of each) */
+        Import: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /** @enum {string} */
+            status: "running" | "completed" | "failed";
+            total_rows: number;
+            processed_rows: number;
+            created_companies: number;
+            created_contacts: number;
+            updated_contacts: number;
+            skipped: {
+                /** @description the header is row 1 */
+                row: number;
+                /** @enum {string} */
+                reason: "suppressed" | "erased" | "invalid_email" | "duplicate_in_file" | "missing_name";
+            }[];
+            errors: {
+                row: number;
+                field: string;
+                message: string;
+            }[];
+            /** @description where the data comes from (the Art. 14 notice), recorded on every imported contact */
+            source_description: string;
+            workflow_id: string;
+            created_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            finished_at: string | null;
+        };
         /** @description The GDPR Art. 6 basis on which a contact may be approached, with the Art. 14 data source */
         LawfulBasis: {
             /** Format: uuid */
@@ -2445,6 +2585,57 @@ export interface components {
             thread_status: ("open" | "replied" | "closed") | null;
             /** @description Why its enrollment is paused (its draft waits), else null */
             pause_reason: ("out_of_office" | "account_replied") | null;
+        };
+        /** @description An e-mail conversation with one contact from one mailbox: the last activity first in the list */
+        Thread: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /** Format: uuid */
+            contact_id: string;
+            contact_name: string;
+            company_name: string;
+            mailbox_id: string | null;
+            subject: string | null;
+            /** @enum {string} */
+            status: "open" | "replied" | "closed";
+            /**
+             * Format: date-time
+             * @description the last activity: the newest message, else the thread's creation
+             */
+            last_message_at: string;
+            last_inbound_at: string | null;
+            /** @description the intent of the last classified inbound message */
+            last_intent: string | null;
+            assigned_to: string | null;
+            message_count: number;
+        };
+        /** @description A thread with its messages, both directions, oldest first */
+        ThreadDetail: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /** Format: uuid */
+            contact_id: string;
+            contact_name: string;
+            company_name: string;
+            mailbox_id: string | null;
+            subject: string | null;
+            /** @enum {string} */
+            status: "open" | "replied" | "closed";
+            /**
+             * Format: date-time
+             * @description the last activity: the newest message, else the thread's creation
+             */
+            last_message_at: string;
+            last_inbound_at: string | null;
+            /** @description the intent of the last classified inbound message */
+            last_intent: string | null;
+            assigned_to: string | null;
+            message_count: number;
+            messages: components["schemas"]["Message"][];
         };
         /** @description A meeting with a contact: booked through a link (Cal.com, Calendly), a reply, or recorded by hand; its reminder and its CRM record */
         Meeting: {
@@ -3840,6 +4031,98 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listImports: {
+        parameters: {
+            query: {
+                organizationId: string;
+                limit?: number;
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List contact imports */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createImport: {
+        parameters: {
+            query: {
+                organizationId: string;
+                sourceDescription: string;
+                dedupe?: "organization" | "none";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The CSV file: a header row (full_name or name or first_name + last_name, email, title, phone, linkedin_url, company, domain, website, kvk_number, country, timezone), one row per contact */
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Import contacts from a CSV file (text/csv, UTF-8, header row, `,` or `;`, 20 MB at most): a durable run in chunks, every row through the checks of POST /contacts and POST /companies (202, running) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                importId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One contact import and its progress */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getContactChannels: {
         parameters: {
             query?: never;
@@ -5191,6 +5474,142 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listThreads: {
+        parameters: {
+            query: {
+                organizationId: string;
+                limit?: number;
+                before?: string;
+                status?: "open" | "replied" | "closed";
+                mailboxId?: string;
+                assignedTo?: string;
+                intent?: "interested" | "not_interested" | "meeting_request" | "referral" | "out_of_office" | "unsubscribe" | "other";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List threads, the last activity first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Thread"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                threadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One thread with its messages, both directions, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadDetail"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                threadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    status?: "open" | "closed";
+                    /** @description a member's user id, or null to unassign */
+                    assignedTo?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Open or close a thread, assign it to a member (or null) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Thread"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    replyToThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                threadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    body: string;
+                    subject?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Reply as a person: an approved outbound message from the thread's mailbox with In-Reply-To and References of the last inbound message, sent through the send path (suppression, window, cap); 409 when the thread has no mailbox or the contact no address */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

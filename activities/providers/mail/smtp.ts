@@ -139,12 +139,15 @@ export function mailboxSetupFailure(err: unknown): string | null {
 
 /** The RFC 5322 message: From, To, Subject (encoded when not ASCII), Date, the composed headers exactly, the text. */
 export function buildMessage(composed: ComposedEmail): Promise<Buffer> {
-  const { 'Message-ID': messageId, ...headers } = composed.headers;
+  const { 'Message-ID': messageId, 'In-Reply-To': inReplyTo, References: references, ...headers } = composed.headers;
   return new MailComposer({
     from: { name: composed.from.name ?? '', address: composed.from.address },
     to: { name: composed.to.name ?? '', address: composed.to.address },
     subject: composed.subject,
     messageId,
+    // A reply's threading headers through MailComposer's own options (a prepared References header is mangled).
+    ...(inReplyTo ? { inReplyTo } : {}),
+    ...(references ? { references } : {}),
     // Prepared: written as they are, not re-encoded or folded (each is far below 998 characters).
     headers: Object.fromEntries(Object.entries(headers).map(([k, value]) => [k, { prepared: true, value }])),
     text: composed.text,

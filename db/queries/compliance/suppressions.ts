@@ -73,7 +73,12 @@ export async function findSuppressions(tx: Tx, organizationId: string, keys: Rea
 
 /** Whether an address, or its domain, is suppressed in the organization (a reply or reminder is checked this way). */
 export async function addressSuppressed(tx: Tx, organizationId: string, address: string): Promise<boolean> {
-  const a = address.toLowerCase();
-  const found = await findSuppressions(tx, organizationId, [{ scope: 'email', value: a }, { scope: 'domain', value: a.split('@')[1] ?? '' }]);
+  const found = await findSuppressions(tx, organizationId, addressSuppressionKeys(address));
   return found.length > 0;
+}
+
+/** The suppression keys that stop mail to an address: the address and its domain. */
+export function addressSuppressionKeys(address: string): Array<Pick<SuppressionKey, 'scope' | 'value'>> {
+  const a = address.toLowerCase();
+  return [{ scope: 'email', value: a }, { scope: 'domain', value: a.split('@')[1] ?? '' }];
 }
