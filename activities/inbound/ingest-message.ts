@@ -8,7 +8,7 @@ import type { InboundKind } from '../../domain/replies/plan';
 import { acceptSlotDraft } from '../../domain/replies/reply-draft';
 import type { SendingCalendar } from '../../domain/sending/business-days';
 import { publicHolidays } from '../../domain/sending/holidays';
-import { parseInbound } from '../providers/mail/parse';
+import { headerLookup, parseInbound } from '../providers/mail/parse';
 
 /**
  * One inbound message, from a raw RFC 822 message to a stored, threaded and acted-on reply: the same
@@ -50,7 +50,7 @@ export async function ingestInbound(transact: Transact, classifier: ReplyClassif
   const receivedAt = input.receivedAt ?? new Date();
   const sentAt = parsed.date ?? receivedAt;
   const calendar = calendarOf(found.mailbox, sentAt);
-  const replyInput = { subject: parsed.subject, text: parsed.text, fromAddress: parsed.fromAddress, sentAt, senderZone: parsed.dateZone ?? calendar.timezone, header: parsed.header };
+  const replyInput = { subject: parsed.subject, text: parsed.text, fromAddress: parsed.fromAddress, sentAt, senderZone: parsed.dateZone ?? calendar.timezone, header: headerLookup(parsed) };
 
   let kind: InboundKind;
   let note: string | null = null;
@@ -77,7 +77,7 @@ export async function ingestInbound(transact: Transact, classifier: ReplyClassif
     kind = c.intent === 'out_of_office' ? 'out_of_office' : 'reply';
     classification = c;
     if (kind === 'out_of_office') resumeAt = outOfOfficeResumeAt(c.returnDate, receivedAt, calendar);
-    const slot = c.offeredSlots.length ? firstSlotInWindow(c.offeredSlots, calendar) : null;
+    const slot = c.offeredSlots.length ? firstSlotInWindow(c.offeredSlots, calendar, new Date()) : null;
     if (slot) draft = { ...acceptSlotDraft({ language: c.language, slot, timezone: calendar.timezone, contactName: parsed.fromName, subject: parsed.subject }), slot };
   }
   return transact((tx) =>
