@@ -42,7 +42,7 @@ export class OpenAiCompatibleReplyClassifier implements ReplyClassifier {
   constructor(private readonly config: ChatModelConfig) {}
 
   async classify(input: ReplyInput): Promise<ReplyClassification> {
-    const rules = classifyReplyByRules(input);
+    const rules = input.rules ?? classifyReplyByRules(input);
     if (machineKind(input).kind === 'auto_reply') return rules;
     let answer;
     try {

@@ -19,6 +19,8 @@ export interface ReplyInput {
   /** The sender's time zone (IANA, or a fixed offset "UTC+1" from the Date header). */
   senderZone: string;
   header: HeaderLookup;
+  /** The rules' classification, when already made (in the parse worker thread). */
+  rules?: ReplyClassification;
 }
 
 /** The seam for a model: the rules implement it with no I/O, a model behind an OpenAI-compatible endpoint in activities/. */
@@ -63,7 +65,7 @@ const MAX_SLOT_TEXT = 4000;
 /** The rules: every intent in Dutch and English (German and French where cheap), with no model. */
 export class RulesReplyClassifier implements ReplyClassifier {
   async classify(input: ReplyInput): Promise<ReplyClassification> {
-    return classifyReplyByRules(input);
+    return input.rules ?? classifyReplyByRules(input);
   }
 }
 

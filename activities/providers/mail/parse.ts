@@ -89,6 +89,21 @@ function rawHeaders(p: ParsedMail): Map<string, string> {
   return out;
 }
 
+/**
+ * The Message-ID of the message a report returns inline (a message/rfc822 part that mailparser reads
+ * as part of the report rather than as an attachment, as in ARF reports): the headers of that part,
+ * then the embedded message's own headers. Plain string search over the first megabyte.
+ */
+function embeddedMessageId(raw: Buffer): string | null {
+  const text = raw.subarray(0, 1024 * 1024).toString('latin1');
+  const at = text.toLowerCase().indexOf('content-type: message/rfc822');
+  if (at === -1) return null;
+  const partHeadersEnd = /\r?\n\r?\n/.exec(text.slice(at, at + 8 * 1024));
+  if (!partHeadersEnd) return null;
+  const start = at + partHeadersEnd.index + partHeadersEnd[0].length;
+  return originalMessageId(text.slice(start, start + 64 * 1024));
+}
+
 /** The text of an HTML part, by html-to-text (links and images as their text only). */
 export function htmlText(html: string): string {
   return convert(html.slice(0, MAX_HTML_CHARS), {
@@ -118,7 +133,7 @@ export async function parseInbound(raw: Buffer): Promise<ParsedInbound> {
   const statusPart = p.attachments.find((a) => a.contentType === 'message/delivery-status');
   const feedbackPart = p.attachments.find((a) => a.contentType === 'message/feedback-report');
   const returned = p.attachments.find((a) => a.contentType === 'text/rfc822-headers' || a.contentType === 'message/rfc822');
-  const original = returned ? originalMessageId(returned.content.subarray(0, 64 * 1024).toString('utf8')) : null;
+  const original = returned ? originalMessageId(returned.content.subarray(0, 64 * 1024).toString('utf8')) : isReport ? embeddedMessageId(raw) : null;
   const feedback = isReport && feedbackPart && reportType !== 'delivery-status' ? { ...readFeedbackReport(feedbackPart.content.subarray(0, 16 * 1024).toString('utf8')), originalMessageId: original } : null;
   const report = isReport && statusPart && !feedback ? { statuses: readDeliveryStatus(statusPart.content.subarray(0, 64 * 1024).toString('utf8')), originalMessageId: original } : null;
   const text = p.text ?? (typeof p.html === 'string' ? htmlText(p.html) : '');
