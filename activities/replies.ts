@@ -8,6 +8,7 @@ import { asOrganization } from '../db/tenancy';
 import { RulesReplyClassifier, type ReplyClassifier } from '../domain/replies/classify';
 import { OpenAiCompatibleReplyClassifier } from './classification/reply-openai-compatible';
 import { ingestInbound, retryUnprocessed, type Transact } from './inbound/ingest-message';
+import { sharedParsePool } from './inbound/parse-pool';
 import { ImapAuthError, ImapConnectError, type InboxReader } from './providers/mail/imap';
 import { NotRfc822Error } from './providers/mail/parse';
 
@@ -63,6 +64,7 @@ export interface PollResult {
 
 export function createReplyActivities(deps: ReplyActivityDeps) {
   const classifierFor = replyClassifierLookup(deps.db, deps.secrets, deps.config);
+  sharedParsePool().warm();
   const transact = (organizationId: string): Transact => (fn) => asOrganization(deps.db, organizationId, fn);
 
   async function ingestInboundMessage(input: { organizationId: string; mailboxId: string; rawBase64: string; receivedAt?: string }) {

@@ -95,6 +95,12 @@ export class ParsePool {
     return w;
   }
 
+  /** Starts the thread now (at process start), so the first message does not wait for it. */
+  warm(): this {
+    this.worker ??= this.spawn();
+    return this;
+  }
+
   async close(): Promise<void> {
     const w = this.worker;
     this.worker = null;

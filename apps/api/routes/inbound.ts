@@ -4,6 +4,7 @@ import type { Tx } from '../../../db/tenancy';
 import { ingestInbound, type Transact } from '../../../activities/inbound/ingest-message';
 import { replyClassifierLookup } from '../../../activities/replies';
 import { NotRfc822Error } from '../../../activities/providers/mail/parse';
+import { sharedParsePool } from '../../../activities/inbound/parse-pool';
 import { withRecordRole, WRITE } from '../access';
 import { ProblemError, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';
@@ -26,6 +27,7 @@ export const DEFAULT_INBOUND_MAX_BYTES = 10 * 1024 * 1024;
 export function inboundRoutes(deps: ApiDeps): Router {
   const r = Router();
   const limit = deps.inbound?.maxBytes ?? DEFAULT_INBOUND_MAX_BYTES;
+  sharedParsePool().warm();
   r.post(
     '/mailboxes/:mailboxId/inbound',
     (req, _res, next) => {
