@@ -1,7 +1,8 @@
 import { Pool } from 'pg';
 import { createDb, type DB } from '../db/pool';
 import { asOrganization } from '../db/tenancy';
-import { ingestInbound, retryUnprocessed } from '../activities/inbound/ingest-message';
+import { ingestInbound, retryUnprocessed, type Transact } from '../activities/inbound/ingest-message';
+import { ParsePool } from '../activities/inbound/parse-pool';
 import { OpenAiCompatibleReplyClassifier } from '../activities/classification/reply-openai-compatible';
 import { RulesReplyClassifier, type ReplyClassifier } from '../domain/replies/classify';
 import { startChatServer, type ChatServer } from './helpers/chat-server';
@@ -268,6 +269,27 @@ describe('unsubscribe covers the address we wrote to (review A4) and the account
     const out = stored(await ingest(w, 'reply-quoted-en'));
     expect(out.changedEnrollmentIds).toContain(w.colleague.enrollmentId);
     expect(await enrollment(w.colleague.enrollmentId)).toMatchObject({ status: 'paused', pause_reason: 'account_replied', resume_at: null });
+  });
+});
+
+describe('the parse thread and its time budget (review A1, A2)', () => {
+  test('a message over the budget is kept unprocessed with its error; the thread starts again and the next message is processed', async () => {
+    const w = await seedReplyWorld(owner, { replierEmail: JAN });
+    const tight = new ParsePool(1); // 1 ms: no message is parsed in time
+    try {
+      const run: Transact = (fn) => asOrganization(db, w.orgId, fn);
+      const out = await ingestInbound(run, new RulesReplyClassifier(), { organizationId: w.orgId, mailboxId: w.mailboxId, raw: fixture('unsubscribe-nl') }, { pool: tight });
+      expect(out).toMatchObject({ unprocessed: true, error: expect.stringContaining('took longer than 1 ms') });
+      expect(await message(out.messageId)).toMatchObject({ processing_error: expect.stringContaining('took longer than 1 ms'), intent: null });
+      expect(await enrollment(w.replier.enrollmentId)).toMatchObject({ status: 'active' });
+      // A pool with room: the retry processes it (the "stop" is honoured).
+      const retried = await retryUnprocessed(run, new RulesReplyClassifier(), { organizationId: w.orgId, mailboxId: w.mailboxId, limit: 3 }, { pool: new ParsePool(30_000) });
+      expect(retried).toMatchObject({ tried: 1, processed: 1 });
+      expect(await enrollment(w.replier.enrollmentId)).toMatchObject({ status: 'stopped', stopped_reason: 'replied' });
+      expect(await row(`SELECT reason FROM suppressions WHERE organization_id = $1 AND value = $2`, [w.orgId, JAN])).toEqual({ reason: 'unsubscribe' });
+    } finally {
+      await tight.close();
+    }
   });
 });
 
