@@ -120,6 +120,10 @@ export function createReplyActivities(deps: ReplyActivityDeps) {
     const classifier = await classifierFor(input.organizationId);
     const changed = new Set<string>();
     let lastError: string | null = null;
+    // The messages earlier polls kept unprocessed first (not the ones this poll keeps: they wait for the next).
+    const retried = await retryUnprocessed(run, classifier, { organizationId: input.organizationId, mailboxId: input.mailboxId, limit: 3 });
+    result.reprocessed = retried.processed;
+    retried.changedEnrollmentIds.forEach((id) => changed.add(id));
     for (const msg of batch.messages) {
       result.read++;
       try {
@@ -141,11 +145,6 @@ export function createReplyActivities(deps: ReplyActivityDeps) {
       await run((tx) => saveInboxState(tx, { organizationId: input.organizationId, mailboxId: input.mailboxId, uidValidity: batch.uidValidity, lastUid: msg.uid }));
     }
     if (!batch.messages.length) await run((tx) => saveInboxState(tx, { organizationId: input.organizationId, mailboxId: input.mailboxId, uidValidity: batch.uidValidity, lastUid: batch.startUid - 1 }));
-    if (!batch.more) {
-      const retried = await retryUnprocessed(run, classifier, { organizationId: input.organizationId, mailboxId: input.mailboxId, limit: 3 });
-      result.reprocessed = retried.processed;
-      retried.changedEnrollmentIds.forEach((id) => changed.add(id));
-    }
     await run((tx) => setMailboxError(tx, input.mailboxId, lastError));
     return { ...result, changedEnrollmentIds: [...changed], more: batch.more };
   }

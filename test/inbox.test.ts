@@ -6,6 +6,7 @@ import { createDb, type DB } from '../db/pool';
 import { mailboxSecretContext, SecretBox } from '../db/secrets';
 import { startImapServer, type ImapTestServer } from './helpers/imap-server';
 import { freePort } from './helpers/ports';
+import { startChatServer } from './helpers/chat-server';
 import { fixture } from './helpers/reply-fixtures';
 import { seedReplyWorld, type ReplyWorld } from './helpers/reply-world';
 import { testEnv } from './helpers/tokens';
@@ -116,6 +117,34 @@ test('a password is never sent in cleartext: a server without STARTTLS is refuse
   ).rejects.toBeInstanceOf(ImapConnectError);
   // The same server over loopback without the requirement (the default on 127.0.0.1) is read.
   await expect(reader.readSince({ host: imap.host, port: imap.port, secure: false, username: imap.username, password: imap.password, timeoutMs: 5000 }, { uidValidity: null, lastUid: 0 }, 10)).resolves.toMatchObject({ messages: [] });
+});
+
+test('a poison message (the model away) does not block the mailbox: kept unprocessed, the position moves on, the stop behind it is acted on, last_error says so; the next poll retries it (review A2)', async () => {
+  const chat = await startChatServer('reply-model-1');
+  try {
+    const w = await world(imap.password);
+    const withModel = () => createReplyActivities({ db, secrets, config: { IMAP_TIMEOUT_MS: 5000, LLM_BASE_URL: chat.baseUrl, LLM_MODEL: 'reply-model-1' }, reader: new ImapInboxReader() });
+    await firstPoll(w);
+    await imap.append(fixture('reply-quoted-en'));
+    const stopUid = await imap.append(fixture('unsubscribe-en'));
+    chat.reply({ status: 503 }, JSON.stringify({ intent: 'unsubscribe', confidence: 0.96, summary: 'Asks to be removed.', referral: null }));
+    const first = await withModel().pollMailboxInbox({ organizationId: w.orgId, mailboxId: w.mailboxId });
+    expect(first).toMatchObject({ read: 2, stored: 1, unprocessed: 1, error: null });
+    expect(await state(w.mailboxId)).toMatchObject({ last_uid: stopUid });
+    expect((await owner.query(`SELECT last_error FROM mailboxes WHERE id = $1`, [w.mailboxId])).rows[0].last_error).toMatch(/could not be processed.*HTTP 503/);
+    expect((await owner.query(`SELECT count(*)::int AS n FROM suppressions WHERE organization_id = $1`, [w.orgId])).rows[0].n).toBe(1);
+
+    chat.reply(JSON.stringify({ intent: 'interested', confidence: 0.9, summary: 'Wants to know more.', referral: null }));
+    const second = await withModel().pollMailboxInbox({ organizationId: w.orgId, mailboxId: w.mailboxId });
+    expect(second).toMatchObject({ read: 0, reprocessed: 1, error: null });
+    expect((await owner.query(`SELECT last_error FROM mailboxes WHERE id = $1`, [w.mailboxId])).rows[0].last_error).toBeNull();
+    expect((await owner.query(`SELECT intent, processing_error FROM messages WHERE organization_id = $1 AND direction = 'inbound' ORDER BY intent`, [w.orgId])).rows).toEqual([
+      { intent: 'interested', processing_error: null },
+      { intent: 'unsubscribe', processing_error: null },
+    ]);
+  } finally {
+    await chat.close();
+  }
 });
 
 test('wrong IMAP credentials: the mailbox shows the error in last_error, the poll answers it (no exception, one attempt); fixed credentials clear it', async () => {
