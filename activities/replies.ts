@@ -7,7 +7,8 @@ import { mailboxSecretContext, secretContext, type SecretBox } from '../db/secre
 import { asOrganization } from '../db/tenancy';
 import { RulesReplyClassifier, type ReplyClassifier } from '../domain/replies/classify';
 import { OpenAiCompatibleReplyClassifier } from './classification/reply-openai-compatible';
-import { ingestInbound, type Transact } from './inbound/ingest-message';
+import { ingestInbound, retryUnprocessed, type Transact } from './inbound/ingest-message';
+import { sharedParsePool } from './inbound/parse-pool';
 import { ImapAuthError, ImapConnectError, type InboxReader } from './providers/mail/imap';
 import { NotRfc822Error } from './providers/mail/parse';
 
@@ -53,12 +54,17 @@ export interface PollResult {
   changedEnrollmentIds: string[];
   /** More messages wait (the batch was full): the workflow reads again. */
   more: boolean;
+  /** Messages kept unprocessed this time (their error is the mailbox's last_error); the next poll retries them. */
+  unprocessed: number;
+  /** Earlier unprocessed messages processed now. */
+  reprocessed: number;
   /** Why the inbox could not be read (also stored as the mailbox's last_error); null when it could. */
   error: string | null;
 }
 
 export function createReplyActivities(deps: ReplyActivityDeps) {
   const classifierFor = replyClassifierLookup(deps.db, deps.secrets, deps.config);
+  sharedParsePool().warm();
   const transact = (organizationId: string): Transact => (fn) => asOrganization(deps.db, organizationId, fn);
 
   async function ingestInboundMessage(input: { organizationId: string; mailboxId: string; rawBase64: string; receivedAt?: string }) {
@@ -69,7 +75,8 @@ export function createReplyActivities(deps: ReplyActivityDeps) {
         raw: Buffer.from(input.rawBase64, 'base64'),
         receivedAt: input.receivedAt ? new Date(input.receivedAt) : undefined,
       });
-      return outcome.duplicate ? { duplicate: true, messageId: outcome.messageId, changedEnrollmentIds: [] } : { duplicate: false, messageId: outcome.messageId, changedEnrollmentIds: outcome.changedEnrollmentIds };
+      if (outcome.duplicate) return { duplicate: true, messageId: outcome.messageId, changedEnrollmentIds: [] };
+      return { duplicate: false, messageId: outcome.messageId, changedEnrollmentIds: outcome.changedEnrollmentIds, ...('unprocessed' in outcome ? { unprocessed: true, error: outcome.error } : {}) };
     } catch (err) {
       if (err instanceof NotRfc822Error) throw ApplicationFailure.nonRetryable(err.message, 'NotRfc822');
       throw err;
@@ -77,13 +84,16 @@ export function createReplyActivities(deps: ReplyActivityDeps) {
   }
 
   /**
-   * Reads the messages after the stored UID (all of them after a UIDVALIDITY change), at most
-   * batchSize, stores each (de-duplicated by Message-ID) and saves the UID after each one stored.
-   * A refused login or an unreachable server is written to the mailbox's last_error and answered,
-   * not thrown: the next scheduled poll tries again, nothing loops hot.
+   * Reads the messages after the stored UID (the first read, and one after a UIDVALIDITY change,
+   * start at the end of the inbox: old mail is no reply), at most batchSize, stores each
+   * (de-duplicated by Message-ID) and saves the UID after each one. A message that cannot be
+   * processed is kept unprocessed (ingest-message.ts) and the position moves on past it; its error is
+   * the mailbox's last_error, and this poll retries the earlier unprocessed ones. A refused login or
+   * an unreachable server is written to the mailbox's last_error and answered, not thrown: the next
+   * scheduled poll tries again, nothing loops hot.
    */
   async function pollMailboxInbox(input: { organizationId: string; mailboxId: string; batchSize?: number }): Promise<PollResult> {
-    const result: PollResult = { read: 0, stored: 0, duplicates: 0, changedEnrollmentIds: [], more: false, error: null };
+    const result: PollResult = { read: 0, stored: 0, duplicates: 0, changedEnrollmentIds: [], more: false, error: null, unprocessed: 0, reprocessed: 0 };
     const run = transact(input.organizationId);
     const mailbox = await run((tx) => mailboxInbox(tx, input.mailboxId));
     const imap = mailbox?.imap_config as { host?: string; port?: number; secure?: boolean; username?: string | null } | null | undefined;
@@ -109,24 +119,33 @@ export function createReplyActivities(deps: ReplyActivityDeps) {
     }
     const classifier = await classifierFor(input.organizationId);
     const changed = new Set<string>();
+    let lastError: string | null = null;
+    // The messages earlier polls kept unprocessed first (not the ones this poll keeps: they wait for the next).
+    const retried = await retryUnprocessed(run, classifier, { organizationId: input.organizationId, mailboxId: input.mailboxId, limit: 3 });
+    result.reprocessed = retried.processed;
+    retried.changedEnrollmentIds.forEach((id) => changed.add(id));
     for (const msg of batch.messages) {
       result.read++;
       try {
         const outcome = await ingestInbound(run, classifier, { organizationId: input.organizationId, mailboxId: input.mailboxId, raw: msg.raw, receivedAt: msg.internalDate ?? undefined });
         if (outcome.duplicate) result.duplicates++;
-        else {
+        else if ('unprocessed' in outcome) {
+          result.unprocessed++;
+          lastError = `message UID ${msg.uid} could not be processed (kept unprocessed, retried by the next poll): ${outcome.error}`.slice(0, 1000);
+          warn('kept an inbox message unprocessed', { mailboxId: input.mailboxId, uid: msg.uid, error: outcome.error });
+        } else {
           result.stored++;
           outcome.changedEnrollmentIds.forEach((id) => changed.add(id));
         }
       } catch (err) {
-        // A message that is not RFC 822 is skipped (it never will be); anything else is retried from this UID.
+        // A message that is not RFC 822 is skipped (it never will be); the database being away is retried from this UID.
         if (!(err instanceof NotRfc822Error)) throw err;
         warn('skipped an inbox message that is not RFC 822', { mailboxId: input.mailboxId, uid: msg.uid });
       }
       await run((tx) => saveInboxState(tx, { organizationId: input.organizationId, mailboxId: input.mailboxId, uidValidity: batch.uidValidity, lastUid: msg.uid }));
     }
-    if (!batch.messages.length) await run((tx) => saveInboxState(tx, { organizationId: input.organizationId, mailboxId: input.mailboxId, uidValidity: batch.uidValidity, lastUid: state.uidValidity === batch.uidValidity ? state.lastUid : 0 }));
-    await run((tx) => setMailboxError(tx, input.mailboxId, null));
+    if (!batch.messages.length) await run((tx) => saveInboxState(tx, { organizationId: input.organizationId, mailboxId: input.mailboxId, uidValidity: batch.uidValidity, lastUid: batch.startUid - 1 }));
+    await run((tx) => setMailboxError(tx, input.mailboxId, lastError));
     return { ...result, changedEnrollmentIds: [...changed], more: batch.more };
   }
 

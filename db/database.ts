@@ -320,8 +320,10 @@ export interface Messages {
   approved_at: Timestamp | null;
   approved_by: string | null;
   body: string | null;
+  bounced_at: Timestamp | null;
   campaign_id: string | null;
   channel: Generated<string>;
+  complained_at: Timestamp | null;
   completed_at: Timestamp | null;
   completed_by: string | null;
   completed_note: string | null;
@@ -335,6 +337,7 @@ export interface Messages {
   from_address: string | null;
   id: Generated<string>;
   in_reply_to: string | null;
+  inbound_source: Buffer | null;
   intent: string | null;
   internet_message_id: string | null;
   mailbox_id: string | null;
@@ -342,6 +345,7 @@ export interface Messages {
   needs_check: Generated<boolean>;
   organization_id: string;
   original_body: string | null;
+  processing_error: string | null;
   prompt_key: string | null;
   prompt_version: string | null;
   provider_message_id: string | null;

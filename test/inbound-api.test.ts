@@ -1,6 +1,7 @@
 import { Pool } from 'pg';
 import { addMember, expectProblem, newOrganization, startApi, type TestApi } from './helpers/api';
 import { fixture } from './helpers/reply-fixtures';
+import { replyMail } from './helpers/hostile-mail';
 import { seedReplyWorld, type ReplyWorld } from './helpers/reply-world';
 import { testEnv, type TestUser } from './helpers/tokens';
 
@@ -76,6 +77,28 @@ test("another tenant's mailbox is 404, a viewer 403, an unknown id 404; nothing 
   expectProblem(await post(world.mailboxId, raw, { token: viewer.token }), 403, 'FORBIDDEN');
   expect(await inboundCount(other.orgId)).toBe(0);
   expect((await owners.query(`SELECT count(*)::int AS n FROM suppressions WHERE organization_id = ANY($1)`, [[orgId, other.orgId]])).rows[0].n).toBe(0);
+});
+
+test("a spoofed In-Reply-To naming another organization's message stays unmatched: nothing of theirs changes (review: tests that cannot fail)", async () => {
+  // A Message-ID only tenant B has: if threading looked across organizations it would find B's contact.
+  const foreignId = `<only-b-${Date.now()}@example-sender.nl>`;
+  await owners.query(`UPDATE messages SET provider_message_id = $2 WHERE id = $1`, [otherWorld.outboundId, foreignId]);
+  const raw = replyMail({ from: 'emily.carter@harbourbuild.co.uk', inReplyTo: foreignId, subject: 'Re: iets anders', body: 'Please remove me from your list.' }).toString('utf8');
+  const res = await post(world.mailboxId, raw);
+  expect(res.status).toBe(202);
+  const m = (await owners.query(`SELECT organization_id, thread_id, enrollment_id FROM messages WHERE id = $1`, [res.body.message_id])).rows[0];
+  expect(m).toMatchObject({ organization_id: orgId, enrollment_id: null });
+  expect(m.thread_id).not.toBe(otherWorld.threadId);
+  const theirs = (await owners.query(`SELECT status FROM enrollments WHERE id = ANY($1) ORDER BY id`, [[otherWorld.replier.enrollmentId, otherWorld.colleague.enrollmentId]])).rows;
+  expect(theirs).toEqual([{ status: 'active' }, { status: 'active' }]);
+  expect((await owners.query(`SELECT count(*)::int AS n FROM suppressions WHERE organization_id = $1`, [other.orgId])).rows[0].n).toBe(0);
+  expect((await owners.query(`SELECT status FROM threads WHERE id = $1`, [otherWorld.threadId])).rows[0].status).toBe('open');
+});
+
+test("another tenant's mailbox is refused before its body is read: 404, not 413", async () => {
+  const big = `From: a@b.nl\r\nSubject: groot\r\nMessage-ID: <big2@b.nl>\r\n\r\n${'x'.repeat(4096)}`;
+  expectProblem(await post(otherWorld.mailboxId, big, { to: small }), 404, 'NOT_FOUND');
+  expectProblem(await post(world.mailboxId, big, { to: small }), 413, 'PAYLOAD_TOO_LARGE');
 });
 
 test('the mailbox answers last_error (null while its inbox is readable)', async () => {

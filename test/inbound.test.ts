@@ -1,11 +1,13 @@
 import { Pool } from 'pg';
 import { createDb, type DB } from '../db/pool';
 import { asOrganization } from '../db/tenancy';
-import { ingestInbound } from '../activities/inbound/ingest-message';
+import { ingestInbound, retryUnprocessed, type Transact } from '../activities/inbound/ingest-message';
+import { ParsePool } from '../activities/inbound/parse-pool';
 import { OpenAiCompatibleReplyClassifier } from '../activities/classification/reply-openai-compatible';
 import { RulesReplyClassifier, type ReplyClassifier } from '../domain/replies/classify';
 import { startChatServer, type ChatServer } from './helpers/chat-server';
-import { seedReplyWorld, type ReplyWorld } from './helpers/reply-world';
+import { OUTBOUND_MESSAGE_ID, seedReplyWorld, type ReplyWorld } from './helpers/reply-world';
+import { arfMail, dsnMail, replyMail } from './helpers/hostile-mail';
 import { testEnv } from './helpers/tokens';
 import { fixture } from './helpers/reply-fixtures';
 
@@ -32,12 +34,9 @@ const MARK = 'mark@reynolds-construction.com';
 
 async function ingest(w: ReplyWorld, name: string | Buffer, opts: { classifier?: ReplyClassifier; receivedAt?: Date } = {}) {
   const raw = typeof name === 'string' ? fixture(name) : name;
-  return ingestInbound((fn) => asOrganization(db, w.orgId, fn), opts.classifier ?? new RulesReplyClassifier(), {
-    organizationId: w.orgId,
-    mailboxId: w.mailboxId,
-    raw,
-    receivedAt: opts.receivedAt ?? new Date('2026-11-19T12:00:00Z'),
-  });
+  const receivedAt = opts.receivedAt ?? new Date('2026-11-19T12:00:00Z');
+  // The fixtures were written on 19 November 2026: "now" is when they arrived, whatever today's date.
+  return ingestInbound((fn) => asOrganization(db, w.orgId, fn), opts.classifier ?? new RulesReplyClassifier(), { organizationId: w.orgId, mailboxId: w.mailboxId, raw, receivedAt, now: receivedAt });
 }
 const row = async (sql: string, values: unknown[]) => (await owner.query(sql, values)).rows[0];
 const enrollment = (id: string) => row(`SELECT status, pause_reason, resume_at, stopped_reason FROM enrollments WHERE id = $1`, [id]);
@@ -185,6 +184,52 @@ describe('delivery reports', () => {
     expect(await enrollment(w.replier.enrollmentId)).toMatchObject({ status: 'stopped', stopped_reason: 'bounced' });
     expect(await enrollment(w.colleague.enrollmentId)).toMatchObject({ status: 'active' });
     expect((await message(out.messageId)).intent).toBeNull();
+    expect((await message(w.outboundId)).bounced_at).toBeInstanceOf(Date);
+  });
+
+  const count = async (sql: string, values: unknown[]) => (await row(sql, values)).n as number;
+  const suppressionsOf = (orgId: string) => owner.query(`SELECT scope, value, reason FROM suppressions WHERE organization_id = $1 ORDER BY value`, [orgId]).then((r) => r.rows);
+
+  test('a forwarded address bounced: the address we wrote to is suppressed, not the Final-Recipient (review A3)', async () => {
+    const w = await seedReplyWorld(owner, { replierEmail: JAN });
+    stored(await ingest(w, dsnMail({ originalMessageId: OUTBOUND_MESSAGE_ID, finalRecipient: 'jan.forward@gmail.example' })));
+    expect(await suppressionsOf(w.orgId)).toEqual([{ scope: 'email', value: JAN, reason: 'bounce' }]);
+    expect(await message(w.outboundId)).toMatchObject({ status: 'failed', bounced_at: expect.any(Date) });
+    expect(await enrollment(w.replier.enrollmentId)).toMatchObject({ status: 'stopped', stopped_reason: 'bounced' });
+  });
+
+  test.each([
+    ['an unknown original', '<not-ours-123@elsewhere.example>'],
+    ['no original at all', null],
+  ])('a forged DSN naming a contact with %s changes nothing: recorded only (review A3)', async (_what, original) => {
+    const w = await seedReplyWorld(owner, { replierEmail: JAN });
+    const out = stored(await ingest(w, dsnMail({ from: 'postmaster@competitor.example', originalMessageId: original, finalRecipient: JAN })));
+    expect(out).toMatchObject({ contactId: null, threadId: null, changedEnrollmentIds: [] });
+    expect(await suppressionsOf(w.orgId)).toEqual([]);
+    expect(await enrollment(w.replier.enrollmentId)).toMatchObject({ status: 'active' });
+    expect(await message(w.outboundId)).toMatchObject({ status: 'sent', bounced_at: null });
+    expect((await message(out.messageId)).why.triage.summary).toContain('names no message we sent: recorded only');
+  });
+
+  test('an ARF abuse report on our message: never a reply; the address we wrote to is suppressed (complaint), the contact stopped, the message marked (review A3)', async () => {
+    const w = await seedReplyWorld(owner, { replierEmail: JAN });
+    const out = stored(await ingest(w, arfMail({ originalMessageId: OUTBOUND_MESSAGE_ID })));
+    expect(out).toMatchObject({ contactId: w.replier.contactId, changedEnrollmentIds: [w.replier.enrollmentId] });
+    expect(await suppressionsOf(w.orgId)).toEqual([{ scope: 'email', value: JAN, reason: 'complaint' }]);
+    expect(await enrollment(w.replier.enrollmentId)).toMatchObject({ status: 'stopped', stopped_reason: 'complaint' });
+    // Not a reply: the colleague is not paused, the thread is not replied, no intent.
+    expect(await enrollment(w.colleague.enrollmentId)).toMatchObject({ status: 'active' });
+    expect(await threadStatus(w.threadId)).toBe('open');
+    expect(await message(out.messageId)).toMatchObject({ intent: null });
+    expect(await message(w.outboundId)).toMatchObject({ status: 'sent', complained_at: expect.any(Date), bounced_at: null });
+  });
+
+  test('an ARF report naming no message we sent changes nothing (its footer "unsubscribe" is no request)', async () => {
+    const w = await seedReplyWorld(owner, { replierEmail: JAN });
+    const out = stored(await ingest(w, arfMail({ originalMessageId: '<other@elsewhere.example>', originalRcptTo: JAN })));
+    expect(out.changedEnrollmentIds).toEqual([]);
+    expect(await count(`SELECT count(*)::int AS n FROM suppressions WHERE organization_id = $1`, [w.orgId])).toBe(0);
+    expect(await message(w.outboundId)).toMatchObject({ complained_at: null });
   });
 
   test('a soft bounce is recorded: nothing failed, nothing suppressed', async () => {
@@ -194,6 +239,57 @@ describe('delivery reports', () => {
     expect((await message(w.outboundId)).status).toBe('sent');
     expect((await row(`SELECT count(*)::int AS n FROM suppressions WHERE organization_id = $1`, [w.orgId])).n).toBe(0);
     expect((await message(out.messageId)).why.triage.summary).toContain('Soft bounce (4.2.2)');
+  });
+});
+
+describe('unsubscribe covers the address we wrote to (review A4) and the account pause covers out-of-office colleagues (review m2)', () => {
+  test('a reply from another address: the sender, the address we wrote to and the contact are suppressed', async () => {
+    const w = await seedReplyWorld(owner, { replierEmail: 'info@bouwbedrijf-devries.nl' });
+    await owner.query(`UPDATE contacts SET email = 'j.devries@bouwbedrijf-devries.nl' WHERE id = $1`, [w.replier.contactId]);
+    stored(await ingest(w, replyMail({ from: 'Jan <jan@bouwbedrijf-devries.nl>', inReplyTo: OUTBOUND_MESSAGE_ID, body: 'Haal ons van de lijst a.u.b.' })));
+    const rows = (await owner.query(`SELECT value, reason FROM suppressions WHERE organization_id = $1 ORDER BY value`, [w.orgId])).rows;
+    expect(rows).toEqual([
+      { value: 'info@bouwbedrijf-devries.nl', reason: 'unsubscribe' },
+      { value: 'j.devries@bouwbedrijf-devries.nl', reason: 'unsubscribe' },
+      { value: 'jan@bouwbedrijf-devries.nl', reason: 'unsubscribe' },
+    ]);
+  });
+
+  test('the advertised List-Unsubscribe mailto: subject "unsubscribe", empty body, Auto-Submitted: an unsubscribe', async () => {
+    const w = await seedReplyWorld(owner, { replierEmail: JAN });
+    const out = stored(await ingest(w, replyMail({ from: JAN, subject: 'unsubscribe', body: '', headers: ['Auto-Submitted: auto-generated'] })));
+    expect(await message(out.messageId)).toMatchObject({ intent: 'unsubscribe' });
+    expect(await row(`SELECT value, reason FROM suppressions WHERE organization_id = $1`, [w.orgId])).toEqual({ value: JAN, reason: 'unsubscribe' });
+    expect(await enrollment(w.replier.enrollmentId)).toMatchObject({ status: 'stopped' });
+  });
+
+  test('a colleague paused out_of_office now waits for a person (account_replied, no resume_at)', async () => {
+    const w = await seedReplyWorld(owner, { replierEmail: EMILY });
+    await owner.query(`UPDATE enrollments SET status = 'paused', pause_reason = 'out_of_office', resume_at = now() + interval '3 days' WHERE id = $1`, [w.colleague.enrollmentId]);
+    const out = stored(await ingest(w, 'reply-quoted-en'));
+    expect(out.changedEnrollmentIds).toContain(w.colleague.enrollmentId);
+    expect(await enrollment(w.colleague.enrollmentId)).toMatchObject({ status: 'paused', pause_reason: 'account_replied', resume_at: null });
+  });
+});
+
+describe('the parse thread and its time budget (review A1, A2)', () => {
+  test('a message over the budget is kept unprocessed with its error; the thread starts again and the next message is processed', async () => {
+    const w = await seedReplyWorld(owner, { replierEmail: JAN });
+    const tight = new ParsePool(1); // 1 ms: no message is parsed in time
+    try {
+      const run: Transact = (fn) => asOrganization(db, w.orgId, fn);
+      const out = await ingestInbound(run, new RulesReplyClassifier(), { organizationId: w.orgId, mailboxId: w.mailboxId, raw: fixture('unsubscribe-nl') }, { pool: tight });
+      expect(out).toMatchObject({ unprocessed: true, error: expect.stringContaining('took longer than 1 ms') });
+      expect(await message(out.messageId)).toMatchObject({ processing_error: expect.stringContaining('took longer than 1 ms'), intent: null });
+      expect(await enrollment(w.replier.enrollmentId)).toMatchObject({ status: 'active' });
+      // A pool with room: the retry processes it (the "stop" is honoured).
+      const retried = await retryUnprocessed(run, new RulesReplyClassifier(), { organizationId: w.orgId, mailboxId: w.mailboxId, limit: 3 }, { pool: new ParsePool(30_000) });
+      expect(retried).toMatchObject({ tried: 1, processed: 1 });
+      expect(await enrollment(w.replier.enrollmentId)).toMatchObject({ status: 'stopped', stopped_reason: 'replied' });
+      expect(await row(`SELECT reason FROM suppressions WHERE organization_id = $1 AND value = $2`, [w.orgId, JAN])).toEqual({ reason: 'unsubscribe' });
+    } finally {
+      await tight.close();
+    }
   });
 });
 
@@ -235,10 +331,39 @@ describe('a model behind an OpenAI-compatible endpoint', () => {
     expect(chat.requests.at(-1)!.body.messages[1].content).not.toContain('would a short call next week be useful');
   });
 
-  test('output that is not the schema is refused and nothing is stored', async () => {
-    const w = await seedReplyWorld(owner, { replierEmail: EMILY });
-    chat.reply(JSON.stringify({ intent: 'maybe', confidence: 2 }));
-    await expect(ingest(w, 'reply-quoted-en', { classifier: new OpenAiCompatibleReplyClassifier({ baseUrl: chat.baseUrl, model: 'reply-model-1' }) })).rejects.toThrow(/does not match the schema/);
-    expect((await row(`SELECT count(*)::int AS n FROM messages WHERE organization_id = $1 AND direction = 'inbound'`, [w.orgId])).n).toBe(0);
+  test.each([
+    ['output that is not the schema', JSON.stringify({ intent: 'maybe', confidence: 2 }), /does not match the schema/],
+    ['a 4xx (a content filter)', { status: 400, body: { error: { message: 'content filter' } } }, /HTTP 400/],
+  ])('%s: the rules classify the reply and it is acted on (review A2)', async (_what, answer, why) => {
+    const w = await seedReplyWorld(owner, { replierEmail: JAN });
+    chat.reply(answer);
+    const out = stored(await ingest(w, 'unsubscribe-nl', { classifier: new OpenAiCompatibleReplyClassifier({ baseUrl: chat.baseUrl, model: 'reply-model-1' }) }));
+    const m = await message(out.messageId);
+    expect(m).toMatchObject({ intent: 'unsubscribe', model: 'rules', processing_error: null });
+    expect(m.why.triage.summary).toMatch(why);
+    expect(await row(`SELECT reason FROM suppressions WHERE organization_id = $1 AND value = $2`, [w.orgId, JAN])).toEqual({ reason: 'unsubscribe' });
+    expect(await enrollment(w.replier.enrollmentId)).toMatchObject({ status: 'stopped', stopped_reason: 'replied' });
+  });
+
+  test('a model that is away (5xx): the message is kept unprocessed with its error and processed by a retry', async () => {
+    const w = await seedReplyWorld(owner, { replierEmail: JAN });
+    const classifier = new OpenAiCompatibleReplyClassifier({ baseUrl: chat.baseUrl, model: 'reply-model-1' });
+    chat.reply({ status: 503 });
+    const out = await ingest(w, 'unsubscribe-nl', { classifier });
+    expect(out).toMatchObject({ duplicate: false, unprocessed: true, error: expect.stringContaining('HTTP 503') });
+    const kept = await message(out.messageId);
+    expect(kept).toMatchObject({ direction: 'inbound', status: 'received', processing_error: expect.stringContaining('HTTP 503'), intent: null });
+    expect(kept.inbound_source).toEqual(fixture('unsubscribe-nl'));
+    expect(await enrollment(w.replier.enrollmentId)).toMatchObject({ status: 'active' });
+    // The same message again while unprocessed: stored once.
+    expect(await ingest(w, 'unsubscribe-nl', { classifier })).toEqual({ duplicate: true, messageId: out.messageId });
+
+    chat.reply(JSON.stringify({ intent: 'unsubscribe', confidence: 0.97, summary: 'Asks to be removed.', referral: null }));
+    const retried = await retryUnprocessed((fn) => asOrganization(db, w.orgId, fn), classifier, { organizationId: w.orgId, mailboxId: w.mailboxId, limit: 3 });
+    expect(retried).toMatchObject({ tried: 1, processed: 1 });
+    expect(await message(out.messageId)).toBeUndefined();
+    const rows = (await owner.query(`SELECT intent, processing_error, inbound_source FROM messages WHERE organization_id = $1 AND direction = 'inbound'`, [w.orgId])).rows;
+    expect(rows).toEqual([{ intent: 'unsubscribe', processing_error: null, inbound_source: null }]);
+    expect(await enrollment(w.replier.enrollmentId)).toMatchObject({ status: 'stopped', stopped_reason: 'replied' });
   });
 });

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { createReplyActivities } from '../activities/replies';
-import { ImapInboxReader } from '../activities/providers/mail/imap';
+import { ImapConnectError, ImapInboxReader } from '../activities/providers/mail/imap';
 import { createDb, type DB } from '../db/pool';
 import { mailboxSecretContext, SecretBox } from '../db/secrets';
 import { startImapServer, type ImapTestServer } from './helpers/imap-server';
 import { freePort } from './helpers/ports';
+import { startChatServer } from './helpers/chat-server';
 import { fixture } from './helpers/reply-fixtures';
 import { seedReplyWorld, type ReplyWorld } from './helpers/reply-world';
 import { testEnv } from './helpers/tokens';
@@ -49,8 +50,26 @@ async function world(password: string, port = imap.port): Promise<ReplyWorld> {
 const inbound = async (orgId: string) => (await owner.query(`SELECT intent FROM messages WHERE organization_id = $1 AND direction = 'inbound' ORDER BY created_at`, [orgId])).rows.map((r) => r.intent);
 const state = async (mailboxId: string) => (await owner.query(`SELECT uidvalidity, last_uid FROM mailbox_inbox_states WHERE mailbox_id = $1`, [mailboxId])).rows[0];
 
-test('new mail is read once: the position survives a worker restart; a lost position or a new UIDVALIDITY re-reads without storing twice', async () => {
+/** The first poll of a new mailbox: it starts at the current end of the shared INBOX (what other tests appended is history). */
+async function firstPoll(w: ReplyWorld): Promise<number> {
+  expect(await worker().pollMailboxInbox({ organizationId: w.orgId, mailboxId: w.mailboxId })).toMatchObject({ read: 0, stored: 0, error: null });
+  return Number((await state(w.mailboxId)).last_uid);
+}
+
+test('the first poll starts at the end of the inbox: mail that was there before is history, not replies (review A6)', async () => {
+  await imap.append(fixture('unsubscribe-en'));
+  await imap.append(fixture('reply-quoted-en'));
   const w = await world(imap.password);
+  const end = await firstPoll(w);
+  expect(end).toBeGreaterThanOrEqual(2);
+  expect(await inbound(w.orgId)).toEqual([]);
+  expect((await owner.query(`SELECT count(*)::int AS n FROM suppressions WHERE organization_id = $1`, [w.orgId])).rows[0].n).toBe(0);
+  expect((await owner.query(`SELECT status FROM enrollments WHERE id = $1`, [w.replier.enrollmentId])).rows[0].status).toBe('active');
+});
+
+test('new mail is read once: the position survives a worker restart; a lost position re-reads without storing twice; a new UIDVALIDITY starts at the end', async () => {
+  const w = await world(imap.password);
+  const start = await firstPoll(w);
   const first = await imap.append(fixture('gmail-ooo-en'));
   await imap.append(fixture('reply-quoted-en'));
 
@@ -67,20 +86,65 @@ test('new mail is read once: the position survives a worker restart; a lost posi
   expect(await inbound(w.orgId)).toEqual(['out_of_office', 'interested', 'unsubscribe']);
 
   // The position lost (a crash after storing, before saving it): read again, stored once.
-  await owner.query(`UPDATE mailbox_inbox_states SET last_uid = 0 WHERE mailbox_id = $1`, [w.mailboxId]);
+  await owner.query(`UPDATE mailbox_inbox_states SET last_uid = $2 WHERE mailbox_id = $1`, [w.mailboxId, start]);
   expect(await worker().pollMailboxInbox({ organizationId: w.orgId, mailboxId: w.mailboxId })).toMatchObject({ read: 3, stored: 0, duplicates: 3 });
-  // Another UIDVALIDITY than the one stored: the UIDs mean other messages, the folder is read from the start.
-  await owner.query(`UPDATE mailbox_inbox_states SET uidvalidity = 999 WHERE mailbox_id = $1`, [w.mailboxId]);
-  expect(await worker().pollMailboxInbox({ organizationId: w.orgId, mailboxId: w.mailboxId })).toMatchObject({ read: 3, stored: 0, duplicates: 3 });
+  // Another UIDVALIDITY than the one stored: the UIDs mean other messages; it starts at the end again.
+  await owner.query(`UPDATE mailbox_inbox_states SET uidvalidity = 999, last_uid = 0 WHERE mailbox_id = $1`, [w.mailboxId]);
+  expect(await worker().pollMailboxInbox({ organizationId: w.orgId, mailboxId: w.mailboxId })).toMatchObject({ read: 0, stored: 0 });
+  expect(await state(w.mailboxId)).toMatchObject({ last_uid: first + 2 });
   expect((await state(w.mailboxId)).uidvalidity).not.toBe(999);
   expect(await inbound(w.orgId)).toHaveLength(3);
 });
 
-test('batches: at most batchSize per read, `more` while mail waits', async () => {
+test('batches: at most batchSize per read, `more` while mail waits, the next read continues after the batch', async () => {
   const w = await world(imap.password);
-  const before = (await worker().pollMailboxInbox({ organizationId: w.orgId, mailboxId: w.mailboxId, batchSize: 2 }));
-  expect(before.read).toBe(2);
-  expect(before.more).toBe(true);
+  await firstPoll(w);
+  const uids = [await imap.append(fixture('gmail-ooo-en')), await imap.append(fixture('reply-quoted-en')), await imap.append(fixture('unsubscribe-en'))];
+  const before = await worker().pollMailboxInbox({ organizationId: w.orgId, mailboxId: w.mailboxId, batchSize: 2 });
+  expect(before).toMatchObject({ read: 2, stored: 2, more: true });
+  expect(await state(w.mailboxId)).toMatchObject({ last_uid: uids[1] });
+  expect(await inbound(w.orgId)).toEqual(['out_of_office', 'interested']);
+  const after = await worker().pollMailboxInbox({ organizationId: w.orgId, mailboxId: w.mailboxId, batchSize: 2 });
+  expect(after).toMatchObject({ read: 1, stored: 1, more: false });
+  expect(await state(w.mailboxId)).toMatchObject({ last_uid: uids[2] });
+  expect(await inbound(w.orgId)).toEqual(['out_of_office', 'interested', 'unsubscribe']);
+});
+
+test('a password is never sent in cleartext: a server without STARTTLS is refused when TLS is required', async () => {
+  const reader = new ImapInboxReader();
+  await expect(
+    reader.readSince({ host: imap.host, port: imap.port, secure: false, username: imap.username, password: imap.password, timeoutMs: 5000, requireTls: true }, { uidValidity: null, lastUid: 0 }, 10),
+  ).rejects.toBeInstanceOf(ImapConnectError);
+  // The same server over loopback without the requirement (the default on 127.0.0.1) is read.
+  await expect(reader.readSince({ host: imap.host, port: imap.port, secure: false, username: imap.username, password: imap.password, timeoutMs: 5000 }, { uidValidity: null, lastUid: 0 }, 10)).resolves.toMatchObject({ messages: [] });
+});
+
+test('a poison message (the model away) does not block the mailbox: kept unprocessed, the position moves on, the stop behind it is acted on, last_error says so; the next poll retries it (review A2)', async () => {
+  const chat = await startChatServer('reply-model-1');
+  try {
+    const w = await world(imap.password);
+    const withModel = () => createReplyActivities({ db, secrets, config: { IMAP_TIMEOUT_MS: 5000, LLM_BASE_URL: chat.baseUrl, LLM_MODEL: 'reply-model-1' }, reader: new ImapInboxReader() });
+    await firstPoll(w);
+    await imap.append(fixture('reply-quoted-en'));
+    const stopUid = await imap.append(fixture('unsubscribe-en'));
+    chat.reply({ status: 503 }, JSON.stringify({ intent: 'unsubscribe', confidence: 0.96, summary: 'Asks to be removed.', referral: null }));
+    const first = await withModel().pollMailboxInbox({ organizationId: w.orgId, mailboxId: w.mailboxId });
+    expect(first).toMatchObject({ read: 2, stored: 1, unprocessed: 1, error: null });
+    expect(await state(w.mailboxId)).toMatchObject({ last_uid: stopUid });
+    expect((await owner.query(`SELECT last_error FROM mailboxes WHERE id = $1`, [w.mailboxId])).rows[0].last_error).toMatch(/could not be processed.*HTTP 503/);
+    expect((await owner.query(`SELECT count(*)::int AS n FROM suppressions WHERE organization_id = $1`, [w.orgId])).rows[0].n).toBe(1);
+
+    chat.reply(JSON.stringify({ intent: 'interested', confidence: 0.9, summary: 'Wants to know more.', referral: null }));
+    const second = await withModel().pollMailboxInbox({ organizationId: w.orgId, mailboxId: w.mailboxId });
+    expect(second).toMatchObject({ read: 0, reprocessed: 1, error: null });
+    expect((await owner.query(`SELECT last_error FROM mailboxes WHERE id = $1`, [w.mailboxId])).rows[0].last_error).toBeNull();
+    expect((await owner.query(`SELECT intent, processing_error FROM messages WHERE organization_id = $1 AND direction = 'inbound' ORDER BY intent`, [w.orgId])).rows).toEqual([
+      { intent: 'interested', processing_error: null },
+      { intent: 'unsubscribe', processing_error: null },
+    ]);
+  } finally {
+    await chat.close();
+  }
 });
 
 test('wrong IMAP credentials: the mailbox shows the error in last_error, the poll answers it (no exception, one attempt); fixed credentials clear it', async () => {

@@ -1,12 +1,14 @@
-import { parseInbound, NotRfc822Error, type ParsedInbound } from '../activities/providers/mail/parse';
+import { headerLookup, htmlText, parseInbound, NotRfc822Error, type ParsedInbound } from '../activities/providers/mail/parse';
 import { detectAutoReply } from '../domain/replies/auto-reply';
 import { firstSlotInWindow, outOfOfficeResumeAt } from '../domain/replies/calendar';
 import { planFor } from '../domain/replies/plan';
 import { publicHolidays } from '../domain/sending/holidays';
 import { classifyReplyByRules, machineKind } from '../domain/replies/classify';
-import { readDeliveryStatus } from '../domain/replies/dsn';
+import { messageIdList, readDeliveryStatus } from '../domain/replies/dsn';
+import { classifyByRules } from '../domain/replies/intent-rules';
+import { cleanText } from '../domain/replies/text';
 import { stripQuotedHistory } from '../domain/replies/quoted';
-import { extractReferral } from '../domain/replies/referral';
+import { extractReferral, findEmails } from '../domain/replies/referral';
 import { outOfOfficeReturnDate } from '../domain/replies/return-date';
 import { offeredSlots } from '../domain/replies/slots';
 import { normalizeSubject } from '../domain/replies/subject';
@@ -16,7 +18,7 @@ import { fixture } from './helpers/reply-fixtures';
 
 async function classified(name: string) {
   const p: ParsedInbound = await parseInbound(fixture(name));
-  return { parsed: p, c: classifyReplyByRules({ subject: p.subject, text: p.text, fromAddress: p.fromAddress, sentAt: p.date!, senderZone: p.dateZone ?? 'Europe/Amsterdam', header: p.header }) };
+  return { parsed: p, c: classifyReplyByRules({ subject: p.subject, text: p.text, fromAddress: p.fromAddress, sentAt: p.date!, senderZone: p.dateZone ?? 'Europe/Amsterdam', header: headerLookup(p) }) };
 }
 
 const header = (h: Record<string, string>) => (name: string) => h[name];
@@ -81,10 +83,10 @@ describe('intent by rules, per intent, Dutch and English', () => {
 describe('auto-replies and out-of-office notices', () => {
   test('Outlook (nl) and Gmail (en) out-of-office notices are auto-replies with their return date', async () => {
     const outlook = await classified('outlook-ooo-nl');
-    expect(machineKind(outlook.parsed)).toEqual({ kind: 'auto_reply', outOfOffice: true, marker: 'Auto-Submitted: auto-generated' });
+    expect(machineKind({ ...outlook.parsed, header: headerLookup(outlook.parsed) })).toEqual({ kind: 'auto_reply', outOfOffice: true, marker: 'Auto-Submitted: auto-generated' });
     expect(outlook.c.returnDate).toBe('2026-11-30');
     const gmail = await classified('gmail-ooo-en');
-    expect(machineKind(gmail.parsed)).toMatchObject({ kind: 'auto_reply', outOfOffice: true });
+    expect(machineKind({ ...gmail.parsed, header: headerLookup(gmail.parsed) })).toMatchObject({ kind: 'auto_reply', outOfOffice: true });
     expect(gmail.c.returnDate).toBe('2026-12-02');
   });
 
@@ -110,6 +112,12 @@ describe('auto-replies and out-of-office notices', () => {
     [{}, 'Réponse automatique : devis', true],
     [{}, 'Absence du bureau', true],
     [{}, 'Re: offerte', false],
+    // Business subjects that contain an out-of-office word are replies (review A5).
+    [{}, 'Re: Uitbreiding vakantiepark De Lente', false],
+    [{}, 'Re: Warmtepomp voor Urlaubshotel Seeblick', false],
+    [{}, 'Re: Absence management software', false],
+    [{}, 'Re: Nieuwbouw afwezigheidsregistratie', false],
+    [{}, 'Re: Hotel on leave of the harbour', false],
   ])('headers %j with subject %s: auto-reply %s', (h, subject, auto) => {
     expect(detectAutoReply(header(h as Record<string, string>), subject).auto).toBe(auto);
   });
@@ -166,12 +174,15 @@ describe('the hold and the slot, on the mailbox calendar', () => {
     expect(outOfOfficeResumeAt(null, new Date('2026-11-19T10:00:00Z'), calendar).toISOString()).toBe('2026-11-26T08:00:00.000Z');
   });
 
-  test('the first offered slot inside the window on a business day', () => {
+  test('the first offered slot inside the window on a business day, never one before now (review A6)', () => {
+    const NOW = new Date('2026-11-19T12:00:00Z');
     const slot = (start: string, minutes = 30) => ({ start, end: new Date(Date.parse(start) + minutes * 60_000).toISOString() });
-    expect(firstSlotInWindow([slot('2026-11-24T19:00:00.000Z'), slot('2026-11-25T15:30:00.000Z')], calendar)).toEqual(slot('2026-11-25T15:30:00.000Z'));
-    expect(firstSlotInWindow([slot('2026-11-25T15:45:00.000Z')], calendar)).toBeNull(); // ends 17:15 local
-    expect(firstSlotInWindow([slot('2026-11-28T10:00:00.000Z')], calendar)).toBeNull(); // a Saturday
-    expect(firstSlotInWindow([slot('2026-12-25T10:00:00.000Z')], calendar)).toBeNull(); // Christmas
+    expect(firstSlotInWindow([slot('2026-11-24T19:00:00.000Z'), slot('2026-11-25T15:30:00.000Z')], calendar, NOW)).toEqual(slot('2026-11-25T15:30:00.000Z'));
+    expect(firstSlotInWindow([slot('2026-11-25T15:45:00.000Z')], calendar, NOW)).toBeNull(); // ends 17:15 local
+    expect(firstSlotInWindow([slot('2026-11-28T10:00:00.000Z')], calendar, NOW)).toBeNull(); // a Saturday
+    expect(firstSlotInWindow([slot('2026-12-25T10:00:00.000Z')], calendar, NOW)).toBeNull(); // Christmas
+    // A reply read late (old mail): its times have passed.
+    expect(firstSlotInWindow([slot('2026-11-25T10:00:00.000Z'), slot('2026-11-26T10:00:00.000Z')], calendar, new Date('2026-11-25T12:00:00Z'))).toEqual(slot('2026-11-26T10:00:00.000Z'));
   });
 
   test('what each kind does (the README intents table)', () => {
@@ -184,5 +195,49 @@ describe('the hold and the slot, on the mailbox calendar', () => {
     expect(planFor('hard_bounce', null, false)).toMatchObject({ stopContact: true, suppress: 'bounce', failOriginal: true, pauseAccount: false });
     expect(Object.values(planFor('soft_bounce', null, false)).filter(Boolean)).toEqual([]);
     expect(Object.values(planFor('auto_reply', null, false)).filter(Boolean)).toEqual([]);
+  });
+});
+
+describe('hostile text: linear time, word boundaries, the signature (review A1, A5)', () => {
+
+  // Inputs that took seconds to minutes with the old regexes (80k characters: 7.8 s); linear code reads them at once.
+  // No timing is asserted here (the hostile-mail suite measures the event loop); a quadratic regex would time the test out.
+  test('addresses, Message-IDs and HTML of 1 MB of hostile characters are read', () => {
+    const big = 'a'.repeat(1024 * 1024);
+    expect(findEmails(`please contact ${big}`)).toEqual([]);
+    expect(findEmails(`${'a@'.repeat(200_000)}`).length).toBeLessThanOrEqual(20);
+    expect(findEmails('Neem contact op met Pieter Smit (p.smit@bouw.nl). of mail info@bouw-bedrijf.co.uk.')).toEqual([
+      { email: 'p.smit@bouw.nl', index: 33 },
+      { email: 'info@bouw-bedrijf.co.uk', index: 58 },
+    ]);
+    expect(messageIdList('<' + 'a@'.repeat(500_000))).toEqual([]);
+    expect(messageIdList('<a@b> <c@d>\r\n <e@f.nl> <no-at> <x<y@z>')).toEqual(['<a@b>', '<c@d>', '<e@f.nl>', '<y@z>']);
+    expect(htmlText('<'.repeat(1024 * 1024)).length).toBeLessThanOrEqual(1024 * 1024);
+    expect(htmlText('<p>Graag <b>meer</b> informatie</p><p>Jan &amp; co</p>')).toBe('Graag meer informatie\n\nJan & co');
+  });
+
+  test('NULs and lone surrogates are removed, the text is cut without splitting a pair', () => {
+    expect(cleanText('a\u0000b\uD800c\uDC00d\uD83D\uDE00', 100)).toBe('ab\uFFFDc\uFFFDd\uD83D\uDE00');
+    expect(cleanText('ab\uD83D\uDE00', 3)).toBe('ab');
+  });
+
+  test.each([
+    ['Graag de notulen, remove meeting notes from the shared folder please.', 'other'],
+    ['Wil je je afmelden bij de gemeente voor de vergunning?', 'other'],
+    ['Verwijder mijn collega uit de cc, hij gaat hier niet over.', 'other'],
+    ['Klinkt interessant, stuur meer informatie.\n\nMet vriendelijke groet,\nJan\nTo unsubscribe from our newsletter, opt out here.', 'interested'],
+    ['Please remove me from your list.', 'unsubscribe'],
+    ['Verwijder mij uit uw bestand.', 'unsubscribe'],
+    ['Haal ons van de lijst alstublieft.', 'unsubscribe'],
+    ['Unsubscribe', 'unsubscribe'],
+  ])('%j is %s', (text, intent) => {
+    expect(classifyByRules(text, null).intent).toBe(intent);
+  });
+
+  test('subject "unsubscribe" (the List-Unsubscribe mailto) is an unsubscribe whatever the body, even marked Auto-Submitted', () => {
+    const input = { subject: 'unsubscribe', text: '', fromAddress: 'jan@bouw.nl', sentAt: new Date('2026-11-19T09:00:00Z'), senderZone: 'UTC', header: header({ 'auto-submitted': 'auto-generated' }) };
+    expect(machineKind(input)).toEqual({ kind: 'reply' });
+    expect(classifyReplyByRules(input).intent).toBe('unsubscribe');
+    expect(classifyReplyByRules({ ...input, subject: 'Re: Unsubscribe links in our newsletter', text: 'Hoe werkt dat?', header: header({}) }).intent).not.toBe('unsubscribe');
   });
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { chatJson, type ChatModelConfig } from '../providers/llm/chat-json';
+import { chatJson, ProviderError, type ChatModelConfig } from '../providers/llm/chat-json';
+import { InvalidModelOutputError } from '../../domain/classification/types';
 import { classifyReplyByRules, machineKind, type ReplyClassifier, type ReplyInput } from '../../domain/replies/classify';
 import { stripQuotedHistory } from '../../domain/replies/quoted';
 import { offeredSlots } from '../../domain/replies/slots';
@@ -7,8 +8,10 @@ import { REPLY_INTENTS, type ReplyClassification } from '../../domain/replies/ty
 
 /**
  * Reply intent by a model behind any OpenAI-compatible endpoint. The model reads the reply (its
- * quoted history stripped) and answers one JSON object, validated with zod; anything else is an
- * InvalidModelOutputError (the activity retries). Machines' messages (auto-replies, out-of-office
+ * quoted history stripped) and answers one JSON object, validated with zod. When the model fails for
+ * good (an answer that is not the schema, a 4xx such as a content filter) the rules' classification
+ * is answered with `modelError` saying why; a failure that may pass (transport, 429, 5xx) is thrown
+ * (the message is kept unprocessed and read again). Machines' messages (auto-replies, out-of-office
  * notices) never go to the model: the rules read them. Proposed times and the out-of-office date are
  * read by the rules (chrono-node) whatever the model says; the referral is the model's when it names
  * one with an address, else the rules'.
@@ -39,9 +42,16 @@ export class OpenAiCompatibleReplyClassifier implements ReplyClassifier {
   constructor(private readonly config: ChatModelConfig) {}
 
   async classify(input: ReplyInput): Promise<ReplyClassification> {
-    const rules = classifyReplyByRules(input);
+    const rules = input.rules ?? classifyReplyByRules(input);
     if (machineKind(input).kind === 'auto_reply') return rules;
-    const { data, model } = await chatJson(this.config, renderReplyPrompt(input), outputSchema, { temperature: 0 });
+    let answer;
+    try {
+      answer = await chatJson(this.config, renderReplyPrompt(input), outputSchema, { temperature: 0 });
+    } catch (err) {
+      if (err instanceof InvalidModelOutputError || (err instanceof ProviderError && !err.retryable)) return { ...rules, modelError: err.message.slice(0, 300) };
+      throw err;
+    }
+    const { data, model } = answer;
     const withTimes = data.intent === 'meeting_request' || data.intent === 'interested';
     return {
       ...rules,
@@ -49,7 +59,7 @@ export class OpenAiCompatibleReplyClassifier implements ReplyClassifier {
       confidence: data.confidence,
       summary: data.summary,
       referral: data.intent === 'referral' ? (data.referral ?? rules.referral) : null,
-      offeredSlots: withTimes ? offeredSlots(stripQuotedHistory(input.text), rules.language, input.sentAt, input.senderZone) : [],
+      offeredSlots: withTimes ? offeredSlots(stripQuotedHistory(input.text).slice(0, 4000), rules.language, input.sentAt, input.senderZone) : [],
       returnDate: data.intent === 'out_of_office' ? rules.returnDate : null,
       model,
       promptKey: REPLY_PROMPT_KEY,

@@ -1,21 +1,23 @@
 import { createHash } from 'node:crypto';
 import type { Tx } from '../../db/tenancy';
-import { findInbound, recordInbound, type InboundMessage, type InboundOutcome } from '../../db/queries/inbound';
+import { dropUnprocessed, findInbound, keepUnprocessed, markUnprocessed, recordInbound, unprocessedDue, type InboundMessage, type InboundOutcome } from '../../db/queries/inbound';
 import { mailboxCalendar } from '../../db/queries/inbox-state';
 import { firstSlotInWindow, outOfOfficeResumeAt } from '../../domain/replies/calendar';
-import { machineKind, type ReplyClassifier } from '../../domain/replies/classify';
+import type { ReplyClassifier } from '../../domain/replies/classify';
 import type { InboundKind } from '../../domain/replies/plan';
 import { acceptSlotDraft } from '../../domain/replies/reply-draft';
 import type { SendingCalendar } from '../../domain/sending/business-days';
 import { publicHolidays } from '../../domain/sending/holidays';
-import { parseInbound } from '../providers/mail/parse';
+import { headerLookup, NotRfc822Error } from '../providers/mail/parse';
+import { sharedParsePool, type ParsePool } from './parse-pool';
 
 /**
  * One inbound message, from a raw RFC 822 message to a stored, threaded and acted-on reply: the same
  * code for mail read from a mailbox's IMAP inbox (the worker, as the organization) and mail pushed to
  * POST /mailboxes/{id}/inbound (the API, as the user). `transact` runs a function in a transaction
- * under row-level security as that caller. The model (if any) is asked outside any transaction.
- * Throws NotRfc822Error for a body that is not a message.
+ * under row-level security as that caller. The message is parsed and rule-classified in the parse
+ * worker thread (parse-pool.ts); the model (if any) is asked outside any transaction. Throws
+ * NotRfc822Error for a body that is not a message.
  */
 export type Transact = <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
 
@@ -25,6 +27,8 @@ export interface IngestInput {
   raw: Buffer;
   /** When it arrived (IMAP INTERNALDATE); default now. */
   receivedAt?: Date;
+  /** The time now (a proposed time before it is never accepted); default the clock's. */
+  now?: Date;
 }
 
 /** How many years of holidays a calendar carries (an out-of-office hold is weeks, not years). */
@@ -38,37 +42,55 @@ function calendarOf(m: NonNullable<Awaited<ReturnType<typeof mailboxCalendar>>>,
   };
 }
 
-export async function ingestInbound(transact: Transact, classifier: ReplyClassifier, input: IngestInput): Promise<InboundOutcome> {
-  const parsed = await parseInbound(input.raw);
-  const internetMessageId = parsed.messageId ?? `<sha256-${createHash('sha256').update(input.raw).digest('hex')}@inbound.invalid>`;
-  const found = await transact(async (tx) => ({
-    existing: await findInbound(tx, input.organizationId, input.mailboxId, internetMessageId),
-    mailbox: await mailboxCalendar(tx, input.mailboxId),
-  }));
-  if (found.existing) return { duplicate: true, messageId: found.existing.id };
-  if (!found.mailbox) throw new Error(`mailbox ${input.mailboxId} not found`);
+/** An outcome of ingestInbound: the message stored and acted on, a duplicate, or kept unprocessed with its error. */
+export type IngestOutcome = InboundOutcome | { duplicate: false; unprocessed: true; messageId: string; error: string; changedEnrollmentIds: [] };
+
+/**
+ * One inbound message stored and acted on. Never throws for what the message holds: a message that
+ * cannot be processed (its parse over the time budget, a database refusal, any error but a
+ * NotRfc822Error, which the caller answers) is kept `unprocessed` with its error and its raw source,
+ * and retried by a later inbox poll (retryUnprocessed).
+ */
+export async function ingestInbound(transact: Transact, classifier: ReplyClassifier, input: IngestInput, opts: { pool?: ParsePool } = {}): Promise<IngestOutcome> {
+  try {
+    return await processInbound(transact, classifier, input, opts.pool ?? sharedParsePool());
+  } catch (err) {
+    if (err instanceof NotRfc822Error) throw err;
+    const error = (err as Error).message || String(err);
+    const kept = await transact((tx) => keepUnprocessed(tx, { organizationId: input.organizationId, mailboxId: input.mailboxId, raw: input.raw, receivedAt: input.receivedAt ?? new Date(), error }));
+    return kept.duplicate ? { duplicate: true, messageId: kept.messageId } : { duplicate: false, unprocessed: true, messageId: kept.messageId, error, changedEnrollmentIds: [] };
+  }
+}
+
+async function processInbound(transact: Transact, classifier: ReplyClassifier, input: IngestInput, pool: ParsePool): Promise<InboundOutcome> {
+  const mailbox = await transact((tx) => mailboxCalendar(tx, input.mailboxId));
+  if (!mailbox) throw new Error(`mailbox ${input.mailboxId} not found`);
   const receivedAt = input.receivedAt ?? new Date();
+  const { parsed, machine, rules } = await pool.parse(input.raw, receivedAt, mailbox.timezone);
+  const internetMessageId = parsed.messageId ?? `<sha256-${createHash('sha256').update(input.raw).digest('hex')}@inbound.invalid>`;
+  const existing = await transact((tx) => findInbound(tx, input.organizationId, input.mailboxId, internetMessageId));
+  if (existing) return { duplicate: true, messageId: existing.id };
   const sentAt = parsed.date ?? receivedAt;
-  const calendar = calendarOf(found.mailbox, sentAt);
-  const replyInput = { subject: parsed.subject, text: parsed.text, fromAddress: parsed.fromAddress, sentAt, senderZone: parsed.dateZone ?? calendar.timezone, header: parsed.header };
+  const calendar = calendarOf(mailbox, sentAt);
+  const replyInput = { subject: parsed.subject, text: parsed.text, fromAddress: parsed.fromAddress, sentAt, senderZone: parsed.dateZone ?? calendar.timezone, header: headerLookup(parsed), rules: rules ?? undefined };
 
   let kind: InboundKind;
   let note: string | null = null;
   let bounce: InboundMessage['bounce'] = null;
+  let complaint: InboundMessage['complaint'] = null;
   let classification: InboundMessage['classification'] = null;
   let resumeAt: Date | null = null;
   let draft: InboundMessage['draft'] = null;
-  const status = parsed.report?.statuses.find((s) => s.kind !== 'delivered');
-  const machine = machineKind(replyInput);
-  if (parsed.report) {
+  if (parsed.feedback) {
+    // An abuse report (ARF) is never a reply: it acts only when it names a message we sent.
+    kind = 'complaint';
+    complaint = { originalMessageId: parsed.feedback.originalMessageId, feedbackType: parsed.feedback.feedbackType, originalRecipient: parsed.feedback.originalRecipient };
+  } else if (parsed.report) {
+    const status = parsed.report.statuses.find((s) => s.kind === 'hard') ?? parsed.report.statuses.find((s) => s.kind !== 'delivered');
     kind = status?.kind === 'hard' ? 'hard_bounce' : status?.kind === 'soft' ? 'soft_bounce' : 'auto_reply';
-    bounce = { originalMessageId: parsed.report.originalMessageId, recipient: status?.recipient ?? null, status: status?.status ?? null, diagnostic: status?.diagnostic ?? null };
+    bounce = { originalMessageId: parsed.report.originalMessageId, recipient: status?.recipient ?? null, status: status?.status ?? null, diagnostic: status?.diagnostic?.slice(0, 500) ?? null };
     note =
-      kind === 'hard_bounce'
-        ? `Hard bounce (${bounce.status}) for ${bounce.recipient}: the message failed and the address is suppressed.`
-        : kind === 'soft_bounce'
-          ? `Soft bounce (${bounce.status}) for ${bounce.recipient}: recorded; the address stays usable.`
-          : 'A delivery report: recorded.';
+      kind === 'soft_bounce' ? `Soft bounce (${bounce.status}) for ${bounce.recipient}: recorded; the address stays usable.` : kind === 'auto_reply' ? 'A delivery report: recorded.' : null;
   } else if (machine.kind === 'auto_reply' && !machine.outOfOffice) {
     kind = 'auto_reply';
     note = `An automatic reply (${machine.marker}), not a reply: recorded.`;
@@ -76,8 +98,9 @@ export async function ingestInbound(transact: Transact, classifier: ReplyClassif
     const c = await classifier.classify(replyInput);
     kind = c.intent === 'out_of_office' ? 'out_of_office' : 'reply';
     classification = c;
+    if (c.modelError) note = `The model failed (${c.modelError}); the rules classified this reply.`;
     if (kind === 'out_of_office') resumeAt = outOfOfficeResumeAt(c.returnDate, receivedAt, calendar);
-    const slot = c.offeredSlots.length ? firstSlotInWindow(c.offeredSlots, calendar) : null;
+    const slot = c.offeredSlots.length ? firstSlotInWindow(c.offeredSlots, calendar, input.now ?? new Date()) : null;
     if (slot) draft = { ...acceptSlotDraft({ language: c.language, slot, timezone: calendar.timezone, contactName: parsed.fromName, subject: parsed.subject }), slot };
   }
   return transact((tx) =>
@@ -94,10 +117,32 @@ export async function ingestInbound(transact: Transact, classifier: ReplyClassif
       receivedAt,
       kind,
       bounce,
+      complaint,
       classification,
       resumeAt,
       draft,
       note,
     }),
   );
+}
+
+/**
+ * Retries the mailbox's unprocessed messages (at most `limit`, the least recently tried first, for
+ * 24 hours after they arrived): each one processed now replaces its unprocessed row.
+ */
+export async function retryUnprocessed(transact: Transact, classifier: ReplyClassifier, input: { organizationId: string; mailboxId: string; limit: number }, opts: { pool?: ParsePool } = {}) {
+  const due = await transact((tx) => unprocessedDue(tx, input.mailboxId, input.limit));
+  const changed: string[] = [];
+  let processed = 0;
+  for (const m of due) {
+    try {
+      const outcome = await processInbound(transact, classifier, { organizationId: input.organizationId, mailboxId: input.mailboxId, raw: m.inbound_source!, receivedAt: m.received_at ?? undefined }, opts.pool ?? sharedParsePool());
+      await transact((tx) => dropUnprocessed(tx, m.id));
+      processed++;
+      if (!outcome.duplicate) changed.push(...outcome.changedEnrollmentIds);
+    } catch (err) {
+      await transact((tx) => markUnprocessed(tx, m.id, (err as Error).message || String(err)));
+    }
+  }
+  return { tried: due.length, processed, changedEnrollmentIds: changed };
 }

@@ -19,9 +19,13 @@ export interface Matched {
   contactId: string | null;
   enrollmentId: string | null;
   outboundId: string | null;
+  outboundTo: string | null;
 }
 
-/** Active enrollments of contacts of a company, but this contact's: paused with account_replied. */
+/**
+ * Active enrollments of contacts of a company, but this contact's: paused with account_replied. A
+ * colleague already paused out_of_office now waits for a person too (account_replied, no resume_at).
+ */
 async function pauseAccount(tx: Tx, organizationId: string, contactId: string): Promise<string[]> {
   const others = await tx
     .selectFrom('enrollments')
@@ -35,7 +39,25 @@ async function pauseAccount(tx: Tx, organizationId: string, contactId: string): 
     .execute();
   const paused: string[] = [];
   for (const { id } of others) if (await transitionEnrollment(tx, id, 'pause', 'paused', { pauseReason: 'account_replied' })) paused.push(id);
-  return paused;
+  const away = await tx
+    .updateTable('enrollments')
+    .set({ pause_reason: 'account_replied', resume_at: null, updated_at: sql`now()` })
+    .where('organization_id', '=', organizationId)
+    .where('status', '=', 'paused')
+    .where('pause_reason', '=', 'out_of_office')
+    .where('contact_id', '<>', contactId)
+    .where('contact_id', 'in', (eb) =>
+      eb.selectFrom('contacts').select('contacts.id').where('contacts.company_id', '=', (eb2) => eb2.selectFrom('contacts as c').select('c.company_id').where('c.id', '=', contactId)),
+    )
+    .returning('id')
+    .execute();
+  return [...paused, ...away.map((r) => r.id)];
+}
+
+/** The addresses an unsubscribe request covers: the sender, the address we wrote to, the matched contact's e-mail (each once, lower case). */
+async function unsubscribeAddresses(tx: Tx, m: InboundMessage, match: Matched): Promise<string[]> {
+  const contact = match.contactId ? await tx.selectFrom('contacts').select('email').where('id', '=', match.contactId).where('erased_at', 'is', null).executeTakeFirst() : undefined;
+  return [...new Set([m.fromAddress, match.outboundTo, contact?.email].filter((a): a is string => !!a).map((a) => a.toLowerCase()))];
 }
 
 /** The contact's active enrollments, paused until resumeAt (out of office). */
@@ -48,15 +70,26 @@ async function pauseOutOfOffice(tx: Tx, contactId: string, resumeAt: Date): Prom
 
 export async function actOnInbound(tx: Tx, m: InboundMessage, match: Matched): Promise<{ why: Record<string, unknown>; changedEnrollmentIds: string[] }> {
   const c = m.classification;
-  const plan = planFor(m.kind, c?.intent ?? null, (c?.offeredSlots.length ?? 0) > 0);
+  // A delivery or abuse report acts only on a message we sent (matched by the original's Message-ID).
+  const report = m.kind === 'hard_bounce' || m.kind === 'complaint';
+  const plan = report && !match.outboundId ? planFor('auto_reply', null, false) : planFor(m.kind, c?.intent ?? null, (c?.offeredSlots.length ?? 0) > 0);
   const changed = new Set<string>();
   const why: Record<string, unknown> = {};
   const triage: string[] = [];
   if (c) why.reply = { inboundMessageId: match.messageId, intent: c.intent, summary: c.summary };
   if (c?.offeredSlots.length) why.offeredSlots = c.offeredSlots;
   if (m.note) triage.push(m.note);
+  if (report && !match.outboundId) {
+    const what = m.kind === 'complaint' ? `An abuse report (${m.complaint?.feedbackType ?? 'no type'})` : `A hard bounce (${m.bounce?.status ?? 'no status'}) naming ${m.bounce?.recipient ?? 'no recipient'}`;
+    triage.push(`${what} that names no message we sent: recorded only, nothing suppressed or stopped.`);
+  } else if (m.kind === 'hard_bounce') {
+    triage.push(`Hard bounce (${m.bounce?.status}) of our message to ${match.outboundTo}: the message failed and ${match.outboundTo} is suppressed.`);
+  } else if (m.kind === 'complaint') {
+    triage.push(`An abuse report (${m.complaint?.feedbackType ?? 'no type'}) on our message to ${match.outboundTo}: ${match.outboundTo} is suppressed (complaint) and the contact's sequences stop.`);
+  }
 
-  if (match.contactId && plan.stopContact) (await stopContactEnrollments(tx, match.contactId, m.kind === 'hard_bounce' ? 'bounced' : 'replied')).forEach((id) => changed.add(id));
+  const stopReason = m.kind === 'hard_bounce' ? 'bounced' : m.kind === 'complaint' ? 'complaint' : 'replied';
+  if (match.contactId && plan.stopContact) (await stopContactEnrollments(tx, match.contactId, stopReason)).forEach((id) => changed.add(id));
   if (match.contactId && plan.pauseAccount) {
     const paused = await pauseAccount(tx, m.organizationId, match.contactId);
     paused.forEach((id) => changed.add(id));
@@ -72,19 +105,27 @@ export async function actOnInbound(tx: Tx, m: InboundMessage, match: Matched): P
   if (match.contactId && m.kind === 'reply') {
     await tx.updateTable('contacts').set({ last_engaged_at: m.receivedAt }).where('id', '=', match.contactId).execute();
   }
-  if (plan.suppress === 'unsubscribe' && m.fromAddress) {
-    await addSuppression(tx, { organizationId: m.organizationId, scope: 'email', value: m.fromAddress, reason: 'unsubscribe', note: `reply ${match.messageId}: ${c?.summary ?? ''}`.slice(0, 500), createdBy: null });
-    triage.push(`${m.fromAddress} is suppressed (unsubscribe), with this reply as evidence.`);
+  if (plan.suppress === 'unsubscribe') {
+    const addresses = await unsubscribeAddresses(tx, m, match);
+    for (const value of addresses) {
+      await addSuppression(tx, { organizationId: m.organizationId, scope: 'email', value, reason: 'unsubscribe', note: `reply ${match.messageId}: ${c?.summary ?? ''}`.slice(0, 500), createdBy: null });
+    }
+    if (addresses.length) triage.push(`${addresses.join(', ')} ${addresses.length === 1 ? 'is' : 'are'} suppressed (unsubscribe), with this reply as evidence.`);
   }
-  if (plan.suppress === 'bounce' && m.bounce?.recipient) {
-    await addSuppression(tx, { organizationId: m.organizationId, scope: 'email', value: m.bounce.recipient, reason: 'bounce', note: `delivery report ${match.messageId}: ${m.bounce.status ?? ''} ${m.bounce.diagnostic ?? ''}`.trim().slice(0, 500), createdBy: null });
+  // The address we wrote to, never one the report names (a forwarded address, or a forged one).
+  if ((plan.suppress === 'bounce' || plan.suppress === 'complaint') && match.outboundTo) {
+    const detail = plan.suppress === 'bounce' ? `delivery report ${match.messageId}: ${m.bounce?.status ?? ''} ${m.bounce?.diagnostic ?? ''}` : `abuse report ${match.messageId}: ${m.complaint?.feedbackType ?? ''}`;
+    await addSuppression(tx, { organizationId: m.organizationId, scope: 'email', value: match.outboundTo.toLowerCase(), reason: plan.suppress, note: detail.trim().slice(0, 500), createdBy: null });
   }
   if (plan.failOriginal && match.outboundId) {
     await tx
       .updateTable('messages')
-      .set({ status: 'failed', error: `bounced: ${m.bounce?.status ?? ''} ${m.bounce?.diagnostic ?? ''}`.trim(), updated_at: sql`now()` })
+      .set({ status: 'failed', error: `bounced: ${m.bounce?.status ?? ''} ${m.bounce?.diagnostic ?? ''}`.trim(), bounced_at: sql`coalesce(bounced_at, now())`, updated_at: sql`now()` })
       .where('id', '=', match.outboundId)
       .execute();
+  }
+  if (plan.suppress === 'complaint' && match.outboundId) {
+    await tx.updateTable('messages').set({ complained_at: sql`coalesce(complained_at, now())`, updated_at: sql`now()` }).where('id', '=', match.outboundId).execute();
   }
   if (plan.createReferral && c?.referral) {
     const referral = c.referral;

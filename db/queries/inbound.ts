@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Tx } from '../tenancy';
 import { normalizeSubject } from '../../domain/replies/subject';
 import type { InboundKind } from '../../domain/replies/plan';
 import type { OfferedSlot, Referral, ReplyIntent } from '../../domain/replies/types';
+import { cleanText } from '../../domain/replies/text';
 import { actOnInbound } from './inbound-actions';
 
 /**
@@ -24,6 +26,8 @@ export interface InboundMessage {
   kind: InboundKind;
   /** For a delivery report: the Message-ID of the message it reports on, the recipient and the status. */
   bounce: { originalMessageId: string | null; recipient: string | null; status: string | null; diagnostic: string | null } | null;
+  /** For an abuse feedback report (ARF): the Message-ID of the message it reports, its type and the recipient it names. */
+  complaint: { originalMessageId: string | null; feedbackType: string | null; originalRecipient: string | null } | null;
   classification: {
     intent: ReplyIntent;
     confidence: number;
@@ -64,6 +68,8 @@ interface ThreadMatch {
   enrollmentId: string | null;
   /** The outbound message it answers (or reports on), when found by its Message-ID. */
   outboundId: string | null;
+  /** The address that outbound message was sent to. */
+  outboundTo: string | null;
 }
 
 /** Our outbound message with one of these Message-IDs (the newest named first wins). */
@@ -71,7 +77,7 @@ async function outboundByMessageId(tx: Tx, organizationId: string, ids: string[]
   if (!ids.length) return undefined;
   const rows = await tx
     .selectFrom('messages')
-    .select(['id', 'thread_id', 'contact_id', 'enrollment_id', 'mailbox_id', 'subject', 'provider_message_id'])
+    .select(['id', 'thread_id', 'contact_id', 'enrollment_id', 'mailbox_id', 'subject', 'provider_message_id', 'to_address'])
     .where('organization_id', '=', organizationId)
     .where('direction', '=', 'outbound')
     .where(sql`lower(provider_message_id)`, 'in', ids.map((i) => i.toLowerCase()))
@@ -98,10 +104,14 @@ export function contactByEmail(tx: Tx, organizationId: string, email: string) {
  * Threading: In-Reply-To and References against our outbound Message-IDs (a thread is opened for the
  * outbound message when it has none yet); else the sender's address as a contact and the normalized
  * subject against that contact's threads in this mailbox; else unmatched (the contact set when the
- * address is known).
+ * address is known). A delivery or abuse report is matched only by the Message-ID of the original it
+ * returns: an address it names is never trusted (anyone can send a report).
  */
+const UNMATCHED: ThreadMatch = { threadId: null, contactId: null, enrollmentId: null, outboundId: null, outboundTo: null };
+
 async function threadFor(tx: Tx, m: InboundMessage): Promise<ThreadMatch> {
-  const ids = m.bounce?.originalMessageId ? [m.bounce.originalMessageId] : [...m.inReplyTo, ...[...m.references].reverse()];
+  const report = m.bounce ?? m.complaint;
+  const ids = report ? (report.originalMessageId ? [report.originalMessageId] : []) : [...m.inReplyTo, ...[...m.references].reverse()];
   const outbound = await outboundByMessageId(tx, m.organizationId, ids);
   if (outbound?.contact_id) {
     let threadId = outbound.thread_id;
@@ -114,11 +124,11 @@ async function threadFor(tx: Tx, m: InboundMessage): Promise<ThreadMatch> {
       threadId = t.id;
       await tx.updateTable('messages').set({ thread_id: threadId }).where('id', '=', outbound.id).execute();
     }
-    return { threadId, contactId: outbound.contact_id, enrollmentId: outbound.enrollment_id, outboundId: outbound.id };
+    return { threadId, contactId: outbound.contact_id, enrollmentId: outbound.enrollment_id, outboundId: outbound.id, outboundTo: outbound.to_address };
   }
-  const address = m.bounce ? m.bounce.recipient : m.fromAddress;
-  const contact = address ? await contactByEmail(tx, m.organizationId, address) : undefined;
-  if (!contact) return { threadId: null, contactId: null, enrollmentId: null, outboundId: null };
+  if (report) return outbound ? { ...UNMATCHED, outboundId: outbound.id, outboundTo: outbound.to_address } : UNMATCHED;
+  const contact = m.fromAddress ? await contactByEmail(tx, m.organizationId, m.fromAddress) : undefined;
+  if (!contact) return UNMATCHED;
   const subject = normalizeSubject(m.subject);
   const threads = await tx
     .selectFrom('threads')
@@ -129,7 +139,7 @@ async function threadFor(tx: Tx, m: InboundMessage): Promise<ThreadMatch> {
     .orderBy('created_at', 'desc')
     .execute();
   const thread = subject ? threads.find((t) => normalizeSubject(t.subject) === subject) : undefined;
-  return { threadId: thread?.id ?? null, contactId: contact.id, enrollmentId: thread?.enrollment_id ?? null, outboundId: null };
+  return { threadId: thread?.id ?? null, contactId: contact.id, enrollmentId: thread?.enrollment_id ?? null, outboundId: null, outboundTo: null };
 }
 
 /**
@@ -181,4 +191,61 @@ export async function recordInbound(tx: Tx, m: InboundMessage): Promise<InboundO
     .where('id', '=', inserted.id)
     .execute();
   return { duplicate: false, messageId: inserted.id, threadId: match.threadId, contactId: match.contactId, changedEnrollmentIds: acted.changedEnrollmentIds };
+}
+
+/**
+ * An inbound message that could not be processed, kept with its error and (at most 10 MB of) its raw
+ * source for a retry: `unprocessed` while processing_error is set. Its de-duplication key is a hash of
+ * the raw message under an id of its own, so the same message kept twice is stored once and, once
+ * processed, it is stored under its real Message-ID and this row is dropped.
+ */
+export async function keepUnprocessed(tx: Tx, u: { organizationId: string; mailboxId: string; raw: Buffer; receivedAt: Date; error: string }): Promise<{ duplicate: boolean; messageId: string }> {
+  const internetMessageId = `<unprocessed-sha256-${createHash('sha256').update(u.raw).digest('hex')}@inbound.invalid>`;
+  const inserted = await tx
+    .insertInto('messages')
+    .values({
+      organization_id: u.organizationId,
+      mailbox_id: u.mailboxId,
+      direction: 'inbound',
+      channel: 'email',
+      status: 'received',
+      received_at: u.receivedAt,
+      internet_message_id: internetMessageId,
+      processing_error: cleanText(u.error, 2000) || 'unknown error',
+      inbound_source: u.raw.length <= MAX_KEPT_SOURCE_BYTES ? u.raw : null,
+      why: JSON.stringify({ triage: { summary: `Not processed: ${cleanText(u.error, 300)}. The next inbox poll tries again.` } }),
+    })
+    .onConflict((oc) => oc.columns(['organization_id', 'mailbox_id', 'internet_message_id']).where('direction', '=', 'inbound').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (inserted) return { duplicate: false, messageId: inserted.id };
+  const existing = await findInbound(tx, u.organizationId, u.mailboxId, internetMessageId);
+  return { duplicate: true, messageId: existing!.id };
+}
+
+/** The most of a raw message kept for a retry (the messages_inbound_source_check says the same). */
+export const MAX_KEPT_SOURCE_BYTES = 10 * 1024 * 1024;
+
+/** The mailbox's unprocessed messages to retry: with their source, arrived in the last 24 hours, the least recently tried first. */
+export function unprocessedDue(tx: Tx, mailboxId: string, limit: number) {
+  return tx
+    .selectFrom('messages')
+    .select(['id', 'inbound_source', 'received_at'])
+    .where('mailbox_id', '=', mailboxId)
+    .where('direction', '=', 'inbound')
+    .where('processing_error', 'is not', null)
+    .where('inbound_source', 'is not', null)
+    .where('created_at', '>', sql<Date>`now() - interval '24 hours'`)
+    .orderBy('updated_at')
+    .limit(limit)
+    .execute();
+}
+
+export async function markUnprocessed(tx: Tx, id: string, error: string): Promise<void> {
+  await tx.updateTable('messages').set({ processing_error: cleanText(error, 2000) || 'unknown error', updated_at: sql`now()` }).where('id', '=', id).execute();
+}
+
+/** An unprocessed message processed since (stored again under its Message-ID): its row goes. */
+export async function dropUnprocessed(tx: Tx, id: string): Promise<void> {
+  await tx.deleteFrom('messages').where('id', '=', id).where('processing_error', 'is not', null).execute();
 }

@@ -5,14 +5,19 @@
  */
 export type HeaderLookup = (name: string) => string | undefined;
 
-/** The usual out-of-office subjects of Outlook, Gmail, Exchange and Apple Mail in Dutch, English, German and French. */
+/**
+ * The usual out-of-office subject prefixes of Outlook, Gmail, Exchange and Apple Mail in Dutch,
+ * English, German and French. Anchored: the subject starts with one (after an "[EXT]"-style tag) and
+ * a ":" or "-" follows, so "Re: Uitbreiding vakantiepark" or "Re: Absence management software" is no
+ * notice.
+ */
 const OOO_SUBJECT = new RegExp(
-  [
-    'automatic reply', 'auto[- ]?reply', 'autoreply', 'out of (?:the )?office', 'ooo\\b', 'away from (?:the )?office', 'on vacation', 'on holiday', 'on leave',
-    'automatisch antwoord', 'automatisch bericht', 'afwezig', 'niet aanwezig', 'buiten kantoor', 'met vakantie', 'vakantie',
-    'automatische antwort', 'abwesenheit', 'abwesend', 'nicht im büro', 'außer haus', 'ausser haus', 'urlaub',
-    'réponse automatique', 'reponse automatique', 'absent(?:e)? du bureau', "message d'absence", 'absence', 'en congé', 'en congés', 'en vacances',
-  ].join('|'),
+  `^\\s*(?:\\[[^\\]]{1,20}\\]\\s*)?(?:${[
+    'automatic reply', 'auto[- ]?reply', 'autoreply', 'auto[- ]?response', 'out of (?:the )?office(?: reply| notice)?', 'ooo', 'away from (?:the )?office', 'on vacation', 'on holiday', 'on leave',
+    'automatisch antwoord', 'automatisch bericht', 'automatisch beantwoord', 'afwezig', 'afwezigheid', 'niet aanwezig', 'buiten kantoor', 'met vakantie', 'vakantie',
+    'automatische antwort', 'abwesenheitsnotiz', 'abwesenheit', 'abwesend', 'nicht im büro', 'außer haus', 'ausser haus', 'urlaub',
+    'réponse automatique', 'reponse automatique', 'absent(?:e)?(?: du bureau)?', 'absence du bureau', "message d'absence", 'absence', 'en congés?', 'en vacances',
+  ].join('|')})\\s*(?:[:\\-–]|$)`,
   'i',
 );
 

@@ -22,12 +22,13 @@ export function outOfOfficeResumeAt(returnDate: string | null, receivedAt: Date,
   return windowStartOn(DateTime.fromJSDate(next, { zone: calendar.timezone }), calendar);
 }
 
-/** The first offered slot that lies wholly in the mailbox's sending window on one of its business days. */
-export function firstSlotInWindow(slots: readonly OfferedSlot[], calendar: SendingCalendar): OfferedSlot | null {
+/** The first offered slot after `now` that lies wholly in the mailbox's sending window on one of its business days (a time in the past is never accepted). */
+export function firstSlotInWindow(slots: readonly OfferedSlot[], calendar: SendingCalendar, now: Date): OfferedSlot | null {
   const start = minutesOf(calendar.window.start) ?? 0;
   const end = minutesOf(calendar.window.end) ?? 24 * 60;
   for (const slot of slots) {
     const s = DateTime.fromISO(slot.start, { zone: calendar.timezone });
+    if (!(s.toMillis() > now.getTime())) continue;
     const e = DateTime.fromISO(slot.end, { zone: calendar.timezone });
     const sMin = s.hour * 60 + s.minute;
     const eMin = e.hasSame(s, 'day') ? e.hour * 60 + e.minute : 24 * 60;

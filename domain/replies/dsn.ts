@@ -13,7 +13,7 @@ export interface DeliveryStatus {
 }
 
 /** Header-style fields of a block, folded lines unfolded, names in lower case. */
-function fields(block: string): Map<string, string> {
+export function fields(block: string): Map<string, string> {
   const out = new Map<string, string>();
   const unfolded = block.replace(/\r\n?/g, '\n').replace(/\n[ \t]+/g, ' ');
   for (const line of unfolded.split('\n')) {
@@ -33,7 +33,7 @@ function address(v: string | undefined): string | null {
 
 /** The recipients' statuses of a message/delivery-status body (the first block is per-message). */
 export function readDeliveryStatus(body: string): DeliveryStatus[] {
-  const blocks = body.replace(/\r\n?/g, '\n').split(/\n\s*\n/).map((b) => b.trim()).filter(Boolean);
+  const blocks = body.slice(0, 64 * 1024).replace(/\r\n?/g, '\n').split(/\n\s*\n/).map((b) => b.trim()).filter(Boolean);
   const out: DeliveryStatus[] = [];
   for (const block of blocks) {
     const f = fields(block);
@@ -49,18 +49,51 @@ export function readDeliveryStatus(body: string): DeliveryStatus[] {
 
 /** The Message-ID of the returned original (message/rfc822 or text/rfc822-headers part), as "<id>". */
 export function originalMessageId(returnedHeaders: string): string | null {
-  const id = fields(returnedHeaders.split(/\r?\n\r?\n/)[0] ?? '').get('message-id');
+  const id = fields(returnedHeaders.slice(0, 64 * 1024).split(/\r?\n\r?\n/)[0] ?? '').get('message-id');
   return id ? normalizeMessageId(id) : null;
 }
 
 /** "<a@b>" as compared and stored: one id, with its angle brackets, in lower case (compose.ts writes ours so). */
 export function normalizeMessageId(id: string): string | null {
-  const m = /<?([^<>\s]+@[^<>\s]+)>?/.exec(id.trim());
+  const trimmed = id.trim();
+  if (trimmed.length > MAX_MESSAGE_ID) return null; // bounded input: the pattern below never meets a long text
+  const m = /<?([^<>\s]+@[^<>\s]+)>?/.exec(trimmed);
   return m ? `<${m[1]!.toLowerCase()}>` : null;
 }
 
-/** The ids of a References or In-Reply-To header, in order. */
+/** The longest Message-ID taken (RFC 5322 lines are at most 998 characters). */
+const MAX_MESSAGE_ID = 998;
+/** The most ids read from one References or In-Reply-To header. */
+const MAX_IDS = 100;
+
+/**
+ * The ids of a References or In-Reply-To header, in order: each "<...>" with an "@" and no white space
+ * inside, found in one pass (a "<" seen before the ">" restarts the id there). At most 100.
+ */
 export function messageIdList(header: string | string[] | null | undefined): string[] {
   const all = Array.isArray(header) ? header.join(' ') : (header ?? '');
-  return [...all.matchAll(/<[^<>\s]+@[^<>\s]+>/g)].map((m) => normalizeMessageId(m[0])!).filter(Boolean);
+  const out: string[] = [];
+  let open = -1;
+  let at = false;
+  for (let i = 0; i < all.length && out.length < MAX_IDS; i++) {
+    const ch = all[i]!;
+    if (ch === '<') {
+      open = i;
+      at = false;
+    } else if (open === -1) {
+      continue;
+    } else if (ch === '>') {
+      const id = all.slice(open, i + 1);
+      if (at && id.length > 3 && id[1] !== '@' && id[i - open - 1] !== '@' && id.length <= MAX_MESSAGE_ID) {
+        const n = normalizeMessageId(id);
+        if (n) out.push(n);
+      }
+      open = -1;
+    } else if (ch === ' ' || ch === '\t' || ch === '\r' || ch === '\n') {
+      open = -1;
+    } else if (ch === '@') {
+      at = true;
+    }
+  }
+  return out;
 }

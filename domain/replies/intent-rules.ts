@@ -20,8 +20,9 @@ const RULES: Rule[] = [
   {
     intent: 'unsubscribe',
     confidence: 0.95,
+    // Whole words on both sides ("remove me" is not "remove meeting notes"); read above the signature.
     pattern:
-      /\b(?:unsubscribe|remove me|take me off|opt[- ]?out|stop (?:e-?mailing|sending|contacting)|do not (?:contact|e-?mail) me|don't (?:contact|e-?mail) me|no more e-?mails|afmelden|uitschrijven|verwijder (?:mij|me|mijn)|haal (?:mij|me) (?:van|uit)|niet meer (?:mailen|benaderen|contacteren)|geen (?:e-?mails?|berichten|mails) meer|abmelden|austragen|entfernen sie mich|keine e-?mails? mehr|désinscri|désabonn|ne plus (?:me )?(?:contacter|écrire)|retirez-moi)/i,
+      /(?<![\p{L}\p{N}])(?:unsubscribe|remove me|take me off|opt[- ]?out|stop (?:e-?mailing|sending|contacting)|do not (?:contact|e-?mail) me|don't (?:contact|e-?mail) me|no more e-?mails|uitschrijven|verwijder (?:mij|me)|verwijder mijn (?:gegevens|adres|e-?mailadres)|graag afmelden|afmelden (?:graag|a\\.u\\.b\\.|aub|svp)|haal (?:mij|me|ons) (?:van|uit) (?:de|uw|jullie) (?:lijst|mailinglijst|bestand)|niet meer (?:mailen|benaderen|contacteren)|geen (?:e-?mails?|berichten|mails) meer|ik wil (?:mij |me )?afmelden|abmelden|austragen|entfernen sie mich|keine e-?mails? mehr|d[ée]sinscri(?:re|vez|vez-moi|ption)|d[ée]sabonn(?:er|ez|ez-moi|ement)|ne plus (?:me )?(?:contacter|écrire)|retirez-moi)(?![\p{L}\p{N}])/iu,
   },
   {
     intent: 'meeting_request',
@@ -43,6 +44,31 @@ const RULES: Rule[] = [
   },
 ];
 
+/**
+ * A subject that is itself an unsubscribe request: what a mail client's unsubscribe button sends to
+ * the List-Unsubscribe mailto we advertise ("unsubscribe"), or a person's one-word subject. The
+ * reply prefixes are removed first ("Re: Unsubscribe").
+ */
+const UNSUBSCRIBE_SUBJECT = /^(?:unsubscribe|unsubscribe me|remove me|opt[- ]?out|afmelden|uitschrijven|abmelden|austragen|d[ée]sinscription|d[ée]sabonnement)[.!]?$/iu;
+
+export function isUnsubscribeSubject(normalizedSubject: string): boolean {
+  return normalizedSubject.length <= 40 && UNSUBSCRIBE_SUBJECT.test(normalizedSubject.trim());
+}
+
+/**
+ * The sign-off and signature: from a line "-- " (RFC 3676), or a short closing line ("Met
+ * vriendelijke groet", "Kind regards", ...) on its own, the rest of the text is signature, footer or
+ * disclaimer, not what the sender asks.
+ */
+const SIGN_OFF = /^\s*(?:--\s*|met (?:vriendelijke )?groet(?:en)?|vriendelijke groet(?:en)?|groet(?:en|jes)?|mvg|kind regards|best regards|best|regards|warm regards|many thanks|thanks|cheers|mit freundlichen gr(?:ü|ue)(?:ß|ss)en|freundliche gr(?:ü|ue)(?:ß|ss)e|viele gr(?:ü|ue)(?:ß|ss)e|cordialement|bien (?:à vous|cordialement)|sent from my \w+(?: \w+)?)[,.!]?\s*$/i;
+
+export function aboveSignature(text: string): string {
+  const lines = text.split('\n');
+  // The first line is never the signature ("Thanks," may open a one-line reply only when nothing else is there).
+  for (let i = 1; i < lines.length; i++) if (lines[i]!.length <= 60 && SIGN_OFF.test(lines[i]!)) return lines.slice(0, i).join('\n').trim();
+  return text;
+}
+
 const OOO_RULE = { intent: 'out_of_office' as const, confidence: 0.9 };
 
 export interface RuleVerdict {
@@ -55,7 +81,7 @@ export interface RuleVerdict {
 
 export function classifyByRules(text: string, senderEmail: string | null, hasTimes = false): RuleVerdict {
   const language = detectLanguage(text);
-  const unsubscribe = RULES[0]!.pattern.exec(text);
+  const unsubscribe = RULES[0]!.pattern.exec(aboveSignature(text));
   if (unsubscribe) return { intent: 'unsubscribe', confidence: RULES[0]!.confidence, language, matched: unsubscribe[0] };
   if (isOutOfOfficeBody(text)) return { ...OOO_RULE, language, matched: 'out-of-office wording' };
   if (extractReferral(text, senderEmail)) return { intent: 'referral', confidence: 0.85, language, matched: 'another person named with an address' };

@@ -30,4 +30,6 @@ export interface ReplyClassification {
   model: string;
   promptKey: string | null;
   promptVersion: string | null;
+  /** Set when a model was asked and failed for good: why, and these are the rules' answer. */
+  modelError?: string;
 }

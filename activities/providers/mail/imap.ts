@@ -4,9 +4,13 @@ import { blockedMailHostReason, resolveMailHost } from './connect';
 
 /**
  * A mailbox's inbox over IMAP (imapflow): the messages after the last UID read, with the folder's
- * UIDVALIDITY. When UIDVALIDITY changed since the last read, the UIDs mean other messages now and
- * the whole folder is read again (messages already stored are recognised by their Message-ID).
- * A login the server refuses is an ImapAuthError; a server that cannot be reached an ImapConnectError.
+ * UIDVALIDITY. The first read, and one after a UIDVALIDITY change (the UIDs mean other messages now),
+ * start at the current end of the inbox (UIDNEXT): mail that was there before is history, not
+ * replies. A read asks for the UIDs first (UID SEARCH), then fetches the sources of one batch only,
+ * each at most MAX_SOURCE_BYTES. A password is never sent in cleartext: without implicit TLS the
+ * connection must upgrade with STARTTLS (on a loopback address, which no network carries, it may stay
+ * plain). A login the server refuses is an ImapAuthError; a server that cannot be reached (or that
+ * offers no STARTTLS) an ImapConnectError.
  */
 export interface ImapSettings {
   host: string;
@@ -16,6 +20,15 @@ export interface ImapSettings {
   password: string;
   /** Connection, greeting and socket timeouts (ms). */
   timeoutMs?: number;
+  /** Require STARTTLS on a connection without implicit TLS; default: yes, but on a loopback address. */
+  requireTls?: boolean;
+}
+
+/** The most of one message's source read (a larger one is cut there; the parser reads what it gets). */
+export const MAX_SOURCE_BYTES = 10 * 1024 * 1024;
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 export interface InboxMessage {
@@ -26,6 +39,8 @@ export interface InboxMessage {
 
 export interface InboxBatch {
   uidValidity: string;
+  /** The first UID this read considered: the stored position + 1, or UIDNEXT on a first read or a new UIDVALIDITY. */
+  startUid: number;
   /** In UID order; at most `limit`. */
   messages: InboxMessage[];
   /** True when more messages wait after this batch. */
@@ -49,25 +64,32 @@ export class ImapConnectError extends Error {
   }
 }
 
+/** The IMAP client for these settings: the one place it is constructed. */
+export function imapClient(settings: ImapSettings, target: { address: string; servername?: string }): ImapFlow {
+  const timeout = settings.timeoutMs ?? 30_000;
+  const requireTls = !settings.secure && (settings.requireTls ?? !isLoopback(settings.host));
+  return new ImapFlow({
+    host: target.address,
+    ...(target.servername ? { servername: target.servername } : {}),
+    port: settings.port,
+    secure: settings.secure,
+    doSTARTTLS: settings.secure ? undefined : requireTls ? true : undefined,
+    auth: { user: settings.username, pass: settings.password },
+    logger: false,
+    connectionTimeout: timeout,
+    greetingTimeout: timeout,
+    socketTimeout: timeout * 4,
+    disableAutoIdle: true,
+  });
+}
+
 export class ImapInboxReader implements InboxReader {
   async readSince(settings: ImapSettings, since: { uidValidity: string | null; lastUid: number }, limit: number): Promise<InboxBatch> {
-    const timeout = settings.timeoutMs ?? 30_000;
     // The outbound policy of mail servers (connect.ts): the checked address is dialled, the name kept for TLS.
     const target = await resolveMailHost('imap', settings.host, settings.port).catch((e: unknown) => {
       throw new ImapConnectError(e instanceof BlockedDestinationError ? blockedMailHostReason('imap') : `IMAP server ${settings.host}:${settings.port} could not be resolved`);
     });
-    const client = new ImapFlow({
-      host: target.address,
-      ...(target.servername ? { servername: target.servername } : {}),
-      port: settings.port,
-      secure: settings.secure,
-      auth: { user: settings.username, pass: settings.password },
-      logger: false,
-      connectionTimeout: timeout,
-      greetingTimeout: timeout,
-      socketTimeout: timeout * 4,
-      disableAutoIdle: true,
-    });
+    const client = imapClient(settings, target);
     client.on('error', () => undefined); // a dropped socket rejects the pending command; nothing else to do
     try {
       await client.connect();
@@ -82,22 +104,24 @@ export class ImapInboxReader implements InboxReader {
         const mailbox = client.mailbox;
         if (!mailbox) throw new ImapConnectError('INBOX could not be opened');
         const uidValidity = String(mailbox.uidValidity);
-        const from = since.uidValidity === uidValidity ? since.lastUid + 1 : 1;
+        const uidNext = Number(mailbox.uidNext ?? 1);
+        const from = since.uidValidity === uidValidity ? since.lastUid + 1 : uidNext;
         const messages: InboxMessage[] = [];
-        let more = false;
-        if (mailbox.exists > 0 && (!mailbox.uidNext || from < mailbox.uidNext)) {
-          // "n:*" answers the last message even when its UID is below n: filtered out below.
-          for await (const msg of client.fetch(`${from}:*`, { uid: true, source: true, internalDate: true }, { uid: true })) {
-            if (msg.uid < from || !msg.source) continue;
-            if (messages.length === limit) {
-              more = true;
-              continue;
-            }
+        let uids: number[] = [];
+        if (mailbox.exists > 0 && from < uidNext) {
+          // UIDs first ("n:*" also answers the last message when its UID is below n: filtered out).
+          const found = await client.search({ uid: `${from}:*` }, { uid: true });
+          uids = (found || []).filter((u) => u >= from).sort((a, b) => a - b);
+        }
+        const batch = uids.slice(0, limit);
+        if (batch.length) {
+          for await (const msg of client.fetch(batch.join(','), { uid: true, source: { maxLength: MAX_SOURCE_BYTES }, internalDate: true }, { uid: true })) {
+            if (msg.uid < from || !msg.source || !batch.includes(msg.uid)) continue;
             messages.push({ uid: msg.uid, raw: msg.source, internalDate: msg.internalDate ? new Date(msg.internalDate) : null });
           }
         }
         messages.sort((a, b) => a.uid - b.uid);
-        return { uidValidity, messages, more };
+        return { uidValidity, startUid: from, messages, more: uids.length > batch.length };
       } finally {
         lock.release();
       }
