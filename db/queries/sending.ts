@@ -6,6 +6,7 @@ import { mailboxSendability } from './mailbox-health';
 import { stopContactEnrollments } from './enrollments';
 import { transitionMessage } from './messages';
 import { releaseSendSlot, reserveSendSlot } from './send-slots';
+import { recordEvent } from './webhook-events';
 
 /**
  * A message's way out, in three transactions around the SMTP conversation:
@@ -156,6 +157,7 @@ export async function recordSent(tx: Tx, r: { messageId: string; providerMessage
     thread_id: threadId,
     error: null,
   });
+  await recordEvent(tx, 'message.sent', { organizationId: m.organization_id, id: r.messageId });
 }
 
 /**
@@ -168,6 +170,7 @@ export async function recordSendFailure(
   r: { messageId: string; organizationId: string; error: string; hardBounce: boolean; address: string; contactId: string | null; flagged?: boolean },
 ): Promise<string[]> {
   await transitionMessage(tx, r.messageId, 'fail', MESSAGE_TRANSITIONS.fail.to, { error: r.error, needs_check: r.flagged ?? false });
+  await recordEvent(tx, 'message.failed', { organizationId: r.organizationId, id: r.messageId });
   if (!r.hardBounce) return [];
   await addSuppression(tx, {
     organizationId: r.organizationId,
