@@ -11,3 +11,4 @@ export { sendMessageWorkflow } from './send-message';
 export { mailboxHealthWorkflow } from './mailbox-health';
 export { meetingWorkflow, bookingWorkflow } from './meeting';
 export { mailboxInboxWorkflow } from './mailbox-inbox';
+export { webhookEndpointWorkflow } from './webhook-endpoint';

@@ -38,6 +38,8 @@ export const workflowIds = {
   meeting: (meetingId: string) => `meeting/${meetingId}`,
   /** One verified booking webhook delivery (bookingWorkflow): the same body twice is one run. */
   booking: (integrationId: string, deliveryDigest: string) => `booking/${integrationId}/${deliveryDigest}`,
+  /** One webhook endpoint's deliveries (webhookEndpointWorkflow). */
+  webhookEndpoint: (endpointId: string) => `webhook-endpoint/${endpointId}`,
   reconcileSchedule: 'reconcile/signals',
   /** The mailbox's daily health check: the Schedule and the runs it starts. */
   mailboxHealth: (mailboxId: string) => `mailbox/${mailboxId}/health`,

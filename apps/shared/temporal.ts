@@ -7,6 +7,9 @@ import { searchAttributes, workflowIds } from '../../workflows/search-attributes
 import type {
   bookingWorkflow, enrichCompanyWorkflow, ingestSourceWorkflow, meetingWorkflow, processSignalWorkflow, sendMessageWorkflow, sequenceWorkflow, strategistWorkflow,
 } from '../../workflows';
+import type { webhookEndpointWorkflow } from '../../workflows/webhook-endpoint';
+import { webhookWakeSignal } from '../../workflows/webhook-endpoint';
+import { DEFAULT_RETRY_SCHEDULE_SECONDS, parseRetrySchedule } from '../../domain/webhooks/delivery';
 import type { BookingEvent, BookingProvider } from '../../domain/meetings/bookings';
 import { meetingChangedSignal } from '../../workflows/meeting-signals';
 import type { PipelineStage } from '../../workflows/stages';
@@ -31,11 +34,13 @@ export class WorkflowStarter {
   private readonly sequenceTiming: { recheckMs?: number; holdRecheckMs?: number };
   /** How often each mailbox's inbox is read; 0 (not configured): no inbox schedules are made. */
   private readonly inboxPollSeconds: number;
+  /** Delays after each failed webhook delivery (WEBHOOK_RETRY_SCHEDULE), an input of each endpoint's run. */
+  private readonly webhookRetrySchedule: readonly number[];
 
   constructor(
     private readonly client: Client,
     config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'INGEST_RETRY_INITIAL_INTERVAL_MS'> &
-      Partial<Pick<Config, 'SCHEDULE_TIMEZONE' | 'RECONCILE_INTERVAL_SECONDS' | 'RECONCILE_STUCK_AFTER_SECONDS' | 'SEQUENCE_RECHECK_SECONDS' | 'SEND_HOLD_RECHECK_SECONDS' | 'INBOX_POLL_SECONDS'>>,
+      Partial<Pick<Config, 'SCHEDULE_TIMEZONE' | 'RECONCILE_INTERVAL_SECONDS' | 'RECONCILE_STUCK_AFTER_SECONDS' | 'SEQUENCE_RECHECK_SECONDS' | 'SEND_HOLD_RECHECK_SECONDS' | 'INBOX_POLL_SECONDS' | 'WEBHOOK_RETRY_SCHEDULE'>>,
   ) {
     this.taskQueue = config.TEMPORAL_TASK_QUEUE;
     this.retryInitialIntervalMs = config.INGEST_RETRY_INITIAL_INTERVAL_MS;
@@ -46,6 +51,7 @@ export class WorkflowStarter {
     };
     this.reconcile = { intervalSeconds: config.RECONCILE_INTERVAL_SECONDS ?? 300, stuckAfterSeconds: config.RECONCILE_STUCK_AFTER_SECONDS ?? 600 };
     this.inboxPollSeconds = config.INBOX_POLL_SECONDS ?? 0;
+    this.webhookRetrySchedule = (config.WEBHOOK_RETRY_SCHEDULE && parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE)) || DEFAULT_RETRY_SCHEDULE_SECONDS;
   }
 
   /**
@@ -291,6 +297,23 @@ export class WorkflowStarter {
           }),
       ),
     );
+  }
+
+  /**
+   * Wakes an endpoint's delivery workflow (`webhook-endpoint/<id>`), starting it when none runs
+   * (signalWithStart). The workers' dispatcher calls it after an event commits and from its sweep.
+   */
+  async wakeWebhookEndpoint(organizationId: string, endpointId: string) {
+    const handle = await this.client.workflow.signalWithStart<typeof webhookEndpointWorkflow, []>('webhookEndpointWorkflow', {
+      taskQueue: this.taskQueue,
+      workflowId: workflowIds.webhookEndpoint(endpointId),
+      args: [{ organizationId, endpointId, retryScheduleSeconds: [...this.webhookRetrySchedule], retryInitialIntervalMs: this.retryInitialIntervalMs }],
+      signal: webhookWakeSignal,
+      signalArgs: [],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      typedSearchAttributes: searchAttributes({ OrganizationId: organizationId }),
+    });
+    return { workflowId: handle.workflowId, runId: handle.signaledRunId };
   }
 
   /**

@@ -156,10 +156,33 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       END IF;
     END $$;
   `.execute(db);
+  // The workers' sweep: endpoints with a delivery due, in every organization (ids only, as the owner;
+  // the delivery itself reads under row-level security as the endpoint's organization).
+  await sql`
+    CREATE FUNCTION app.webhook_endpoints_due(max_rows integer)
+      RETURNS TABLE (organization_id uuid, endpoint_id uuid)
+      LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS
+    $$ SELECT e.organization_id, e.id FROM public.webhook_endpoints e
+        WHERE e.enabled AND EXISTS (SELECT 1 FROM public.webhook_deliveries d
+                                     WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= now())
+        LIMIT least(greatest(max_rows, 0), 10000) $$;
+    REVOKE ALL ON FUNCTION app.webhook_endpoints_due(integer) FROM PUBLIC;
+    DO $do$ BEGIN
+      IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'outreach_worker') THEN
+        IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'outreach_app') THEN
+          REVOKE EXECUTE ON FUNCTION app.webhook_endpoints_due(integer) FROM outreach_app;
+        END IF;
+        GRANT EXECUTE ON FUNCTION app.webhook_endpoints_due(integer) TO outreach_worker;
+      ELSIF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'outreach_app') THEN
+        GRANT EXECUTE ON FUNCTION app.webhook_endpoints_due(integer) TO outreach_app;
+      END IF;
+    END $do$;
+  `.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`
+    DROP FUNCTION IF EXISTS app.webhook_endpoints_due(integer);
     DROP FUNCTION IF EXISTS app.api_key_identity(bytea);
     DROP TABLE IF EXISTS idempotency_keys;
     DROP TABLE IF EXISTS api_keys;

@@ -37,7 +37,7 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-/** The NOTIFY channel that wakes an endpoint's delivery workflow (payload: the endpoint id). */
+/** The NOTIFY channel that wakes an endpoint's delivery workflow (payload: `<organization id>:<endpoint id>`). */
 export const WEBHOOK_CHANNEL = 'webhook_deliveries';
 
 type Loader = (tx: Tx, id: string) => Promise<unknown>;
@@ -101,6 +101,6 @@ async function writeEvent(tx: Tx, organizationId: string, type: WebhookEventType
     .insertInto('webhook_deliveries')
     .values(endpointIds.map((endpointId) => ({ organization_id: organizationId, endpoint_id: endpointId, event_id: event.id })))
     .execute();
-  await sql`SELECT pg_notify(${WEBHOOK_CHANNEL}, e) FROM unnest(${endpointIds}::text[]) e`.execute(tx);
+  await sql`SELECT pg_notify(${WEBHOOK_CHANNEL}, ${organizationId} || ':' || e) FROM unnest(${endpointIds}::text[]) e`.execute(tx);
   return event.id;
 }
