@@ -210,6 +210,8 @@ export function problemsOf(op: Operation): ProblemStatus[] {
   if (op.raw) out.add(400);
   if (op.role === 'member' || op.role === 'admin') out.add(403);
   if (idempotent(op)) [409, 422].forEach((st) => out.add(st as ProblemStatus));
+  // An API key may not create organizations (apps/api/auth.ts refuseForApiKeys).
+  if (op.role === 'any user' && op.method === 'post') out.add(403);
   // Every record belongs to an organization the caller may not be a member of.
   if (op.path.includes('{') || ['viewer', 'member', 'admin'].includes(op.role)) out.add(404);
   return [...out].sort();
