@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { allowPrivateDestinations } from '../activities/providers/destination';
 import { addMember, expectProblem, newOrganization, startApi, TestApi } from './helpers/api';
-import { until } from './helpers/outreach';
+import { outreachOrg, until } from './helpers/outreach';
+import { startSmtpServer, TestSmtpServer } from './helpers/smtp-server';
 import type { TestUser } from './helpers/tokens';
 
 /**
@@ -69,12 +70,15 @@ function verify(secret: string, r: Received): unknown {
 }
 
 let api: TestApi;
+let smtp: TestSmtpServer;
 const receivers: Receiver[] = [];
 beforeAll(async () => {
   api = await startApi();
+  smtp = await startSmtpServer();
 });
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));
+  await smtp?.close();
   await api?.close();
 });
 
@@ -234,4 +238,45 @@ test('another tenant gets 404 on every webhook operation; a member gets 403', as
   const removed = await a.call('DELETE', `/webhook-endpoints/${id}`);
   expect(removed.status).toBe(204);
   expectProblem(await a.call('GET', `/webhook-endpoints/${id}`), 404, 'NOT_FOUND');
+});
+
+test('the outreach flow reports itself: a draft pending approval, the e-mail sent, the reply with its intent, the meeting booked', async () => {
+  const o = await outreachOrg(api, newOrganization, smtp);
+  const rx = await receiver();
+  receivers.push(rx);
+  const { secret } = await o.ok('POST', '/webhook-endpoints', {
+    organizationId: o.orgId, url: rx.url, events: ['message.pending_approval', 'message.sent', 'reply.received', 'meeting.booked', 'enrollment.stopped'],
+  });
+  const events = (type: string) => rx.received.filter((r) => r.json.type === type).map((r) => verify(secret, r) as Received['json']);
+  const person = await o.contact();
+  const campaign = await o.ok('POST', '/campaigns', { organizationId: o.orgId, name: 'Warmtepompen', contactIds: [person.id], mailboxId: o.mailboxId, steps: [{ channel: 'email', delayDays: 0 }] });
+  const accepted = await o.ok('POST', `/campaigns/${campaign.id}/accept`, {});
+  const enrollmentId = accepted.result.enrolled[0].enrollmentId;
+
+  const [pending] = await until('message.pending_approval', async () => (events('message.pending_approval').length ? events('message.pending_approval') : undefined), 60_000);
+  const draftId = pending!.data.id as string;
+  expect(pending!.data).toMatchObject({ status: 'pending_approval', enrollment_id: enrollmentId, direction: 'outbound' });
+  await o.ok('POST', `/messages/${draftId}/approve`, {});
+  const [sent] = await until('message.sent', async () => (events('message.sent').length ? events('message.sent') : undefined), 60_000);
+  expect(sent!.data).toMatchObject({ id: draftId, status: 'sent', provider_message_id: expect.any(String) });
+
+  const reply = [
+    `From: ${person.email}`, `To: ${sent!.data.from_address}`, 'Subject: Re: Warmtepompen',
+    `Message-ID: <reply-${randomUUID()}@bouw.example>`, `In-Reply-To: ${sent!.data.provider_message_id}`, `References: ${sent!.data.provider_message_id}`,
+    'Date: ' + new Date().toUTCString(), 'Content-Type: text/plain; charset=utf-8', '',
+    'Goedemiddag, dit klinkt interessant. Kunnen we volgende week een afspraak maken om het te bespreken?', '',
+  ].join('\r\n');
+  const pushed = await api.call('POST', `/mailboxes/${o.mailboxId}/inbound`, { token: o.owner.token, rawBody: reply, headers: { 'content-type': 'message/rfc822' } });
+  expect(pushed.status).toBe(202);
+  const [replied] = await until('reply.received', async () => (events('reply.received').length ? events('reply.received') : undefined), 30_000);
+  expect(replied!.data).toMatchObject({ direction: 'inbound', contact_id: person.id, intent: expect.any(String) });
+  expect(replied!.data.intent).not.toBeNull();
+
+  const meeting = await o.ok('POST', '/meetings', {
+    organizationId: o.orgId, title: 'Kennismaking', contactId: person.id,
+    startsAt: new Date(Date.now() + 7 * 86400_000).toISOString(), endsAt: new Date(Date.now() + 7 * 86400_000 + 1800_000).toISOString(),
+  });
+  const [booked] = await until('meeting.booked', async () => (events('meeting.booked').length ? events('meeting.booked') : undefined), 30_000);
+  expect(booked!.data).toMatchObject({ id: meeting.id, contact_id: person.id });
+  expect(booked!.organization_id).toBe(o.orgId);
 });
