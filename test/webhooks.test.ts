@@ -1,4 +1,8 @@
+import { spawn } from 'node:child_process';
 import http from 'node:http';
+import path from 'node:path';
+import { Pool } from 'pg';
+import { testEnv } from './helpers/tokens';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
@@ -279,4 +283,40 @@ test('the outreach flow reports itself: a draft pending approval, the e-mail sen
   const [booked] = await until('meeting.booked', async () => (events('meeting.booked').length ? events('meeting.booked') : undefined), 30_000);
   expect(booked!.data).toMatchObject({ id: meeting.id, contact_id: person.id });
   expect(booked!.organization_id).toBe(o.orgId);
+});
+
+test('the outbox: a process killed right after its change commits still has the event delivered; a lost wake is found by the sweep', async () => {
+  const t = await tenant();
+  const { rx, id, secret } = await endpoint(t, [], ['suppression.created']);
+  const value = `killed-${randomUUID().slice(0, 8)}@voorbeeld.nl`;
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'helpers/outbox-writer.ts'), t.orgId, value], { env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (b: Buffer) => {
+      output += b.toString();
+      if (output.includes('committed')) {
+        child.kill('SIGKILL');
+        resolve();
+      }
+    });
+    child.stderr!.on('data', (b: Buffer) => (output += b.toString()));
+    child.once('exit', (code) => (output.includes('committed') ? resolve() : reject(new Error(`the writer exited (${code}): ${output}`))));
+  });
+  await until('delivered after the writer was killed', async () => rx.received.length === 1, 30_000);
+  expect(verify(secret, rx.received[0]!)).toMatchObject({ type: 'suppression.created', data: { value } });
+
+  // A wake that never came (written without NOTIFY, as if the dispatcher was down at the commit): the sweep delivers it.
+  const owners = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
+  try {
+    const event = await owners.query<{ id: string }>(
+      `INSERT INTO webhook_events (organization_id, type, payload) VALUES ($1, 'suppression.created', $2) RETURNING id`,
+      [t.orgId, JSON.stringify({ type: 'suppression.created', timestamp: new Date().toISOString(), organization_id: t.orgId, data: { lost: true } })],
+    );
+    await owners.query('INSERT INTO webhook_deliveries (organization_id, endpoint_id, event_id) VALUES ($1, $2, $3)', [t.orgId, id, event.rows[0]!.id]);
+    await until('the sweep delivered the unwoken event', async () => rx.received.length === 2, 30_000);
+    expect(rx.received[1]!.id).toBe(event.rows[0]!.id);
+    expect(verify(secret, rx.received[1]!)).toMatchObject({ data: { lost: true } });
+  } finally {
+    await owners.end();
+  }
 });
