@@ -283,7 +283,7 @@ test('the outreach flow reports itself: a draft pending approval, the e-mail sen
   const [booked] = await until('meeting.booked', async () => (events('meeting.booked').length ? events('meeting.booked') : undefined), 30_000);
   expect(booked!.data).toMatchObject({ id: meeting.id, contact_id: person.id });
   expect(booked!.organization_id).toBe(o.orgId);
-});
+}, 180_000);
 
 test('the outbox: a process killed right after its change commits still has the event delivered; a lost wake is found by the sweep', async () => {
   const t = await tenant();
