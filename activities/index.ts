@@ -28,6 +28,7 @@ import { NodemailerSmtpSender } from './providers/mail/smtp';
 import type { MailSender } from './providers/mail/types';
 import { createSendActivities } from './send';
 import { createSequenceActivities } from './sequence';
+import { createWebhookActivities } from './webhooks';
 
 export interface ActivityDeps {
   db: DB;
@@ -107,6 +108,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSignalStageActivities({ db: deps.db, classifierFor }),
     ...createStrategistActivities({ db: deps.db, writerFor }),
     ...createMeetingActivities({ db: deps.db, secrets }),
+    ...createWebhookActivities({ db: deps.db, secrets }),
     ...createReplyActivities({ db: deps.db, secrets, config: deps.config, reader: new ImapInboxReader() }),
     ...createIngestActivities({
       db: deps.db,

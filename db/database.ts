@@ -632,7 +632,74 @@ export interface Threads {
   updated_at: Generated<Timestamp>;
 }
 
+export interface ApiKeys {
+  created_at: Generated<Timestamp>;
+  created_by: string;
+  id: string;
+  key_hash: Buffer;
+  last_used_at: Timestamp | null;
+  name: string;
+  organization_id: string;
+  prefix: string;
+  revoked_at: Timestamp | null;
+  role: string;
+}
+
+export interface IdempotencyKeys {
+  body_hash: Buffer;
+  created_at: Generated<Timestamp>;
+  expires_at: Generated<Timestamp>;
+  key: string;
+  method: string;
+  path: string;
+  response_body: string | null;
+  response_status: number | null;
+  response_type: string | null;
+  status: Generated<string>;
+  user_id: string;
+}
+
+export interface WebhookDeliveries {
+  attempts: Generated<number>;
+  created_at: Generated<Timestamp>;
+  delivered_at: Timestamp | null;
+  endpoint_id: string;
+  event_id: string;
+  id: Generated<string>;
+  last_error: string | null;
+  last_status_code: number | null;
+  next_attempt_at: Generated<Timestamp | null>;
+  organization_id: string;
+  status: Generated<string>;
+  updated_at: Generated<Timestamp>;
+}
+
+export interface WebhookEndpoints {
+  created_at: Generated<Timestamp>;
+  created_by: string;
+  description: string | null;
+  disabled_reason: string | null;
+  enabled: Generated<boolean>;
+  events: string[];
+  id: Generated<string>;
+  organization_id: string;
+  previous_secret_ciphertext: Buffer | null;
+  previous_secret_expires_at: Timestamp | null;
+  secret_ciphertext: Buffer;
+  updated_at: Generated<Timestamp>;
+  url: string;
+}
+
+export interface WebhookEvents {
+  created_at: Generated<Timestamp>;
+  id: Generated<string>;
+  organization_id: string;
+  payload: Json;
+  type: string;
+}
+
 export interface DB {
+  api_keys: ApiKeys;
   campaigns: Campaigns;
   classifications: Classifications;
   companies: Companies;
@@ -642,6 +709,7 @@ export interface DB {
   enrollments: Enrollments;
   import_rows: ImportRows;
   imports: Imports;
+  idempotency_keys: IdempotencyKeys;
   industry_profiles: IndustryProfiles;
   integrations: Integrations;
   lawful_basis_records: LawfulBasisRecords;
@@ -670,4 +738,7 @@ export interface DB {
   suppressions: Suppressions;
   tasks: Tasks;
   threads: Threads;
+  webhook_deliveries: WebhookDeliveries;
+  webhook_endpoints: WebhookEndpoints;
+  webhook_events: WebhookEvents;
 }

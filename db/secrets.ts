@@ -52,3 +52,5 @@ function originOf(url: string): string {
 }
 /** A mailbox's SMTP/IMAP password, bound to its row the same way. */
 export const mailboxSecretContext = (organizationId: string, mailboxId: string) => `mailbox:${organizationId}:${mailboxId}`;
+/** A webhook endpoint's signing secret (and the previous one after a rotation), bound to its row the same way. */
+export const webhookSecretContext = (organizationId: string, endpointId: string) => `webhook:${organizationId}:${endpointId}`;

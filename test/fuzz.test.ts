@@ -81,6 +81,8 @@ interface Tenant {
   org: string;
   /** Record ids by path parameter name. */
   ids: Record<string, string>;
+  /** An API key of the tenant with the admin role (osk_...): the foreign probes run with it too. */
+  adminKey: string;
 }
 
 let api: TestApi;
@@ -154,6 +156,12 @@ async function seedTenant(name: string): Promise<Tenant> {
   const thread = await owners.query<{ id: string }>(`INSERT INTO threads (organization_id, contact_id, mailbox_id, subject) VALUES ($1, $2, $3, 'Uw project') RETURNING id`, [
     org, contact.id, mailbox.id,
   ]);
+  // Events out (issue 17): a webhook endpoint (unreachable: its deliveries stay pending), one delivery, an API key.
+  const hook = await as('POST', '/webhook-endpoints', { organizationId: org, url: 'http://127.0.0.1:9/hooks', events: ['*'] });
+  const hookTest = await as('POST', `/webhook-endpoints/${hook.id}/test`, {});
+  const delivery = await owners.query<{ id: string }>('SELECT id FROM webhook_deliveries WHERE event_id = $1', [hookTest.event_id]);
+  const apiKey = await as('POST', '/api-keys', { organizationId: org, name: `${name} key`, role: 'admin' });
+  const deletableKey = await as('POST', '/api-keys', { organizationId: org, name: `${name} key to delete`, role: 'viewer' });
   // A signal comes from an ingest run; written directly (as the owner) to keep the suite fast.
   const { rows } = await owners.query<{ id: string }>(
     `INSERT INTO signals (organization_id, source_id, external_id, title, dedupe_key, status) VALUES ($1, $2, $3, $4, $5, 'scored') RETURNING id`,
@@ -182,7 +190,11 @@ async function seedTenant(name: string): Promise<Tenant> {
       calendlyIntegrationId: calendly.id,
       importId: imported.rows[0]!.id,
       threadId: thread.rows[0]!.id,
+      endpointId: hook.id,
+      deliveryId: delivery.rows[0]!.id,
+      apiKeyId: deletableKey.id,
     },
+    adminKey: apiKey.key,
   };
 }
 
@@ -282,6 +294,14 @@ const examples: Record<string, (t: Tenant) => Example> = {
   'GET /tasks': (t) => ({ query: { organizationId: t.org, status: 'open' } }),
   'POST /tasks/{taskId}/complete': () => ({ body: {} }),
   'GET /settings/meetings': (t) => ({ query: { organizationId: t.org } }),
+  'POST /webhook-endpoints': (t) => ({ body: { organizationId: t.org, url: 'http://127.0.0.1:9/other', events: ['message.sent'] } }),
+  'GET /webhook-endpoints': (t) => ({ query: { organizationId: t.org } }),
+  'PATCH /webhook-endpoints/{endpointId}': () => ({ body: { description: 'fuzzed' } }),
+  'POST /webhook-endpoints/{endpointId}/rotate-secret': () => ({ body: {} }),
+  'POST /webhook-endpoints/{endpointId}/test': () => ({ body: {} }),
+  'POST /webhook-deliveries/{deliveryId}/retry': () => ({ body: {} }),
+  'POST /api-keys': (t) => ({ body: { organizationId: t.org, name: 'Fuzz key', role: 'viewer' } }),
+  'GET /api-keys': (t) => ({ query: { organizationId: t.org } }),
   'PATCH /settings/meetings': (t) => ({ body: { organizationId: t.org, reminderLeadMinutes: 60 } }),
   'POST /webhooks/calcom/{calcomIntegrationId}': () => ({ body: { triggerEvent: 'BOOKING_CREATED', payload: { uid: 'fuzz', title: 'Fuzz', startTime: '2031-03-03T10:00:00Z', endTime: '2031-03-03T10:30:00Z' } } }),
   'POST /webhooks/calendly/{calendlyIntegrationId}': () => ({
@@ -787,6 +807,9 @@ test('each valid example succeeds for its own tenant (so mutations start from a 
   expect(failures).toEqual([]);
 });
 
+/** What an API key may never do (apps/api/auth.ts refuseForApiKeys): 403 before any lookup. */
+const KEY_REFUSED = /^(POST \/organizations$|(POST|PATCH|DELETE) \/organizations\/\{organizationId\}\/members|(POST|DELETE) \/api-keys)/;
+
 test("another tenant's records are 404 on every route with a path id", async () => {
   const answers: string[] = [];
   // Operations with the users' token only: an unsubscribe link (/u/{token}) is its own authority, whoever follows it.
@@ -794,6 +817,11 @@ test("another tenant's records are 404 on every route with a path id", async () 
     const ex = exampleFor(op, a); // the caller's own organization in the body: only the path is foreign
     const res = await send(ownerRequest(op, ex, { pathTenant: b, foreign: true }));
     answers.push(`${key(op)} ${res.status} ${res.body?.code}`);
+    // The same as tenant A's admin API key (issue 17): a key sees nothing of another organization either
+    // (member and key management are refused to keys outright, 403 whatever the id).
+    if (KEY_REFUSED.test(key(op))) continue;
+    const byKey = await send({ ...ownerRequest(op, ex, { pathTenant: b, foreign: true }), token: a.adminKey });
+    answers.push(`key ${key(op)} ${byKey.status} ${byKey.body?.code}`);
   }
   expect(answers).toEqual(answers.map((line) => line.replace(/ \d+ \S+$/, ' 404 NOT_FOUND')));
 });
@@ -807,6 +835,11 @@ test("another tenant's organizationId is 404 on every operation that takes one",
     if (!inQuery && !inBody) continue;
     const res = await send(ownerRequest(op, ex, { pathTenant: a, foreign: true }));
     answers.push(`${key(op)} ${res.status} ${res.body?.code}`);
+    // Keys may not create organizations, members or keys at all (403 before any lookup): the others as A's admin key.
+    if (!KEY_REFUSED.test(key(op))) {
+      const byKey = await send({ ...ownerRequest(op, ex, { pathTenant: a, foreign: true }), token: a.adminKey });
+      answers.push(`key ${key(op)} ${byKey.status} ${byKey.body?.code}`);
+    }
   }
   expect(answers.length).toBeGreaterThanOrEqual(20);
   expect(answers).toEqual(answers.map((line) => line.replace(/ \d+ \S+$/, ' 404 NOT_FOUND')));

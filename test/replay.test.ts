@@ -64,6 +64,7 @@ test('every recorded history replays against the current workflow code', async (
     'strategist-no-company',
     'strategist-proposal',
     'strategist-proposal-before-writer-queue',
+    'webhook-endpoint',
   ]);
   const failures: string[] = [];
   for await (const result of Worker.runReplayHistories({ workflowsPath: WORKFLOWS, replayName: 'recorded-histories' }, histories)) {

@@ -43,6 +43,8 @@ const EXPECTED_POLICIES: Record<string, string[]> = {
   compliance_settings: [select(READ()), insert(WRITE('admin')), update(WRITE('admin')), del(WRITE('admin'))],
   suppressions: [select(READ()), insert(WRITE('member')), del(WRITE('admin'))],
   compliance_audit_log: [select(READ()), insert(WRITE('member'))],
+  webhook_endpoints: [select(READ()), insert(WRITE('admin')), update(WRITE('admin')), del(WRITE('admin'))],
+  api_keys: [select(READ()), insert(WRITE('admin')), update(WRITE('admin')), del(WRITE('admin'))],
 };
 
 async function tenantTables(): Promise<Array<{ table: string; enabled: boolean; forced: boolean }>> {

@@ -13,3 +13,4 @@ export { mailboxHealthWorkflow } from './mailbox-health';
 export { meetingWorkflow, bookingWorkflow } from './meeting';
 export { mailboxInboxWorkflow } from './mailbox-inbox';
 export { contactImportWorkflow } from './contact-import';
+export { webhookEndpointWorkflow } from './webhook-endpoint';

@@ -40,6 +40,8 @@ export const workflowIds = {
   booking: (integrationId: string, deliveryDigest: string) => `booking/${integrationId}/${deliveryDigest}`,
   /** A contact import's durable run (contactImportWorkflow). */
   contactImport: (importId: string) => `import/${importId}`,
+  /** One webhook endpoint's deliveries (webhookEndpointWorkflow). */
+  webhookEndpoint: (endpointId: string) => `webhook-endpoint/${endpointId}`,
   reconcileSchedule: 'reconcile/signals',
   /** The scheduled restart of sequence runs and sends that are missing (reconcileOutreachWorkflow). */
   reconcileOutreachSchedule: 'reconcile/outreach',

@@ -8,7 +8,11 @@ import type { MetricsAccess } from '../shared/metrics';
 import type { SecretBox } from '../../db/secrets';
 import type { Config } from '../shared/config';
 import type { WorkflowStarter } from '../shared/temporal';
-import { authenticate, TokenVerifier } from './auth';
+import { authenticate, refuseForApiKeys, TokenVerifier } from './auth';
+import { idempotentPosts } from './idempotency';
+import { apiKeyIdentity } from '../../db/queries/api-keys';
+import { apiKeyRoutes } from './routes/api-keys';
+import { webhookEndpointRoutes } from './routes/webhook-endpoints';
 import { errorHandler, sendProblem } from './errors';
 import { ApiMetrics } from './metrics';
 import { openApiDocument } from './openapi';
@@ -103,7 +107,9 @@ export function createApp(deps: ApiDeps): Express {
     res.json(openApiDocument());
   });
   app.use(docsRoutes());
-  app.use(authenticate(deps.verifyToken, deps.issuer));
+  // Bearer JWTs, and API keys (osk_...) acting as their own membership (issue 17).
+  app.use(authenticate(deps.verifyToken, deps.issuer, (hash) => apiKeyIdentity(deps.db, hash)));
+  app.use(refuseForApiKeys);
   if (deps.rateLimits) app.use(limitPerUser(deps.rateLimits));
   // Before the JSON body rule: a raw RFC 822 message (message/rfc822), not JSON.
   app.use(inboundRoutes(deps));
@@ -113,6 +119,8 @@ export function createApp(deps: ApiDeps): Express {
   app.use(express.json({ limit: deps.bodyLimit, strict: true, type: 'application/json' }));
   app.use(rejectUnsafeInput);
   if (deps.rateLimits) app.use(limitPerOrganization(deps.rateLimits));
+  // Idempotency-Key on every JSON POST (after the limits: a replay counts as a request).
+  app.use(idempotentPosts(deps.db));
   app.use(organizationRoutes(deps));
   app.use(sourceRoutes(deps));
   app.use(signalRoutes(deps));
@@ -130,6 +138,8 @@ export function createApp(deps: ApiDeps): Express {
   app.use(meetingRoutes(deps));
   app.use(taskRoutes(deps));
   app.use(analyticsRoutes(deps));
+  app.use(webhookEndpointRoutes(deps));
+  app.use(apiKeyRoutes(deps));
   app.use((req, res) => sendProblem(res, 'NOT_FOUND', `No route for ${req.method} ${req.path}`));
   app.use(errorHandler(deps.logger));
   return app;

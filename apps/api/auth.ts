@@ -15,7 +15,22 @@ export interface AuthenticatedUser {
   userId: string;
   subject: string;
   email?: string;
+  /** Set when the caller is an API key: its id is the user id of its membership (migration 0019). */
+  apiKey?: ApiKeyIdentity;
 }
+
+export interface ApiKeyIdentity {
+  keyId: string;
+  organizationId: string;
+  role: string;
+}
+
+/** Looks up a live key by its SHA-256 (app.api_key_identity), or null. */
+export type ApiKeyLookup = (keyHash: Buffer) => Promise<ApiKeyIdentity | null>;
+
+/** API keys: `osk_` and 43 base64url characters (32 random bytes); stored as SHA-256 only. */
+export const API_KEY = /^osk_[A-Za-z0-9_-]{43}$/;
+export const hashApiKey = (key: string): Buffer => createHash('sha256').update(key).digest();
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -67,7 +82,7 @@ function reasonOf(err: unknown): string {
   return 'The token could not be verified';
 }
 
-export function authenticate(verify: TokenVerifier, issuer: string): RequestHandler {
+export function authenticate(verify: TokenVerifier, issuer: string, lookupApiKey?: ApiKeyLookup): RequestHandler {
   return async (req, res, next) => {
     const header = req.headers.authorization;
     // RFC 7235: the scheme is case-insensitive ("bearer", "BEARER"); the token is token68.
@@ -75,6 +90,17 @@ export function authenticate(verify: TokenVerifier, issuer: string): RequestHand
     if (!match) {
       res.setHeader('WWW-Authenticate', header ? 'Bearer error="invalid_request"' : 'Bearer');
       return sendProblem(res, 'UNAUTHENTICATED', header ? 'The Authorization header is not a bearer token' : 'A bearer token is required');
+    }
+    if (match[1]!.startsWith('osk_') && lookupApiKey) {
+      // An API key: acts as its own membership in its organization. A deleted key is refused at once.
+      const key = API_KEY.test(match[1]!) ? await lookupApiKey(hashApiKey(match[1]!)) : null;
+      if (!key) {
+        res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token", error_description="The API key is not valid"');
+        return sendProblem(res, 'UNAUTHENTICATED', 'The API key is not valid');
+      }
+      req.user = { userId: key.keyId, subject: `api-key:${key.keyId}`, apiKey: key };
+      req.log?.setBindings?.({ user_id: key.keyId, api_key_id: key.keyId });
+      return next();
     }
     try {
       const payload = await verify(match[1]!);
@@ -93,3 +119,16 @@ export function authenticate(verify: TokenVerifier, issuer: string): RequestHand
     }
   };
 }
+
+/**
+ * What a key may not do whatever its role: create organizations, manage members or keys. A key is
+ * a machine client of one organization, never a way to mint more access.
+ */
+export const refuseForApiKeys: RequestHandler = (req, res, next) => {
+  if (!req.user?.apiKey || req.method === 'GET' || req.method === 'HEAD') return next();
+  const p = req.path;
+  if ((req.method === 'POST' && p === '/organizations') || /^\/organizations\/[^/]+\/members(\/|$)/.test(p) || /^\/api-keys(\/|$)/.test(p)) {
+    return sendProblem(res, 'FORBIDDEN', 'An API key cannot create organizations, members or API keys');
+  }
+  next();
+};

@@ -17,7 +17,9 @@ export type ProblemCode =
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
   | 'SERVICE_UNAVAILABLE'
-  | 'INTERNAL';
+  | 'INTERNAL'
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'IDEMPOTENCY_IN_PROGRESS';
 
 const STATUS: Record<ProblemCode, number> = {
   VALIDATION_FAILED: 400,
@@ -31,6 +33,8 @@ const STATUS: Record<ProblemCode, number> = {
   RATE_LIMITED: 429,
   SERVICE_UNAVAILABLE: 503,
   INTERNAL: 500,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  IDEMPOTENCY_IN_PROGRESS: 409,
 };
 
 const TITLE: Record<ProblemCode, string> = {
@@ -45,6 +49,8 @@ const TITLE: Record<ProblemCode, string> = {
   RATE_LIMITED: 'Too many requests',
   SERVICE_UNAVAILABLE: 'Service unavailable',
   INTERNAL: 'Internal server error',
+  IDEMPOTENCY_KEY_REUSED: 'Idempotency key reused',
+  IDEMPOTENCY_IN_PROGRESS: 'Idempotent request in progress',
 };
 
 export interface FieldError {

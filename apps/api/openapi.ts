@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import * as r from './responses';
 import * as s from './schemas';
+import * as w from './routes/webhook-endpoints.schemas';
+import { WEBHOOK_EVENT_TYPES } from '../../db/queries/webhook-events';
 
 /**
  * The OpenAPI 3.1 document (GET /openapi.json), built from the zod schemas that validate requests
@@ -12,7 +14,7 @@ import * as s from './schemas';
  * one entry below naming it in `answer`, with its operationId, tag, role and the problems it can
  * answer beyond those its role and inputs imply.
  */
-type Tag = 'Health' | 'Reference' | 'Organizations' | 'Sources' | 'Signals' | 'Opportunities' | 'Settings' | 'Companies' | 'Contacts' | 'Compliance' | 'Integrations' | 'Mailboxes' | 'Campaigns' | 'Enrollments' | 'Messages' | 'Threads' | 'Meetings' | 'Analytics';
+type Tag = 'Health' | 'Reference' | 'Organizations' | 'Sources' | 'Signals' | 'Opportunities' | 'Settings' | 'Companies' | 'Contacts' | 'Compliance' | 'Integrations' | 'Mailboxes' | 'Campaigns' | 'Enrollments' | 'Messages' | 'Threads' | 'Meetings' | 'Analytics' | 'Webhooks' | 'API keys';
 
 export const TAGS: Record<Tag, string> = {
   Health: 'Liveness, readiness and metrics of the API process',
@@ -33,9 +35,11 @@ export const TAGS: Record<Tag, string> = {
   Meetings: 'Meetings booked by link (Cal.com, Calendly webhooks), reply or by hand: outcomes, reminders (tasks) and the CRM record',
   Analytics: 'Outreach analytics: attribution by source, deliverability per mailbox, agent quality and prompt evals',
   Mailboxes: 'Sending mailboxes: SMTP/IMAP server (write-only secret), sending window, days, holidays and limits',
+  Webhooks: 'Signed webhooks (Standard Webhooks) for every event: endpoints, secrets, deliveries and retries. The events are listed under `webhooks`',
+  'API keys': 'Keys for machine clients (`Authorization: Bearer osk_...`), acting in one organization with one role',
 };
 
-type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 500 | 503;
+type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
 
 interface Operation {
   /** The operationId: a stable, readable verb + noun (listSignals, ignoreSignal). */
@@ -63,6 +67,8 @@ interface Operation {
   media?: 'application/json' | 'text/html' | 'text/plain';
   /** Problems beyond those implied by the token, role, inputs and body (see problemsOf). */
   problems?: ProblemStatus[];
+  /** The success answers no body (204). */
+  empty?: true;
 }
 
 /** The one-click unsubscribe token (domain/outreach/unsubscribe-token.ts). */
@@ -161,6 +167,19 @@ export const OPERATIONS: Operation[] = [
   { id: 'getMeetingSettings', method: 'get', path: '/settings/meetings', tag: 'Settings', summary: "The reminder's lead time", role: 'viewer', query: s.organizationQuery, answer: r.MeetingSettings },
   { id: 'updateMeetingSettings', method: 'patch', path: '/settings/meetings', tag: 'Settings', summary: "Change the reminder's lead time (reminders still to come move)", role: 'admin', body: s.patchMeetingSettingsBody, answer: r.MeetingSettings },
   { id: 'receiveCalcomWebhook', method: 'post', path: '/webhooks/calcom/{calcomIntegrationId}', tag: 'Meetings', summary: "Cal.com booking webhook: X-Cal-Signature-256 (hex HMAC-SHA256 of the raw body with the calendar integration's secret); 401 for a bad signature, 400 for a body that is not JSON", role: 'none', body: s.calcomWebhookBody, answer: r.BookingReceipt, problems: [401, 503] },
+  // Events out and machine clients (issue 17)
+  { id: 'createWebhookEndpoint', method: 'post', path: '/webhook-endpoints', tag: 'Webhooks', summary: 'Add a webhook endpoint; its signing secret (whsec_...) is answered here only. The url passes the outbound rule (no private networks unless allowed)', role: 'admin', body: w.createWebhookEndpointBody, status: 201, answer: w.WebhookEndpointWithSecret, problems: [503] },
+  { id: 'listWebhookEndpoints', method: 'get', path: '/webhook-endpoints', tag: 'Webhooks', summary: "The organization's webhook endpoints (without secrets)", role: 'admin', query: s.organizationQuery, answer: z.array(w.WebhookEndpoint) },
+  { id: 'getWebhookEndpoint', method: 'get', path: '/webhook-endpoints/{endpointId}', tag: 'Webhooks', summary: 'One webhook endpoint', role: 'admin', answer: w.WebhookEndpoint },
+  { id: 'updateWebhookEndpoint', method: 'patch', path: '/webhook-endpoints/{endpointId}', tag: 'Webhooks', summary: 'Change the url, events, description or enabled (enabling again resumes its pending deliveries)', role: 'admin', body: w.patchWebhookEndpointBody, answer: w.WebhookEndpoint },
+  { id: 'deleteWebhookEndpoint', method: 'delete', path: '/webhook-endpoints/{endpointId}', tag: 'Webhooks', summary: 'Remove an endpoint and its deliveries', role: 'admin', status: 204, empty: true, answer: w.WebhookEndpoint },
+  { id: 'rotateWebhookSecret', method: 'post', path: '/webhook-endpoints/{endpointId}/rotate-secret', tag: 'Webhooks', summary: 'A new signing secret, answered here only; the previous one still signs for 24 hours (webhook-signature carries both)', role: 'admin', body: s.emptyBody, answer: w.WebhookEndpointWithSecret, problems: [503] },
+  { id: 'testWebhookEndpoint', method: 'post', path: '/webhook-endpoints/{endpointId}/test', tag: 'Webhooks', summary: 'Send a webhook.test event to this endpoint', role: 'admin', body: s.emptyBody, status: 202, answer: w.WebhookTestReceipt },
+  { id: 'listWebhookDeliveries', method: 'get', path: '/webhook-endpoints/{endpointId}/deliveries', tag: 'Webhooks', summary: "The endpoint's deliveries with their attempts, newest first", role: 'admin', query: w.listDeliveriesQuery, answer: z.array(w.WebhookDelivery) },
+  { id: 'retryWebhookDelivery', method: 'post', path: '/webhook-deliveries/{deliveryId}/retry', tag: 'Webhooks', summary: 'Send a delivery again: pending, due now, with a fresh attempt budget', role: 'admin', body: s.emptyBody, answer: w.WebhookDelivery },
+  { id: 'createApiKey', method: 'post', path: '/api-keys', tag: 'API keys', summary: 'Create a key (viewer, member or admin; not above your own role); the key (osk_...) is answered here only. A key cannot create keys', role: 'admin', body: w.createApiKeyBody, status: 201, answer: w.ApiKeyWithSecret },
+  { id: 'listApiKeys', method: 'get', path: '/api-keys', tag: 'API keys', summary: "The organization's live keys (without the key)", role: 'admin', query: s.organizationQuery, answer: z.array(w.ApiKey) },
+  { id: 'deleteApiKey', method: 'delete', path: '/api-keys/{apiKeyId}', tag: 'API keys', summary: 'Revoke a key: refused (401) from then on', role: 'admin', status: 204, empty: true, answer: w.ApiKey },
   { id: 'receiveCalendlyWebhook', method: 'post', path: '/webhooks/calendly/{calendlyIntegrationId}', tag: 'Meetings', summary: 'Calendly booking webhook: Calendly-Webhook-Signature t=...,v1=... (HMAC-SHA256 of "t.body"); 401 for a bad signature or one older than 3 minutes, 400 for a body that is not JSON', role: 'none', body: s.calendlyWebhookBody, answer: r.BookingReceipt, problems: [401, 503] },
 ];
 
@@ -174,8 +193,9 @@ const PROBLEM_RESPONSES: Record<ProblemStatus, { name: string; description: stri
   },
   403: { name: 'Forbidden', description: 'FORBIDDEN: a member of the organization whose role is too low' },
   404: { name: 'NotFound', description: 'NOT_FOUND: absent or not visible to the caller (never says which)' },
-  409: { name: 'Conflict', description: 'CONFLICT: the request conflicts with the current state (the problem names the existing record)' },
+  409: { name: 'Conflict', description: 'CONFLICT: the request conflicts with the current state (the problem names the existing record); IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still running' },
   413: { name: 'PayloadTooLarge', description: 'PAYLOAD_TOO_LARGE: the body exceeds BODY_LIMIT (a raw e-mail: INBOUND_MAX_BYTES)' },
+  422: { name: 'UnprocessableContent', description: 'IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used for another request within 24 hours' },
   415: { name: 'UnsupportedMediaType', description: 'UNSUPPORTED_MEDIA_TYPE: bodies must be application/json (a raw e-mail: message/rfc822)' },
   429: {
     name: 'TooManyRequests',
@@ -197,10 +217,24 @@ export function problemsOf(op: Operation): ProblemStatus[] {
   if (op.body || op.form || op.raw) [413, 415].forEach((st) => out.add(st as ProblemStatus));
   if (op.raw) out.add(400);
   if (op.role === 'member' || op.role === 'admin') out.add(403);
+  if (idempotent(op)) [409, 422].forEach((st) => out.add(st as ProblemStatus));
+  // An API key may not create organizations (apps/api/auth.ts refuseForApiKeys).
+  if (op.role === 'any user' && op.method === 'post') out.add(403);
   // Every record belongs to an organization the caller may not be a member of.
   if (op.path.includes('{') || ['viewer', 'member', 'admin'].includes(op.role)) out.add(404);
   return [...out].sort();
 }
+
+/** Authenticated JSON POSTs take an Idempotency-Key (apps/api/idempotency.ts). */
+const idempotent = (op: Operation) => op.method === 'post' && op.role !== 'none' && !op.raw;
+
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'Makes the POST safe to repeat: the first answer is kept 24 hours per caller and key and answered again (Idempotent-Replayed: true) to the same request',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
 
 const ROLE_TEXT: Record<Operation['role'], string> = {
   none: 'No token needed.',
@@ -266,7 +300,7 @@ function componentSchemas(): Record<string, Json> {
 
 function operationObject(op: Operation): Json {
   const pathParams = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: op.pathSchemas?.[m[1]!] ?? { type: 'string', format: 'uuid' } }));
-  const success = { description: op.summary, content: { [op.media ?? 'application/json']: { schema: answerSchema(op) } } };
+  const success = op.empty ? { description: op.summary } : { description: op.summary, content: { [op.media ?? 'application/json']: { schema: answerSchema(op) } } };
   const responses: Json = { [String(op.status ?? 200)]: success };
   if (op.repeatStatus) responses[String(op.repeatStatus)] = { ...success, description: 'The existing record (a repeat)' };
   for (const st of problemsOf(op)) responses[String(st)] = { $ref: `#/components/responses/${PROBLEM_RESPONSES[st].name}` };
@@ -276,12 +310,66 @@ function operationObject(op: Operation): Json {
     summary: op.summary,
     description: ROLE_TEXT[op.role],
     security: op.role === 'none' ? [] : op.role === 'metrics token' ? [{ metricsToken: [] }] : [{ bearer: [] }],
-    ...(pathParams.length || op.query ? { parameters: [...pathParams, ...(op.query ? queryParameters(op.query) : [])] } : {}),
+    ...(pathParams.length || op.query || idempotent(op) ? { parameters: [...pathParams, ...(op.query ? queryParameters(op.query) : []), ...(idempotent(op) ? [IDEMPOTENCY_KEY] : [])] } : {}),
     ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body) } } } } : {}),
     ...(op.form ? { requestBody: { required: false, content: { 'application/x-www-form-urlencoded': { schema: jsonSchema(op.form) } } } } : {}),
     ...(op.raw ? { requestBody: { required: true, description: op.raw.description, content: { [op.raw.media]: { schema: { type: 'string', format: 'binary' } } } } } : {}),
     responses,
   };
+}
+
+/**
+ * The events sent to webhook endpoints (OpenAPI 3.1 `webhooks`): one POST per event type with its
+ * body `{type, timestamp, organization_id, data}`, `data` the record as the API answers it, from
+ * WEBHOOK_EVENT_DATA (apps/api/routes/webhook-endpoints.schemas.ts), and the Standard Webhooks headers.
+ */
+function webhooksSection(): Record<string, Json> {
+  const header = (name: string, description: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } });
+  return Object.fromEntries(
+    WEBHOOK_EVENT_TYPES.map((type) => {
+      const { schema, summary } = w.WEBHOOK_EVENT_DATA[type];
+      const dataId = r.records.get(schema)?.id;
+      if (!dataId) throw new Error(`webhook ${type}: its data schema must be a registered record`);
+      return [
+        type,
+        {
+          post: {
+            operationId: `${type.replace(/[._](\w)/g, (_m, c: string) => c.toUpperCase())}Webhook`,
+            tags: ['Webhooks'],
+            summary,
+            description: `Sent to every enabled endpoint subscribed to \`${type}\` (or \`*\`). Verify it with any Standard Webhooks library; answer 2xx within 10 s, else it is retried with backoff for over 24 hours; 410 Gone disables the endpoint.`,
+            security: [],
+            parameters: [
+              header('webhook-id', 'The event id: the same on every attempt (deduplicate on it)'),
+              header('webhook-timestamp', 'Unix seconds of this attempt'),
+              header('webhook-signature', 'Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`; two during a rotation'),
+            ],
+            requestBody: {
+              required: true,
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    required: ['type', 'timestamp', 'organization_id', 'data'],
+                    properties: {
+                      type: { type: 'string', const: type },
+                      timestamp: { type: 'string', format: 'date-time' },
+                      organization_id: { type: 'string', format: 'uuid' },
+                      data: ref(dataId),
+                    },
+                  },
+                },
+              },
+            },
+            responses: {
+              '200': { description: 'Received (any 2xx)' },
+              '410': { description: 'Gone: the endpoint is disabled and not called again' },
+            },
+          },
+        },
+      ];
+    }),
+  );
 }
 
 let cached: Json | undefined;
@@ -305,9 +393,10 @@ export function openApiDocument(): Json {
     servers: [{ url: '/', description: 'The server that serves this document' }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
+    webhooks: webhooksSection(),
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token of the identity provider (JWKS or HS256)' },
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token of the identity provider (JWKS or HS256), or an API key (osk_...)' },
         metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, for GET /metrics only' },
       },
       schemas: componentSchemas(),

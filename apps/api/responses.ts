@@ -50,6 +50,7 @@ const dependencyState = z.enum(['ok', 'down']);
 export const PROBLEM_CODES = [
   'VALIDATION_FAILED', 'MALFORMED_JSON', 'UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'INTERNAL',
+  'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_IN_PROGRESS',
 ] as const satisfies readonly ProblemCode[];
 /** Fails to compile, naming it, when errors.ts gains a problem code this list lacks. */
 export const PROBLEM_CODES_COMPLETE: Exclude<ProblemCode, (typeof PROBLEM_CODES)[number]> extends never ? true : Exclude<ProblemCode, (typeof PROBLEM_CODES)[number]> = true;

@@ -2,6 +2,7 @@ import { API_DB_ROLE, WORKER_DB_ROLE } from '../../db/roles';
 import path from 'node:path';
 import { z } from 'zod';
 import { DNS_SERVER, parseDnsServers } from '../../activities/providers/dns/resolver';
+import { parseRetrySchedule } from '../../domain/webhooks/delivery';
 
 /**
  * All process configuration, read once from the environment. The README's configuration table
@@ -99,6 +100,10 @@ const schema = z.object({
   // The worker's /metrics (activity outcomes + the Temporal SDK's metrics); 0 = off.
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   WORKER_METRICS_HOST: z.string().default('127.0.0.1'),
+  // Webhooks (issue 17): the delays after each failed delivery attempt, comma-separated seconds (default: 30 s doubling,
+  // 12 retries over ~34 h), and how often the workers look for deliveries nobody woke (the outbox's safety net).
+  WEBHOOK_RETRY_SCHEDULE: z.string().optional().refine((v) => v === undefined || parseRetrySchedule(v) !== undefined, 'must be comma-separated positive seconds'),
+  WEBHOOK_SWEEP_SECONDS: z.coerce.number().int().min(1).default(60),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -1,7 +1,8 @@
-import pino, { Logger } from 'pino';
+import pino, { DestinationStream, Logger, LoggerOptions } from 'pino';
 
-export function createLogger(level: string, name: string): Logger {
-  return pino({
+/** `destination`: where lines go (default stdout); tests pass a sink to read what was logged. */
+export function createLogger(level: string, name: string, destination?: DestinationStream): Logger {
+  const options: LoggerOptions = {
     name,
     level,
     // Secrets never reach a log line, whatever object is logged.
@@ -9,5 +10,6 @@ export function createLogger(level: string, name: string): Logger {
       paths: ['req.headers.authorization', 'req.headers.cookie', '*.secret', '*.password', '*.secret_ciphertext'],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

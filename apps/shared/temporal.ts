@@ -7,6 +7,9 @@ import { searchAttributes, workflowIds } from '../../workflows/search-attributes
 import type {
   bookingWorkflow, contactImportWorkflow, enrichCompanyWorkflow, ingestSourceWorkflow, meetingWorkflow, processSignalWorkflow, sendMessageWorkflow, sequenceWorkflow, strategistWorkflow,
 } from '../../workflows';
+import type { webhookEndpointWorkflow } from '../../workflows/webhook-endpoint';
+import { webhookWakeSignal } from '../../workflows/webhook-endpoint';
+import { DEFAULT_RETRY_SCHEDULE_SECONDS, parseRetrySchedule } from '../../domain/webhooks/delivery';
 import type { BookingEvent, BookingProvider } from '../../domain/meetings/bookings';
 import { meetingChangedSignal } from '../../workflows/meeting-signals';
 import type { PipelineStage } from '../../workflows/stages';
@@ -36,11 +39,13 @@ export class WorkflowStarter {
   private readonly inboxPollSeconds: number;
   /** A contact import's chunk size and chunk timeout (tests shorten them; default the workflow's). */
   private readonly importRun: { chunkSize?: number; chunkTimeoutMs?: number };
+  /** Delays after each failed webhook delivery (WEBHOOK_RETRY_SCHEDULE), an input of each endpoint's run. */
+  private readonly webhookRetrySchedule: readonly number[];
 
   constructor(
     private readonly client: Client,
     config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'INGEST_RETRY_INITIAL_INTERVAL_MS'> &
-      Partial<Pick<Config, 'SCHEDULE_TIMEZONE' | 'RECONCILE_INTERVAL_SECONDS' | 'RECONCILE_STUCK_AFTER_SECONDS' | 'RECONCILE_OUTREACH_INTERVAL_SECONDS' | 'SEQUENCE_RECHECK_SECONDS' | 'SEND_HOLD_RECHECK_SECONDS' | 'INBOX_POLL_SECONDS'>> & {
+      Partial<Pick<Config, 'SCHEDULE_TIMEZONE' | 'RECONCILE_INTERVAL_SECONDS' | 'RECONCILE_STUCK_AFTER_SECONDS' | 'RECONCILE_OUTREACH_INTERVAL_SECONDS' | 'SEQUENCE_RECHECK_SECONDS' | 'SEND_HOLD_RECHECK_SECONDS' | 'INBOX_POLL_SECONDS' | 'WEBHOOK_RETRY_SCHEDULE'>> & {
         importRun?: { chunkSize?: number; chunkTimeoutMs?: number };
       },
   ) {
@@ -58,6 +63,7 @@ export class WorkflowStarter {
     };
     this.inboxPollSeconds = config.INBOX_POLL_SECONDS ?? 0;
     this.importRun = config.importRun ?? {};
+    this.webhookRetrySchedule = (config.WEBHOOK_RETRY_SCHEDULE && parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE)) || DEFAULT_RETRY_SCHEDULE_SECONDS;
   }
 
   /**
@@ -353,6 +359,23 @@ export class WorkflowStarter {
   /** Where a signal that could not be delivered after a commit is reported (the API sets its logger). */
   onNotifyError: (err: unknown, enrollmentId: string) => void = (err, enrollmentId) =>
     console.warn(`enrollmentChanged signal to ${workflowIds.sequence(enrollmentId)} failed: ${err instanceof Error ? err.message : String(err)}`);
+
+  /**
+   * Wakes an endpoint's delivery workflow (`webhook-endpoint/<id>`), starting it when none runs
+   * (signalWithStart). The workers' dispatcher calls it after an event commits and from its sweep.
+   */
+  async wakeWebhookEndpoint(organizationId: string, endpointId: string) {
+    const handle = await this.client.workflow.signalWithStart<typeof webhookEndpointWorkflow, []>('webhookEndpointWorkflow', {
+      taskQueue: this.taskQueue,
+      workflowId: workflowIds.webhookEndpoint(endpointId),
+      args: [{ organizationId, endpointId, retryScheduleSeconds: [...this.webhookRetrySchedule], retryInitialIntervalMs: this.retryInitialIntervalMs }],
+      signal: webhookWakeSignal,
+      signalArgs: [],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      typedSearchAttributes: searchAttributes({ OrganizationId: organizationId }),
+    });
+    return { workflowId: handle.workflowId, runId: handle.signaledRunId };
+  }
 
   /**
    * Starts a meeting's workflow (`meeting/<id>`: reminder and CRM sync) or wakes the one that runs

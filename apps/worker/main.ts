@@ -7,6 +7,7 @@ import { createDb, poolOf } from '../../db/pool';
 import { freeLoopbackPort } from '../shared/ports';
 import { serveWorkerMetrics, WorkerMetrics } from './metrics';
 import { createWorker } from './worker';
+import { startWebhookDispatcher } from './webhook-dispatcher';
 
 async function main() {
   const config = loadConfig();
@@ -42,9 +43,16 @@ async function main() {
     await starter.ensureOutreachReconcileSchedule();
     await client.connection.close();
   }
+  // Webhook deliveries: woken after each event commits, and swept for any whose wake was lost.
+  const dispatcherClient = config.RECONCILE_SCHEDULE === 'true' ? await connectTemporal(config) : undefined;
+  const dispatcher = dispatcherClient
+    ? startWebhookDispatcher({ db, connectionString: workerDatabaseUrl(config), starter: new WorkflowStarter(dispatcherClient, config), logger, sweepSeconds: config.WEBHOOK_SWEEP_SECONDS })
+    : undefined;
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker started');
   // Runtime.install's default shutdown signals (SIGINT, SIGTERM) make run() resolve after in-flight tasks finish.
   await Promise.all([worker.run(), providerWorker.run()]);
+  await dispatcher?.stop();
+  await dispatcherClient?.connection.close();
   await connection.close();
   await new Promise((r) => (metricsServer ? metricsServer.close(r) : r(undefined)));
   await db.destroy();

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Tx } from '../tenancy';
 import { campaignFrom, type CampaignAction, type StepChannel } from '../../domain/outreach/enrollments';
 import { newestFirst } from './pagination';
+import { recordEvent } from './webhook-events';
 
 /** The spec's Campaign fields, plus who wrote it (model, prompt_*), the per-contact plan and a dismissal's reason. */
 export const CAMPAIGN_COLUMNS = [
@@ -161,6 +162,7 @@ export async function insertCampaign(tx: Tx, c: CampaignInput): Promise<{ create
       )
       .execute();
   }
+  await recordEvent(tx, 'campaign.proposed', { organizationId: c.organizationId, id: inserted.id });
   return { created: true, id: inserted.id };
 }
 

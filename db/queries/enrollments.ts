@@ -4,6 +4,7 @@ import type { DB as Database } from '../database';
 import type { Reader, Tx } from '../tenancy';
 import { enrollmentFrom, WAITING_MESSAGE_STATUSES, type EnrollmentAction, type PauseReason } from '../../domain/outreach/enrollments';
 import { newestFirst } from './pagination';
+import { recordEvent } from './webhook-events';
 
 export const ENROLLMENT_COLUMNS = [
   'id', 'organization_id', 'campaign_id', 'contact_id', 'status', 'current_step', 'next_action_at', 'pause_reason', 'resume_at', 'stopped_reason',
@@ -65,7 +66,7 @@ export function lockEnrollment(tx: Tx, id: string) {
  * stop records the reason; pause needs its reason (and resume_at for an out-of-office); resume
  * clears them and acts now; complete and fail clear next_action_at.
  */
-export function transitionEnrollment(
+export async function transitionEnrollment(
   tx: Tx,
   id: string,
   action: EnrollmentAction,
@@ -80,13 +81,15 @@ export function transitionEnrollment(
         : action === 'resume'
           ? { pause_reason: null, resume_at: null, next_action_at: sql<Date>`now()` }
           : { next_action_at: null, pause_reason: null, resume_at: null, ...(action === 'fail' ? { stopped_reason: opts.reason ?? 'failed' } : {}) };
-  return tx
+  const row = await tx
     .updateTable('enrollments')
     .set({ ...patch, status: to, updated_at: sql`now()` })
     .where('id', '=', id)
     .where('status', 'in', enrollmentFrom(action))
     .returning(ENROLLMENT_COLUMNS)
     .executeTakeFirst();
+  if (row && (row.status === 'stopped' || row.status === 'paused')) await recordEvent(tx, row.status === 'stopped' ? 'enrollment.stopped' : 'enrollment.paused', { organizationId: row.organization_id, id });
+  return row;
 }
 
 /** The enrollment's messages still waiting to go out become `skipped` (a stop), their send slots given back; answers how many. */

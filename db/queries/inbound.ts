@@ -6,6 +6,7 @@ import type { InboundKind } from '../../domain/replies/plan';
 import type { OfferedSlot, Referral, ReplyIntent } from '../../domain/replies/types';
 import { cleanText } from '../../domain/replies/text';
 import { actOnInbound } from './inbound-actions';
+import { recordEvent } from './webhook-events';
 
 /**
  * Inbound mail, stored once and threaded, in the caller's transaction (the worker's, as the
@@ -190,6 +191,7 @@ export async function recordInbound(tx: Tx, m: InboundMessage): Promise<InboundO
     })
     .where('id', '=', inserted.id)
     .execute();
+  await recordEvent(tx, 'reply.received', { organizationId: m.organizationId, id: inserted.id });
   return { duplicate: false, messageId: inserted.id, threadId: match.threadId, contactId: match.contactId, changedEnrollmentIds: acted.changedEnrollmentIds };
 }
 

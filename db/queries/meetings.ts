@@ -4,6 +4,7 @@ import type { Reader, Tx } from '../tenancy';
 import { stopContactEnrollments } from './enrollments';
 import { newestFirst } from './pagination';
 import { reminderAt, reminderEmail, reminderTask, type MeetingOutcome } from '../../domain/meetings/meetings';
+import { recordEvent } from './webhook-events';
 
 /** The spec's Meeting fields, with reminder_at, the CRM record (crm_external_id, crm_synced_at, crm_error) and the names of the contact and company. */
 const MEETING_SELECT = [
@@ -283,6 +284,7 @@ export async function recordMeeting(tx: Tx, m: MeetingInput): Promise<RecordedMe
       .executeTakeFirst();
     if (!inserted) return recordMeeting(tx, m); // a concurrent first recording won: this is now a repeat
     const stopped = links.contactId ? await stopContactEnrollments(tx, links.contactId, 'meeting_booked') : [];
+    await recordEvent(tx, 'meeting.booked', { organizationId: org, id: inserted.id });
     return { meeting: (await getMeeting(tx, inserted.id))!, created: true, changed: true, stoppedEnrollmentIds: stopped };
   }
 
@@ -315,6 +317,7 @@ export async function recordMeeting(tx: Tx, m: MeetingInput): Promise<RecordedMe
     })
     .where('id', '=', existing.id)
     .execute();
+  await recordEvent(tx, 'meeting.updated', { organizationId: org, id: existing.id });
   return { meeting: (await getMeeting(tx, existing.id))!, created: false, changed: true, stoppedEnrollmentIds: [] };
 }
 
@@ -338,6 +341,7 @@ export async function changeMeetingStatus(tx: Tx, id: string, status: MeetingOut
     .executeTakeFirst();
   if (updated && status === 'cancelled') await withdrawReminder(tx, id);
   const meeting = await getMeeting(tx, id);
+  if (updated && meeting) await recordEvent(tx, 'meeting.updated', { organizationId: meeting.organization_id, id });
   return meeting ? { meeting, changed: !!updated } : undefined;
 }
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Tx } from '../tenancy';
 import { newestFirst } from './pagination';
+import { recordEvent } from './webhook-events';
 
 /** The spec's Opportunity fields plus company_id (the company the enrichment stage linked; documented in docs/api.md). */
 export const OPPORTUNITY_COLUMNS = [
@@ -44,6 +45,7 @@ export async function openOpportunity(
     .onConflict((oc) => oc.columns(['organization_id', 'project_id']).where('project_id', 'is not', null).where('status', '<>', 'closed').doNothing())
     .returning(OPPORTUNITY_COLUMNS)
     .executeTakeFirst();
+  if (inserted) await recordEvent(tx, 'opportunity.created', { organizationId: o.organizationId, id: inserted.id });
   if (inserted) return { opportunity: inserted, created: true };
   const existing = await openOpportunityForProject(tx, o.organizationId, o.projectId!);
   return { opportunity: existing!, created: false };

@@ -9,6 +9,7 @@ import { resumeWhenDue } from './sequence';
 import { releaseSendSlot, reserveSendSlot, sendPolicyOf } from './send-slots';
 import { lockFor } from '../locks';
 import { sendTimeCheck, windowCloseOf } from '../../domain/sending/send-check';
+import { recordEvent } from './webhook-events';
 
 /**
  * A message's way out, in three transactions around the SMTP conversation:
@@ -289,7 +290,9 @@ export async function recordSent(tx: Tx, r: { messageId: string; providerMessage
       ]),
     )
     .executeTakeFirst();
-  return Number(recorded.numUpdatedRows) === 1 ? m.status : null;
+  if (Number(recorded.numUpdatedRows) !== 1) return null;
+  await recordEvent(tx, 'message.sent', { organizationId: m.organization_id, id: r.messageId });
+  return m.status;
 }
 
 /**
@@ -302,6 +305,7 @@ export async function recordSendFailure(
   r: { messageId: string; organizationId: string; error: string; hardBounce: boolean; address: string; contactId: string | null; flagged?: boolean },
 ): Promise<string[]> {
   await transitionMessage(tx, r.messageId, 'fail', MESSAGE_TRANSITIONS.fail.to, { error: r.error, needs_check: r.flagged ?? false });
+  await recordEvent(tx, 'message.failed', { organizationId: r.organizationId, id: r.messageId });
   if (!r.hardBounce) return [];
   await addSuppression(tx, {
     organizationId: r.organizationId,

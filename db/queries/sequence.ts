@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Tx } from '../tenancy';
 import { ENROLLMENT_COLUMNS } from './enrollments';
+import { recordEvent } from './webhook-events';
 
 /**
  * What an enrollment's sequence run reads and writes besides the enrollment's status (enrollments.ts)
@@ -144,6 +145,7 @@ export async function insertDraft(tx: Tx, d: DraftRow): Promise<string> {
     .onConflict((oc) => oc.columns(['organization_id', 'draft_key']).where('draft_key', 'is not', null).doNothing())
     .returning('id')
     .executeTakeFirst();
+  if (inserted && d.status === 'pending_approval') await recordEvent(tx, 'message.pending_approval', { organizationId: d.organizationId, id: inserted.id });
   if (inserted) return inserted.id;
   return (await draftByKey(tx, d.organizationId, d.draftKey))!.id;
 }

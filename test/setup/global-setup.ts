@@ -110,6 +110,9 @@ async function startStack(cleanups: Array<() => Promise<unknown>>): Promise<void
     // Mailbox health checks ask the test DNS server; a timeout case waits this long per query.
     DNS_SERVERS: dns.address,
     DNS_TIMEOUT_MS: '300',
+    // Webhook retries after 1 s, 1 s, 1 s, then an hour (a down receiver stays pending); lost wakes swept every 2 s.
+    WEBHOOK_RETRY_SCHEDULE: '1,1,1,3600',
+    WEBHOOK_SWEEP_SECONDS: '2',
   });
 
   // Two worker processes on one task queue, so every test also shows that several workers are safe.

@@ -3,6 +3,7 @@ import type { SuppressionKey } from '../../../domain/compliance/gate';
 import type { Tx } from '../../tenancy';
 import { writeAudit } from '../audit';
 import { newestFirst } from '../pagination';
+import { recordEvent } from '../webhook-events';
 
 export const SUPPRESSION_COLUMNS = ['id', 'organization_id', 'scope', 'value', 'reason', 'note', 'created_by', 'created_at'] as const;
 
@@ -17,6 +18,7 @@ export async function addSuppression(
     .onConflict((oc) => oc.columns(['organization_id', 'scope', 'value']).doNothing())
     .returning(SUPPRESSION_COLUMNS)
     .executeTakeFirst();
+  if (inserted) await recordEvent(tx, 'suppression.created', { organizationId: s.organizationId, id: inserted.id });
   if (inserted) return { suppression: inserted, created: true };
   const existing = await tx
     .selectFrom('suppressions')

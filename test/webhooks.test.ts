@@ -1,0 +1,322 @@
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import { Pool } from 'pg';
+import { testEnv } from './helpers/tokens';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { allowPrivateDestinations } from '../activities/providers/destination';
+import { addMember, expectProblem, newOrganization, startApi, TestApi } from './helpers/api';
+import { outreachOrg, until } from './helpers/outreach';
+import { startSmtpServer, TestSmtpServer } from './helpers/smtp-server';
+import type { TestUser } from './helpers/tokens';
+
+/**
+ * Signed webhooks (issue 17) on the real stack: the API in-process, the worker processes of the test
+ * stack (their dispatcher wakes webhook-endpoint/<id> on the outbox's NOTIFY and sweeps every 2 s;
+ * WEBHOOK_RETRY_SCHEDULE=1,1,1,3600, test/setup/global-setup.ts), and receivers on 127.0.0.1 that
+ * verify every delivery with the standardwebhooks package, as a receiver would.
+ */
+interface Received {
+  id: string;
+  timestamp: string;
+  signature: string;
+  body: string;
+  json: { type: string; timestamp: string; organization_id: string; data: Record<string, unknown> };
+}
+
+interface Receiver {
+  url: string;
+  received: Received[];
+  /** The status of each next answer, in order; then 200. */
+  answers: number[];
+  close(): Promise<void>;
+}
+
+async function receiver(answers: number[] = []): Promise<Receiver> {
+  const received: Received[] = [];
+  const state = { answers: [...answers] };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      received.push({
+        id: String(req.headers['webhook-id']),
+        timestamp: String(req.headers['webhook-timestamp']),
+        signature: String(req.headers['webhook-signature']),
+        body,
+        json: JSON.parse(body),
+      });
+      res.statusCode = state.answers.shift() ?? 200;
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received,
+    get answers() {
+      return state.answers;
+    },
+    set answers(v: number[]) {
+      state.answers = v;
+    },
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
+
+/** Verifies as a receiver does (throws on a bad signature), answering the parsed body. */
+function verify(secret: string, r: Received): unknown {
+  return new Webhook(secret).verify(r.body, { 'webhook-id': r.id, 'webhook-timestamp': r.timestamp, 'webhook-signature': r.signature });
+}
+
+let api: TestApi;
+let smtp: TestSmtpServer;
+const receivers: Receiver[] = [];
+beforeAll(async () => {
+  api = await startApi();
+  smtp = await startSmtpServer();
+});
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+  await smtp?.close();
+  await api?.close();
+});
+
+async function tenant() {
+  const { owner, orgId } = await newOrganization(api, `Hooks ${randomUUID().slice(0, 6)} B.V.`);
+  const call = (method: string, path: string, body?: unknown, token: string = owner.token) => api.call(method, path, { token, body });
+  const ok = async (method: string, path: string, body?: unknown) => {
+    const res = await call(method, path, body);
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  return { owner, orgId, call, ok };
+}
+
+async function endpoint(t: Awaited<ReturnType<typeof tenant>>, answers: number[] = [], events: string[] = ['*']) {
+  const rx = await receiver(answers);
+  receivers.push(rx);
+  const created = await t.ok('POST', '/webhook-endpoints', { organizationId: t.orgId, url: rx.url, events, description: 'test receiver' });
+  return { rx, id: created.id as string, secret: created.secret as string, created };
+}
+
+test('an endpoint is created with its secret once; a change made through the API reaches it signed, verified with standardwebhooks', async () => {
+  const t = await tenant();
+  const { rx, id, secret, created } = await endpoint(t, [], ['suppression.created', 'opportunity.created']);
+  expect(created).toMatchObject({ organization_id: t.orgId, url: rx.url, events: ['suppression.created', 'opportunity.created'], enabled: true });
+  expect(secret).toMatch(/^whsec_/);
+  const read = await t.ok('GET', `/webhook-endpoints/${id}`);
+  expect(read.secret).toBeUndefined();
+  expect((await t.ok('GET', `/webhook-endpoints?organizationId=${t.orgId}`)).map((e: { id: string }) => e.id)).toEqual([id]);
+
+  const suppression = await t.ok('POST', '/compliance/suppressions', { organizationId: t.orgId, scope: 'email', value: 'nee@voorbeeld.nl', reason: 'objection' });
+  const opportunity = await t.ok('POST', '/opportunities', { organizationId: t.orgId, summary: 'Renovatie 12 woningen' });
+  await until('both events delivered', async () => rx.received.length >= 2 && rx.received, 30_000);
+  const byType = Object.fromEntries(rx.received.map((r) => [r.json.type, r]));
+  expect(verify(secret, byType['suppression.created']!)).toMatchObject({ type: 'suppression.created', organization_id: t.orgId, data: { id: suppression.id, value: 'nee@voorbeeld.nl' } });
+  // data is the record as the API answers it.
+  expect(verify(secret, byType['opportunity.created']!)).toMatchObject({ type: 'opportunity.created', data: await t.ok('GET', `/opportunities/${opportunity.id}`) });
+  expect(() => verify(`whsec_${Buffer.alloc(32, 7).toString('base64')}`, byType['opportunity.created']!)).toThrow();
+
+  const deliveries = await t.ok('GET', `/webhook-endpoints/${id}/deliveries`);
+  expect(deliveries).toHaveLength(2);
+  expect(deliveries[0]).toMatchObject({ status: 'delivered', attempts: 1, last_status_code: 200, next_attempt_at: null });
+
+  // An event type the endpoint did not subscribe to is not sent.
+  await t.ok('POST', `/webhook-endpoints/${id}/test`, {});
+  const other = await endpoint(t, [], ['webhook.test']);
+  await t.ok('POST', `/webhook-endpoints/${other.id}/test`, {});
+  await until('the test event', async () => other.rx.received.length === 1);
+  expect(verify(other.secret, other.rx.received[0]!)).toMatchObject({ type: 'webhook.test', data: { endpoint_id: other.id } });
+});
+
+test('a receiver that answers 500 three times and then 200 gets the event on the fourth attempt with the same webhook-id', async () => {
+  const t = await tenant();
+  const { rx, id, secret } = await endpoint(t, [500, 500, 500]);
+  const sent = await t.ok('POST', `/webhook-endpoints/${id}/test`, {});
+  await until('four attempts', async () => rx.received.length >= 4, 60_000);
+  expect(rx.received).toHaveLength(4);
+  expect(new Set(rx.received.map((r) => r.id))).toEqual(new Set([sent.event_id]));
+  for (const r of rx.received) expect(verify(secret, r)).toMatchObject({ type: 'webhook.test' });
+  const [delivery] = await until('delivered', async () => {
+    const d = await t.ok('GET', `/webhook-endpoints/${id}/deliveries`);
+    return d[0]?.status === 'delivered' && d;
+  });
+  expect(delivery).toMatchObject({ event_id: sent.event_id, event_type: 'webhook.test', status: 'delivered', attempts: 4, last_status_code: 200 });
+});
+
+test('a receiver that is down stays pending with next_attempt_at in the future; another endpoint is not held up; a retry by hand sends again', async () => {
+  const t = await tenant();
+  const down = await endpoint(t, Array(100).fill(503));
+  const up = await endpoint(t);
+  await t.ok('POST', '/compliance/suppressions', { organizationId: t.orgId, scope: 'email', value: 'down@voorbeeld.nl', reason: 'objection' });
+  await until('the healthy endpoint got it', async () => up.rx.received.length === 1);
+  const [pending] = await until('four failed attempts', async () => {
+    const d = await t.ok('GET', `/webhook-endpoints/${down.id}/deliveries`);
+    return d[0]?.attempts === 4 && d;
+  }, 60_000);
+  expect(pending).toMatchObject({ status: 'pending', attempts: 4, last_status_code: 503, last_error: expect.stringContaining('HTTP 503') });
+  expect(new Date(pending.next_attempt_at).getTime()).toBeGreaterThan(Date.now() + 30 * 60_000);
+  expect((await t.ok('GET', `/webhook-endpoints/${down.id}/deliveries?status=pending`)).map((d: { id: string }) => d.id)).toEqual([pending.id]);
+
+  // The receiver is back: a retry by hand delivers now.
+  down.rx.answers = [];
+  const retried = await t.ok('POST', `/webhook-deliveries/${pending.id}/retry`, {});
+  expect(retried).toMatchObject({ id: pending.id, status: 'pending', attempts: 0 });
+  await until('delivered after the retry', async () => (await t.ok('GET', `/webhook-endpoints/${down.id}/deliveries`))[0]?.status === 'delivered');
+});
+
+test('410 Gone disables the endpoint', async () => {
+  const t = await tenant();
+  const { id } = await endpoint(t, [410]);
+  await t.ok('POST', `/webhook-endpoints/${id}/test`, {});
+  await until('disabled', async () => (await t.ok('GET', `/webhook-endpoints/${id}`)).enabled === false);
+  expect((await t.ok('GET', `/webhook-endpoints/${id}/deliveries`))[0]).toMatchObject({ status: 'failed', last_status_code: 410 });
+});
+
+test('a rotated secret: the new one is answered once, and for the overlap both sign', async () => {
+  const t = await tenant();
+  const { rx, id, secret: old } = await endpoint(t);
+  const rotated = await t.ok('POST', `/webhook-endpoints/${id}/rotate-secret`, {});
+  expect(rotated.secret).toMatch(/^whsec_/);
+  expect(rotated.secret).not.toBe(old);
+  await t.ok('POST', `/webhook-endpoints/${id}/test`, {});
+  await until('delivered', async () => rx.received.length === 1);
+  const r = rx.received[0]!;
+  expect(r.signature.split(' ')).toHaveLength(2);
+  expect(verify(rotated.secret, r)).toMatchObject({ type: 'webhook.test' });
+  expect(verify(old, r)).toMatchObject({ type: 'webhook.test' });
+});
+
+test('a private-network url is refused unless private networks are allowed; bad input is a 400 naming the field', async () => {
+  const t = await tenant();
+  allowPrivateDestinations(false);
+  try {
+    const refused = await t.call('POST', '/webhook-endpoints', { organizationId: t.orgId, url: 'http://127.0.0.1:9/hooks', events: ['*'] });
+    expectProblem(refused, 400, 'VALIDATION_FAILED');
+    expect(refused.body.errors).toEqual([expect.objectContaining({ path: 'body.url', message: expect.stringContaining('private') })]);
+    const metadata = await t.call('POST', '/webhook-endpoints', { organizationId: t.orgId, url: 'http://169.254.169.254/latest', events: ['*'] });
+    expectProblem(metadata, 400, 'VALIDATION_FAILED');
+  } finally {
+    allowPrivateDestinations(true);
+  }
+  expect((await t.call('POST', '/webhook-endpoints', { organizationId: t.orgId, url: 'http://127.0.0.1:9/hooks', events: ['*'] })).status).toBe(201);
+  const badEvent = await t.call('POST', '/webhook-endpoints', { organizationId: t.orgId, url: 'https://example.com/h', events: ['message.opened'] });
+  expectProblem(badEvent, 400, 'VALIDATION_FAILED');
+  expect(badEvent.body.errors[0].path).toBe('body.events.0');
+  expectProblem(await t.call('POST', '/webhook-endpoints', { organizationId: t.orgId, url: 'ftp://example.com/h', events: ['*'] }), 400, 'VALIDATION_FAILED');
+});
+
+test('another tenant gets 404 on every webhook operation; a member gets 403', async () => {
+  const a = await tenant();
+  const b = await tenant();
+  const { id } = await endpoint(a);
+  await a.ok('POST', `/webhook-endpoints/${id}/test`, {});
+  const [delivery] = await until('a delivery', async () => {
+    const d = await a.ok('GET', `/webhook-endpoints/${id}/deliveries`);
+    return d.length && d;
+  });
+  const other: TestUser = b.owner;
+  for (const [method, path, body] of [
+    ['GET', `/webhook-endpoints/${id}`],
+    ['PATCH', `/webhook-endpoints/${id}`, { enabled: false }],
+    ['DELETE', `/webhook-endpoints/${id}`],
+    ['POST', `/webhook-endpoints/${id}/rotate-secret`, {}],
+    ['POST', `/webhook-endpoints/${id}/test`, {}],
+    ['GET', `/webhook-endpoints/${id}/deliveries`],
+    ['POST', `/webhook-deliveries/${delivery.id}/retry`, {}],
+    ['GET', `/webhook-endpoints?organizationId=${a.orgId}`],
+    ['POST', '/webhook-endpoints', { organizationId: a.orgId, url: 'https://example.com/h', events: ['*'] }],
+  ] as Array<[string, string, unknown?]>) {
+    expectProblem(await api.call(method, path, { token: other.token, body }), 404, 'NOT_FOUND');
+  }
+  expect((await a.ok('GET', `/webhook-endpoints/${id}`)).enabled).toBe(true);
+  // Owners and admins manage endpoints: a member of the organization is 403.
+  const member = await addMember(api, a.owner, a.orgId, 'member');
+  expectProblem(await api.call('GET', `/webhook-endpoints/${id}`, { token: member.token }), 403, 'FORBIDDEN');
+  expectProblem(await api.call('POST', '/webhook-endpoints', { token: member.token, body: { organizationId: a.orgId, url: 'https://example.com/h', events: ['*'] } }), 403, 'FORBIDDEN');
+  const removed = await a.call('DELETE', `/webhook-endpoints/${id}`);
+  expect(removed.status).toBe(204);
+  expectProblem(await a.call('GET', `/webhook-endpoints/${id}`), 404, 'NOT_FOUND');
+});
+
+test('the outreach flow reports itself: a draft pending approval, the e-mail sent, the reply with its intent, the meeting booked', async () => {
+  const o = await outreachOrg(api, newOrganization, smtp);
+  const rx = await receiver();
+  receivers.push(rx);
+  const { secret } = await o.ok('POST', '/webhook-endpoints', {
+    organizationId: o.orgId, url: rx.url, events: ['message.pending_approval', 'message.sent', 'reply.received', 'meeting.booked', 'enrollment.stopped'],
+  });
+  const events = (type: string) => rx.received.filter((r) => r.json.type === type).map((r) => verify(secret, r) as Received['json']);
+  const person = await o.contact();
+  const campaign = await o.ok('POST', '/campaigns', { organizationId: o.orgId, name: 'Warmtepompen', contactIds: [person.id], mailboxId: o.mailboxId, steps: [{ channel: 'email', delayDays: 0 }] });
+  const accepted = await o.ok('POST', `/campaigns/${campaign.id}/accept`, {});
+  const enrollmentId = accepted.result.enrolled[0].enrollmentId;
+
+  const [pending] = await until('message.pending_approval', async () => (events('message.pending_approval').length ? events('message.pending_approval') : undefined), 60_000);
+  const draftId = pending!.data.id as string;
+  expect(pending!.data).toMatchObject({ status: 'pending_approval', enrollment_id: enrollmentId, direction: 'outbound' });
+  await o.ok('POST', `/messages/${draftId}/approve`, {});
+  const [sent] = await until('message.sent', async () => (events('message.sent').length ? events('message.sent') : undefined), 60_000);
+  expect(sent!.data).toMatchObject({ id: draftId, status: 'sent', provider_message_id: expect.any(String) });
+
+  const reply = [
+    `From: ${person.email}`, `To: ${sent!.data.from_address}`, 'Subject: Re: Warmtepompen',
+    `Message-ID: <reply-${randomUUID()}@bouw.example>`, `In-Reply-To: ${sent!.data.provider_message_id}`, `References: ${sent!.data.provider_message_id}`,
+    'Date: ' + new Date().toUTCString(), 'Content-Type: text/plain; charset=utf-8', '',
+    'Goedemiddag, dit klinkt interessant. Kunnen we volgende week een afspraak maken om het te bespreken?', '',
+  ].join('\r\n');
+  const pushed = await api.call('POST', `/mailboxes/${o.mailboxId}/inbound`, { token: o.owner.token, rawBody: reply, headers: { 'content-type': 'message/rfc822' } });
+  expect(pushed.status).toBe(202);
+  const [replied] = await until('reply.received', async () => (events('reply.received').length ? events('reply.received') : undefined), 30_000);
+  expect(replied!.data).toMatchObject({ direction: 'inbound', contact_id: person.id, intent: expect.any(String) });
+  expect(replied!.data.intent).not.toBeNull();
+
+  const meeting = await o.ok('POST', '/meetings', {
+    organizationId: o.orgId, title: 'Kennismaking', contactId: person.id,
+    startsAt: new Date(Date.now() + 7 * 86400_000).toISOString(), endsAt: new Date(Date.now() + 7 * 86400_000 + 1800_000).toISOString(),
+  });
+  const [booked] = await until('meeting.booked', async () => (events('meeting.booked').length ? events('meeting.booked') : undefined), 30_000);
+  expect(booked!.data).toMatchObject({ id: meeting.id, contact_id: person.id });
+  expect(booked!.organization_id).toBe(o.orgId);
+}, 180_000);
+
+test('the outbox: a process killed right after its change commits still has the event delivered; a lost wake is found by the sweep', async () => {
+  const t = await tenant();
+  const { rx, id, secret } = await endpoint(t, [], ['suppression.created']);
+  const value = `killed-${randomUUID().slice(0, 8)}@voorbeeld.nl`;
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'helpers/outbox-writer.ts'), t.orgId, value], { env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (b: Buffer) => {
+      output += b.toString();
+      if (output.includes('committed')) {
+        child.kill('SIGKILL');
+        resolve();
+      }
+    });
+    child.stderr!.on('data', (b: Buffer) => (output += b.toString()));
+    child.once('exit', (code) => (output.includes('committed') ? resolve() : reject(new Error(`the writer exited (${code}): ${output}`))));
+  });
+  await until('delivered after the writer was killed', async () => rx.received.length === 1, 30_000);
+  expect(verify(secret, rx.received[0]!)).toMatchObject({ type: 'suppression.created', data: { value } });
+
+  // A wake that never came (written without NOTIFY, as if the dispatcher was down at the commit): the sweep delivers it.
+  const owners = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
+  try {
+    const event = await owners.query<{ id: string }>(
+      `INSERT INTO webhook_events (organization_id, type, payload) VALUES ($1, 'suppression.created', $2) RETURNING id`,
+      [t.orgId, JSON.stringify({ type: 'suppression.created', timestamp: new Date().toISOString(), organization_id: t.orgId, data: { lost: true } })],
+    );
+    await owners.query('INSERT INTO webhook_deliveries (organization_id, endpoint_id, event_id) VALUES ($1, $2, $3)', [t.orgId, id, event.rows[0]!.id]);
+    await until('the sweep delivered the unwoken event', async () => rx.received.length === 2, 30_000);
+    expect(rx.received[1]!.id).toBe(event.rows[0]!.id);
+    expect(verify(secret, rx.received[1]!)).toMatchObject({ data: { lost: true } });
+  } finally {
+    await owners.end();
+  }
+});
