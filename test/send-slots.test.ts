@@ -197,6 +197,8 @@ describe('sendTimeCheck: the last look at the moment of sending', () => {
   test('the day’s cap counts what went out; the gap counts from the last send', () => {
     expect(sendTimeCheck(moment('2027-04-08T10:00'), policy(), { goneOutOnDay: 30, lastSendAt: null })).toMatchObject({ go: false, reason: expect.stringContaining('cap') });
     expect(sendTimeCheck(moment('2027-04-08T10:00'), policy(), { goneOutOnDay: 0, lastSendAt: local('2027-04-08T09:59') })).toMatchObject({ go: false, reason: expect.stringContaining('after the last send') });
+    // A gap of 0 asks for none, even when another worker's claim carries a clock a moment ahead.
+    expect(sendTimeCheck(moment('2027-04-08T10:00'), policy({ minGapSeconds: 0 }), { goneOutOnDay: 0, lastSendAt: local('2027-04-08T10:00:01') })).toEqual({ go: true });
   });
 
   test('DST: the spring gap and the autumn repeat read the window as nextSendSlot does', () => {
