@@ -806,7 +806,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Verify the stored secret with the provider
+         * Verify the stored secret with the provider (400 naming config.baseUrl when the provider's answer exceeds the size limit)
          * @description The admin or owner role in the organization.
          */
         post: operations["testIntegration"];
@@ -4268,7 +4268,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Verify the stored secret with the provider */
+            /** @description Verify the stored secret with the provider (400 naming config.baseUrl when the provider's answer exceeds the size limit) */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -57,7 +57,7 @@ export class HubSpotClient {
       const a = await this.accountDetails();
       return { ok: true, detail: `HubSpot portal ${a.portalId}${a.accountType ? ` (${a.accountType})` : ''}` };
     } catch (err) {
-      if (err instanceof ProviderRequestError) return { ok: false, message: err.message };
+      if (err instanceof ProviderRequestError && !err.tooLarge) return { ok: false, message: err.message };
       throw err;
     }
   }
