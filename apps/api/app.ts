@@ -52,7 +52,7 @@ export interface ApiDeps {
   rateLimits?: RateLimits;
   /** Prometheus metrics; absent: a registry of this app's own, with the pool behind `db`. */
   metrics?: ApiMetrics;
-  /** Who may read GET /metrics (METRICS_TOKEN); absent: anyone. */
+  /** Who may read GET /metrics (METRICS_TOKEN, METRICS_PUBLIC); absent: nobody (404). */
   metricsAccess?: MetricsAccess;
   /** DNS for the mailbox health check (DNS_SERVERS, DNS_TIMEOUT_MS); absent: the system resolver. */
   dns?: DnsResolver;
@@ -96,7 +96,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(unsubscribeRoutes(deps));
   // Public as well: booking webhooks, verified by their signature on the raw body (routes/webhooks.ts).
   app.use(webhookRoutes(deps));
-  app.get('/metrics', metrics.handler(deps.metricsAccess ?? { production: false }));
+  app.get('/metrics', metrics.handler(deps.metricsAccess ?? { public: false }));
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument());
   });

@@ -181,7 +181,7 @@ const PROBLEM_RESPONSES: Record<ProblemStatus, { name: string; description: stri
 /** The problems an operation can answer: from its token, role, inputs and body, plus its own. */
 export function problemsOf(op: Operation): ProblemStatus[] {
   const out = new Set<ProblemStatus>(op.problems ?? []);
-  // GET /metrics: a wrong token is 401; not served in production without METRICS_TOKEN (404).
+  // GET /metrics: a wrong token is 401; not served without METRICS_TOKEN unless METRICS_PUBLIC=true (404).
   if (op.role === 'metrics token') [401, 404, 500].forEach((st) => out.add(st as ProblemStatus));
   if (op.role === 'metrics token') return [...out].sort();
   if (op.role !== 'none') [401, 429, 500].forEach((st) => out.add(st as ProblemStatus));
@@ -200,7 +200,7 @@ const ROLE_TEXT: Record<Operation['role'], string> = {
   viewer: 'Any member of the organization (viewer or above).',
   member: 'The member role or above in the organization.',
   admin: 'The admin or owner role in the organization.',
-  'metrics token': 'The METRICS_TOKEN as a bearer token when it is set; without it, open outside production and not served (404) in production.',
+  'metrics token': 'The METRICS_TOKEN as a bearer token when it is set; without it, not served (404) unless METRICS_PUBLIC=true opens it to anyone.',
 };
 
 type Json = Record<string, unknown>;

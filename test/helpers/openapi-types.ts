@@ -53,7 +53,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics (text exposition format)
-         * @description The METRICS_TOKEN as a bearer token when it is set; without it, open outside production and not served (404) in production.
+         * @description The METRICS_TOKEN as a bearer token when it is set; without it, not served (404) unless METRICS_PUBLIC=true opens it to anyone.
          */
         get: operations["getMetrics"];
         put?: never;
