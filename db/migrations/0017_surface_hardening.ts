@@ -7,6 +7,9 @@ import { Kysely, sql } from 'kysely';
  *   15 (or pg_upgraded from one) any role could otherwise define, say, an operator in `public` that a
  *   definer function would then run as its owner. PostgreSQL 15+ already creates `public` this way; the
  *   statement makes it true everywhere.
+ * - EXECUTE on every SECURITY DEFINER function in `app` is revoked from PUBLIC: the application roles
+ *   keep it through their own grants (outreach_app, or the one role a function was granted to), and no
+ *   other role of the cluster may run a function as its owner.
  * - booking_events: every booking delivery the worker processed, by (provider, external id), with the
  *   time the provider says it happened (the payload's createdAt/created_at) and the digest of its body.
  *   A cancellation processed before its booking is a tombstone: the booking, arriving later, records
@@ -17,9 +20,21 @@ import { Kysely, sql } from 'kysely';
 const VISIBLE = `organization_id = ANY ((SELECT app.visible_organization_ids())::uuid[])`;
 const WRITABLE = `organization_id = ANY ((SELECT app.writable_organization_ids('member'))::uuid[])`;
 
-export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`
+/** The privilege hardening, on its own (test/rls-catalog.test.ts runs it against a cluster set up the pre-15 way). */
+export const HARDENING_SQL = `
     REVOKE CREATE ON SCHEMA public FROM PUBLIC;
+    DO $$
+    DECLARE f regprocedure;
+    BEGIN
+      FOR f IN SELECT p.oid::regprocedure FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'app' AND p.prosecdef LOOP
+        EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', f);
+      END LOOP;
+    END $$;
+`;
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await sql.raw(HARDENING_SQL).execute(db);
+  await sql`
 
     CREATE TABLE booking_events (
       id uuid NOT NULL DEFAULT gen_random_uuid(),
@@ -51,5 +66,12 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`
     DROP TABLE IF EXISTS booking_events;
     GRANT CREATE ON SCHEMA public TO PUBLIC;
+    DO $$
+    DECLARE f regprocedure;
+    BEGIN
+      FOR f IN SELECT p.oid::regprocedure FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'app' AND p.prosecdef LOOP
+        EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO PUBLIC', f);
+      END LOOP;
+    END $$;
   `.execute(db);
 }
