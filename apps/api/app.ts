@@ -12,7 +12,7 @@ import { authenticate, TokenVerifier } from './auth';
 import { errorHandler, sendProblem } from './errors';
 import { ApiMetrics } from './metrics';
 import { openApiDocument } from './openapi';
-import { limitPerOrganization, limitPerUser, RateLimits } from './rate-limit';
+import { limitPerOrganization, limitPerAddress, limitPerUser, RateLimits } from './rate-limit';
 import { rejectUnsafeInput } from './validate';
 import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
@@ -92,6 +92,8 @@ export function createApp(deps: ApiDeps): Express {
     }),
   );
   app.use(healthRoutes(deps));
+  // The public routes take no token: their allowance is the client address's (RATE_LIMIT_PUBLIC_PER_MINUTE).
+  if (deps.rateLimits) app.use(['/webhooks', '/u'], limitPerAddress(deps.rateLimits));
   // Public, before authentication and the JSON-only body rule: the one-click unsubscribe (RFC 8058).
   app.use(unsubscribeRoutes(deps));
   // Public as well: booking webhooks, verified by their signature on the raw body (routes/webhooks.ts).

@@ -29,7 +29,7 @@ async function main() {
     issuer: auth.issuer,
     bodyLimit: config.BODY_LIMIT,
     secrets: config.INTEGRATION_SECRET_KEY ? new SecretBox(config.INTEGRATION_SECRET_KEY) : null,
-    rateLimits: { userPerMinute: config.RATE_LIMIT_USER_PER_MINUTE, orgPerMinute: config.RATE_LIMIT_ORG_PER_MINUTE },
+    rateLimits: { userPerMinute: config.RATE_LIMIT_USER_PER_MINUTE, orgPerMinute: config.RATE_LIMIT_ORG_PER_MINUTE, publicPerMinute: config.RATE_LIMIT_PUBLIC_PER_MINUTE },
     metricsAccess: { token: config.METRICS_TOKEN, public: config.METRICS_PUBLIC === 'true' },
     unsubscribeTokens: unsubscribeKey ? new UnsubscribeTokens(unsubscribeKey) : null,
     dns: dnsResolverFrom(config),

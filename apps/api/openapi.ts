@@ -185,6 +185,8 @@ export function problemsOf(op: Operation): ProblemStatus[] {
   if (op.role === 'metrics token') [401, 404, 500].forEach((st) => out.add(st as ProblemStatus));
   if (op.role === 'metrics token') return [...out].sort();
   if (op.role !== 'none') [401, 429, 500].forEach((st) => out.add(st as ProblemStatus));
+  // The public routes have a per-address limit (RATE_LIMIT_PUBLIC_PER_MINUTE).
+  if (op.role === 'none' && /^\/(webhooks|u)\//.test(op.path)) out.add(429);
   if (op.body || op.form || op.query) out.add(400);
   if (op.body || op.form || op.raw) [413, 415].forEach((st) => out.add(st as ProblemStatus));
   if (op.raw) out.add(400);

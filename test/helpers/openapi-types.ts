@@ -1383,10 +1383,10 @@ export interface components {
                 [key: string]: "ok" | "down";
             };
             /**
-             * @description RATE_LIMITED: whose allowance ran out
+             * @description RATE_LIMITED: whose allowance ran out (address: the client address, on the public routes)
              * @enum {string}
              */
-            scope?: "user" | "organization";
+            scope?: "user" | "organization" | "address";
             /** @description RATE_LIMITED: seconds to wait, as the Retry-After header */
             retry_after?: number;
             /**
@@ -2759,6 +2759,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -2793,6 +2794,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5400,6 +5402,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5441,6 +5444,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
