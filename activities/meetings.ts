@@ -125,9 +125,11 @@ export function createMeetingActivities(deps: { db: DB; secrets: SecretBox | nul
         endsAt: meeting.ends_at,
         outcome: HUBSPOT_OUTCOME[meeting.status as MeetingStatus] ?? 'SCHEDULED',
         joinUrl: meeting.join_url,
+        key: `outreach-meeting:${ref.meetingId}`,
       };
       try {
-        let id = meeting.crm_external_id;
+        // A create whose answer was lost (timeout, or recording it failed) left a meeting under our key: found, not made twice.
+        let id = meeting.crm_external_id ?? (await client.meetingIdByKey(properties.key));
         const created = !id;
         if (id) await client.updateMeeting(id, properties);
         else {

@@ -255,6 +255,7 @@ describe('CRM sync (HubSpot, config.autoSync)', () => {
         hs_meeting_start_time: new Date(startsAt).toISOString(),
         hs_meeting_end_time: new Date(endsAt).toISOString(),
         hs_meeting_outcome: 'SCHEDULED',
+        hs_internal_meeting_notes: `outreach-meeting:${res.body.id}`,
       },
       associations: [{ to: { id: hubspotContactId }, types: [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 200 }] }],
     });
@@ -265,6 +266,20 @@ describe('CRM sync (HubSpot, config.autoSync)', () => {
       'the outcome update',
     );
     expect(update.body.properties).toMatchObject({ hs_meeting_title: 'HubSpot demo', hs_meeting_start_time: new Date(startsAt).toISOString() });
+  });
+
+  test('a create whose answer was lost is found by its key on the retry: one HubSpot meeting, not two', async () => {
+    const t = await withHubSpot(true);
+    hubspot.loseMeetingCreateAnswers(1);
+    const res = await must(t, 'POST', '/meetings', { organizationId: t.org, title: 'Lost answer', startsAt: inMs(48 * HOUR), endsAt: inMs(49 * HOUR), contactId: t.contact.id });
+    const meeting = await synced(t, res.id);
+    const key = `outreach-meeting:${res.id}`;
+    const made = [...hubspot.meetings].filter(([, p]) => p.hs_internal_meeting_notes === key);
+    expect(made).toHaveLength(1);
+    expect(meeting.crm_external_id).toBe(made[0]![0]);
+    // The retry searched by the key, found it and updated it instead of creating.
+    expect(hubspot.requests.filter((r) => r.path === '/crm/v3/objects/meetings' && r.body?.properties?.hs_meeting_title === 'Lost answer')).toHaveLength(1);
+    expect(hubspot.requests.some((r) => r.method === 'PATCH' && r.path === `/crm/v3/objects/meetings/${made[0]![0]}`)).toBe(true);
   });
 
   test('a 4xx from HubSpot is recorded on the meeting and not retried; without autoSync nothing is sent', async () => {
