@@ -1,7 +1,8 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { usableIntegration } from '../db/queries/integrations';
 import {
-  changeMeetingStatus, createMeetingReminder, findMeetingByExternalId, meetingForCrm, meetingSchedule, recordCrmSync, recordMeeting,
+  bookingCancelled, changeMeetingStatus, createMeetingReminder, findMeetingByExternalId, meetingForCrm, meetingSchedule, recordBookingEvent, recordCrmSync,
+  recordMeeting,
 } from '../db/queries/meetings';
 import { secretContext, type SecretBox } from '../db/secrets';
 import { asOrganization } from '../db/tenancy';
@@ -42,18 +43,29 @@ export function createMeetingActivities(deps: { db: DB; secrets: SecretBox | nul
     /**
      * A verified booking delivery (Cal.com, Calendly), acting for the integration's organization: a
      * booking becomes a meeting (booked_via link; a reschedule moves the meeting it replaces), a
-     * cancellation cancels it. A repeat delivery changes nothing.
+     * cancellation cancels it. A repeat delivery changes nothing, also after Temporal's retention (its
+     * digest is kept in booking_events). Deliveries may arrive in any order: a cancellation of a
+     * booking not recorded yet is kept as a tombstone, and the booking, when it comes, records
+     * nothing unless the provider dated it after the cancellation.
      */
     async recordBooking(input: { organizationId: string; provider: BookingProvider; event: BookingEvent }): Promise<BookingOutcome> {
       const { event } = input;
       const none = (reason: string): BookingOutcome => ({ meetingId: null, created: false, changed: false, stoppedEnrollmentIds: [], opportunityId: null, enrollmentId: null, reason });
       if (event.kind === 'ignored') return none(event.reason);
       return asOrganization(db, input.organizationId, async (tx) => {
+        const { organizationId, provider } = input;
+        const occurredAt = event.occurredAt ?? null;
+        if (event.digest && !(await recordBookingEvent(tx, { organizationId, provider, externalId: event.externalId, kind: event.kind, occurredAt, digest: event.digest }))) {
+          return none('this delivery was processed before');
+        }
         if (event.kind === 'cancelled') {
           const found = await findMeetingByExternalId(tx, input.organizationId, input.provider, event.externalId);
-          if (!found) return none('no meeting was recorded for this booking');
+          if (!found) return none('no meeting was recorded for this booking: the cancellation is kept, so the booking records nothing if it comes later');
           const r = (await changeMeetingStatus(tx, found.id, 'cancelled'))!;
           return { meetingId: found.id, created: false, changed: r.changed, stoppedEnrollmentIds: [], opportunityId: r.meeting.opportunity_id, enrollmentId: r.meeting.enrollment_id };
+        }
+        if (await bookingCancelled(tx, organizationId, provider, event.externalId, occurredAt)) {
+          return none('the booking was cancelled before it was recorded (a cancellation dated no earlier was processed first)');
         }
         const r = await recordMeeting(tx, {
           organizationId: input.organizationId,
@@ -113,9 +125,11 @@ export function createMeetingActivities(deps: { db: DB; secrets: SecretBox | nul
         endsAt: meeting.ends_at,
         outcome: HUBSPOT_OUTCOME[meeting.status as MeetingStatus] ?? 'SCHEDULED',
         joinUrl: meeting.join_url,
+        key: `outreach-meeting:${ref.meetingId}`,
       };
       try {
-        let id = meeting.crm_external_id;
+        // A create whose answer was lost (timeout, or recording it failed) left a meeting under our key: found, not made twice.
+        let id = meeting.crm_external_id ?? (await client.meetingIdByKey(properties.key));
         const created = !id;
         if (id) await client.updateMeeting(id, properties);
         else {

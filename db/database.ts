@@ -27,6 +27,17 @@ export type Numeric = ColumnType<number, number | string, number | string>;
 
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
+export interface BookingEvents {
+  created_at: Generated<Timestamp>;
+  digest: string;
+  external_id: string;
+  id: Generated<string>;
+  kind: string;
+  occurred_at: Timestamp | null;
+  organization_id: string;
+  provider: string;
+}
+
 export interface Campaigns {
   brief: string | null;
   country_code: string | null;
@@ -700,6 +711,7 @@ export interface WebhookEvents {
 
 export interface DB {
   api_keys: ApiKeys;
+  booking_events: BookingEvents;
   campaigns: Campaigns;
   classifications: Classifications;
   companies: Companies;

@@ -82,6 +82,8 @@ async function main() {
       INTEGRATION_SECRET_KEY: process.env.INTEGRATION_SECRET_KEY ?? devSecretKey(),
       // The demo feeds are served on 127.0.0.1: development allows private destinations explicitly.
       OUTBOUND_ALLOW_PRIVATE_NETWORKS: process.env.OUTBOUND_ALLOW_PRIVATE_NETWORKS ?? 'true',
+      // /metrics is served only with a token or when opened explicitly: development opens it (and says so below).
+      METRICS_PUBLIC: process.env.METRICS_PUBLIC ?? 'true',
       ...(demoDns && { DNS_SERVERS: demoDns.address }),
     };
     // The demo organization was seeded directly, not through POST /organizations: give it its retention schedule.
@@ -104,6 +106,7 @@ async function main() {
   Outreach Signal Service is up.
 
   API               ${base}            (health: ${base}/readyz)
+  Metrics           ${metricsLine(base, env)}
   Temporal Web UI   ${temporal.uiUrl}   (namespace ${temporal.namespace})
   Demo organization ${demoOrgId}  (owner: demo user ${DEMO_USER_ID})
   Demo feed         http://127.0.0.1:${DEV_IDP_PORT}/demo/feeds/permits-rss.xml
@@ -235,6 +238,13 @@ async function startEmbeddedPostgres(port: number, cleanups: Array<() => Promise
   });
   const { ownerUrl, appPassword, clusterDir } = JSON.parse(line) as { ownerUrl: string; appPassword: string; clusterDir: string };
   return { ownerUrl, appPassword, embedded: true, clusterDir };
+}
+
+/** What the banner says about /metrics: open to anyone (METRICS_PUBLIC=true, the dev default), behind METRICS_TOKEN, or not served. */
+function metricsLine(base: string, env: NodeJS.ProcessEnv): string {
+  if (env.METRICS_TOKEN) return `${base}/metrics   (needs Authorization: Bearer $METRICS_TOKEN)`;
+  if (env.METRICS_PUBLIC === 'true') return `${base}/metrics   OPEN to anyone who reaches this port (METRICS_PUBLIC=true; set METRICS_TOKEN or METRICS_PUBLIC=false to close it)`;
+  return 'not served (METRICS_PUBLIC=false and no METRICS_TOKEN)';
 }
 
 function startChild(name: string, entry: string, env: NodeJS.ProcessEnv): ChildProcess {

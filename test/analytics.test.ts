@@ -111,24 +111,33 @@ describe('GET /analytics/outreach on a seeded organization', () => {
     const t1 = await insert('threads', { organization_id: orgId, contact_id: contact, mailbox_id: ids.m1 });
     const t2 = await insert('threads', { organization_id: orgId, contact_id: contact, mailbox_id: ids.m2 });
 
-    // Outbound e-mails written yesterday (d1..d10), one 40 days ago (d0), a phone task.
+    // Model drafts written yesterday (d1..d10), one 40 days ago (d0), a phone task; e-mails no model wrote (rm1, rm2, bd*).
     const out = (over: Record<string, unknown>) =>
-      insert('messages', { organization_id: orgId, direction: 'outbound', channel: 'email', created_at: ago(1), updated_at: ago(1), ...over });
+      insert('messages', { organization_id: orgId, direction: 'outbound', channel: 'email', created_at: ago(1), updated_at: ago(1), model: 'gpt-4o-mini', ...over });
     const approved = { approved_at: ago(1) };
     ids.d1 = await out({ mailbox_id: ids.m1, thread_id: t1, status: 'sent', sent_at: ago(1), prompt_version: 'v1', ...approved, original_body: 'Beste Jan, groet', body: 'Beste Jan, groeten' });
     ids.d2 = await out({ mailbox_id: ids.m1, status: 'sent', sent_at: ago(1), prompt_version: 'v1', ...approved, original_body: 'Zelfde', body: 'Zelfde' });
     ids.d3 = await out({ mailbox_id: ids.m1, status: 'sent', sent_at: ago(1), prompt_version: 'v2', ...approved, original_body: null, body: 'Met de hand' });
-    ids.d4 = await out({ mailbox_id: ids.m1, status: 'failed', sent_at: null, error: '550 no such user', prompt_version: 'v1', ...approved, original_body: 'abc', body: 'abd' });
+    ids.d4 = await out({ mailbox_id: ids.m1, status: 'failed', sent_at: null, error: 'SMTP RCPT TO refused: 550 5.1.1 <jan@bouw.example>: no such user', prompt_version: 'v1', ...approved, original_body: 'abc', body: 'abd' });
     ids.d5 = await out({ mailbox_id: ids.m2, thread_id: t2, status: 'sent', sent_at: ago(1), prompt_version: 'v2', ...approved, original_body: 'Goed', body: 'Goed' });
-    ids.d6 = await out({ mailbox_id: ids.m2, status: 'failed', sent_at: ago(2), error: 'bounce', prompt_version: 'v2', ...approved, original_body: 'Hallo', body: 'Hallo!' });
+    ids.d6 = await out({ mailbox_id: ids.m2, status: 'failed', sent_at: ago(2), error: 'bounced: 5.1.1 smtp; 550 5.1.1 user unknown', prompt_version: 'v2', ...approved, original_body: 'Hallo', body: 'Hallo!' });
     ids.d7 = await out({ status: 'rejected', prompt_version: 'v1', original_body: 'Nee', body: 'Nee' });
     ids.d8 = await out({ status: 'rejected', prompt_version: 'v2', original_body: 'Nee', body: 'Nee' });
     ids.d9 = await out({ status: 'pending_approval', prompt_version: 'v2', original_body: 'Later', body: 'Later' });
     ids.d10 = await out({ status: 'approved', prompt_version: 'v1', ...approved, original_body: 'x', body: 'y' });
     ids.d0 = await out({ mailbox_id: ids.m1, status: 'sent', sent_at: ago(40), created_at: ago(40), updated_at: ago(40), prompt_version: 'v1', approved_at: ago(40), original_body: 'oud', body: 'ouder' });
     await out({ channel: 'phone', status: 'task_open', prompt_version: 'v1' });
+    // Not drafts (no model): a meeting reminder that failed on the server's 535 (not a bounce), one that was
+    // sent, and two sent around the 30-day edge: 29 days 23 hours ago (in) and 30 days 1 hour ago (out).
+    await out({ model: null, mailbox_id: ids.m1, status: 'failed', error: 'SMTP AUTH refused: 535 5.7.8 authentication failed', ...approved });
+    await out({ model: null, mailbox_id: ids.m2, status: 'sent', sent_at: ago(1), ...approved, body: 'Herinnering' });
+    await out({ model: null, mailbox_id: ids.m2, status: 'sent', sent_at: `now() - interval '29 days 23 hours'`, created_at: ago(31), ...approved });
+    await out({ model: null, mailbox_id: ids.m2, status: 'sent', sent_at: `now() - interval '30 days 1 hour'`, created_at: ago(31), ...approved });
 
-    // Replies: r1, r2 on thread T1 (after d1, v1), r4 on T2 (after d5, v2), r5 unclassified, r3 too old.
+    // Replies: r1, r2 (an out-of-office: a reply intent, not a reply) on thread T1 (after d1, v1), r4 on T2
+    // (after d5, v2), r3 too old; around the edge, one received 29 days 23 hours ago (in) and one 30 days 1 hour
+    // ago (out), stored now. Not replies: a delivery report and an automatic reply (no intent), a stranger's
+    // mail (no contact), and history read on the first poll (stored now, received 400 days ago).
     const reply = (over: Record<string, unknown>) =>
       insert('messages', {
         organization_id: orgId, direction: 'inbound', status: 'received', contact_id: contact, created_at: `now() - interval '12 hours'`,
@@ -137,16 +146,25 @@ describe('GET /analytics/outreach on a seeded organization', () => {
     await reply({ mailbox_id: ids.m1, thread_id: t1, intent: 'interested' });
     await reply({ thread_id: t1, intent: 'out_of_office' }); // no mailbox of its own: the thread's
     await reply({ mailbox_id: ids.m2, thread_id: t2, intent: 'meeting_request' });
-    await reply({ mailbox_id: ids.m2, intent: null });
     await reply({ mailbox_id: ids.m1, thread_id: t1, intent: 'interested', created_at: ago(40) });
+    await reply({ mailbox_id: ids.m2, thread_id: t2, intent: 'interested', received_at: `now() - interval '29 days 23 hours'` });
+    await reply({ mailbox_id: ids.m2, thread_id: t2, intent: 'not_interested', received_at: `now() - interval '30 days 1 hour'` });
+    await reply({ mailbox_id: ids.m2, intent: null, from_address: 'MAILER-DAEMON@mx.bouw.example', subject: 'Undelivered Mail Returned to Sender' });
+    await reply({ mailbox_id: ids.m1, thread_id: t1, intent: null, subject: 'Automatic reply: ontvangen' });
+    await reply({ mailbox_id: ids.m2, contact_id: null, intent: 'interested', from_address: 'nieuwsbrief@leverancier.example' });
+    await reply({ mailbox_id: ids.m1, thread_id: t1, intent: 'not_interested', received_at: ago(400) });
 
-    // Prompt evals of the edited, approved drafts, recorded as the owner under row-level security.
-    const record = (messageId: string, version: string, original: string, sent: string) =>
-      asUser(api.db, owner.id, (tx) => recordPromptEval(tx, { organizationId: orgId, messageId, promptKey: 'draft_email', promptVersion: version, original, sent }));
-    await record(ids.d1, 'v1', 'Beste Jan, groet', 'Beste Jan, groeten');
-    await record(ids.d4, 'v1', 'abc', 'abd');
-    await record(ids.d10, 'v1', 'x', 'y');
-    await record(ids.d6, 'v2', 'Hallo', 'Hallo!');
+    // The other tenant, in every section: a mailbox with a sent e-mail, a bounce and replies, drafts and an eval.
+    const om = await insert('mailboxes', { organization_id: other.orgId, address: 'x@ander.nl', domain: 'ander.nl', holiday_country: 'NL' });
+    const oc = await insert('contacts', { organization_id: other.orgId, company_id: await insert('companies', { organization_id: other.orgId, name: 'Ander', normalized_name: 'ander' }), full_name: 'Ander' });
+    const otherOut = (over: Record<string, unknown>) =>
+      insert('messages', { organization_id: other.orgId, direction: 'outbound', channel: 'email', mailbox_id: om, model: 'gpt-4o-mini', prompt_version: 'v1', approved_at: ago(1), created_at: ago(1), ...over });
+    const od = await otherOut({ status: 'sent', sent_at: ago(1), original_body: 'a', body: 'b' });
+    await otherOut({ status: 'failed', error: 'bounced: 5.1.1', original_body: 'a', body: 'a' });
+    await otherOut({ status: 'rejected', approved_at: null, prompt_version: 'v2' });
+    await insert('messages', { organization_id: other.orgId, direction: 'inbound', status: 'received', mailbox_id: om, contact_id: oc, intent: 'interested', internet_message_id: `<${randomUUID()}@x>` });
+    await insert('prompt_evals', { organization_id: other.orgId, message_id: od, prompt_key: 'draft_email', prompt_version: 'v1', score: 0.1, detail: '{}' });
+
   });
 
   test('window 30: the hand-counted figures', async () => {
@@ -162,25 +180,27 @@ describe('GET /analytics/outreach on a seeded organization', () => {
       { source_id: ids.s2, source_name: 'Bouwnieuws RSS', signals: 2, opportunities: 2, meetings: 1, won: 0, won_value: 0 },
       { source_id: ids.s3, source_name: 'Lege bron', signals: 0, opportunities: 0, meetings: 0, won: 0, won_value: 0 },
     ]);
-    // M1: d1, d2, d3 sent and d4 failed (d0 is 40 days old); replies r1 and r2 (via its thread).
-    // M2: d5 sent, d6 bounced after sending; replies r4 and the unclassified r5. No health check yet.
+    // M1: d1, d2, d3 sent, d4 refused at RCPT TO (a bounce), the reminder refused on 535 (not a bounce; d0 is
+    // 40 days old); reply r1 (r2 is an out-of-office; the delivery report, the automatic reply and the history are not replies).
+    // M2: d5, the reminder and the one 29 days 23 hours ago sent, d6 bounced after sending; replies r4 and the one
+    // received 29 days 23 hours ago (not the stranger's). No health check yet. The other tenant's mailbox is not listed.
     expect(res.body.deliverability).toEqual([
-      { mailbox_id: ids.m1, address: 'a@acme.nl', sent: 4, bounced: 1, replied: 2, health_score: 92, sendable: true, checked_at: expect.any(String) },
-      { mailbox_id: ids.m2, address: 'b@acme.nl', sent: 2, bounced: 1, replied: 2, health_score: null, sendable: null, checked_at: null },
+      { mailbox_id: ids.m1, address: 'a@acme.nl', sent: 5, bounced: 1, replied: 1, health_score: 92, sendable: true, checked_at: expect.any(String) },
+      { mailbox_id: ids.m2, address: 'b@acme.nl', sent: 4, bounced: 1, replied: 2, health_score: null, sendable: null, checked_at: null },
     ]);
-    // Drafts d1..d10; approved d1 d2 d3 d4 d5 d6 d10; rejected d7 d8; edited d1 d4 d6 d10 (d3 has no original).
+    // Model drafts d1..d10 (not the reminders); approved d1 d2 d3 d4 d5 d6 d10; rejected d7 d8; edited d1 d4 d6 d10 (d3 has no original).
     const q = res.body.agent_quality;
     expect(q).toMatchObject({ drafts: 10, approved: 7, rejected: 2, approval_rate: 0.7778, edited: 4, edit_rate: 0.5714 });
-    expect(q.reply_intents).toEqual({ interested: 1, out_of_office: 1, meeting_request: 1 });
+    // r1 and the one 29 days 23 hours ago (interested), r2, r4; not the stranger's, the history or the unclassified.
+    expect(q.reply_intents).toEqual({ interested: 2, out_of_office: 1, meeting_request: 1 });
+    // The reply 29 days 23 hours ago came before T2's first e-mail: no prompt version.
     expect(q.by_prompt_version).toEqual([
       { prompt_version: 'v1', drafts: 5, approved: 4, rejected: 1, approval_rate: 0.8, edited: 3, edit_rate: 0.75, reply_intents: { interested: 1, out_of_office: 1 } },
       { prompt_version: 'v2', drafts: 5, approved: 3, rejected: 1, approval_rate: 0.75, edited: 1, edit_rate: 0.3333, reply_intents: { meeting_request: 1 } },
+      { prompt_version: null, drafts: 0, approved: 0, rejected: 0, approval_rate: null, edited: 0, edit_rate: null, reply_intents: { interested: 1 } },
     ]);
-    // v1: similarities 1 − 2/18 = 0.8889, 1 − 1/3 = 0.6667, 1 − 1/1 = 0 -> 0.5185; v2: 1 − 1/6 = 0.8333. Newest first.
-    expect(q.prompt_evals).toEqual([
-      { prompt_key: 'draft_email', prompt_version: 'v2', score: 0.8333, cases: 1, created_at: expect.any(String) },
-      { prompt_key: 'draft_email', prompt_version: 'v1', score: 0.5185, cases: 3, created_at: expect.any(String) },
-    ]);
+    // Eval cases come from the approve route (next describe); the other tenant's is not listed.
+    expect(q.prompt_evals).toEqual([]);
   });
 
   test('window 90 takes in the older rows; the default window is 30', async () => {
@@ -191,25 +211,12 @@ describe('GET /analytics/outreach on a seeded organization', () => {
       { source_id: ids.s1, source_name: 'Bekendmakingen Utrecht', signals: 5, opportunities: 4, meetings: 3, won: 3, won_value: 1_149_999.5 },
       { source_id: ids.s2, source_name: 'Bouwnieuws RSS', signals: 3, opportunities: 2, meetings: 1, won: 0, won_value: 0 },
     ]);
-    expect(res.body.deliverability[0]).toMatchObject({ sent: 5, bounced: 1, replied: 3 });
-    expect(res.body.agent_quality).toMatchObject({ drafts: 11, approved: 8, edited: 5, reply_intents: { interested: 2, out_of_office: 1, meeting_request: 1 } });
+    // M1: d0 and r3 join; M2: the e-mail and the reply from 30 days 1 hour ago. The history (400 days) never counts.
+    expect(res.body.deliverability).toMatchObject([{ sent: 6, bounced: 1, replied: 2 }, { sent: 5, bounced: 1, replied: 3 }]);
+    expect(res.body.agent_quality).toMatchObject({ drafts: 11, approved: 8, edited: 5, reply_intents: { interested: 3, out_of_office: 1, meeting_request: 1, not_interested: 1 } });
     const byDefault = await call('GET', `/analytics/outreach?organizationId=${orgId}`);
     expect(byDefault.body.window_days).toBe(30);
     expect(byDefault.body.attribution[0].signals).toBe(4);
-  });
-
-  test('prompt evals: one row per message with the case, a repeat changes nothing', async () => {
-    const again = await asUser(api.db, owner.id, (tx) =>
-      recordPromptEval(tx, { organizationId: orgId, messageId: ids.d1!, promptKey: 'draft_email', promptVersion: 'v1', original: 'Beste Jan, groet', sent: 'Beste Jan, groeten' }));
-    expect(again.created).toBe(false);
-    const { rows } = await owners.query(`SELECT message_id, score::float8 AS score, detail FROM prompt_evals WHERE organization_id = $1 ORDER BY created_at`, [orgId]);
-    expect(rows).toHaveLength(4);
-    expect(rows[0]).toEqual({
-      message_id: ids.d1,
-      score: 0.8889,
-      detail: { cases: 1, case: { message_id: ids.d1, distance: 2, similarity: 0.8889, original_chars: 16, sent_chars: 18 } },
-    });
-    expect(rows.map((r) => r.score)).toEqual([0.8889, 0.7778, 0.5185, 0.8333]);
   });
 
   test('any other window is 400 and changes nothing; another tenant is 404; a viewer reads', async () => {
@@ -221,6 +228,73 @@ describe('GET /analytics/outreach on a seeded organization', () => {
     expectProblem(await call('GET', `/analytics/outreach?organizationId=${randomUUID()}`), 404, 'NOT_FOUND');
     const viewer = await addMember(api, owner, orgId, 'viewer');
     expect((await call('GET', `/analytics/outreach?organizationId=${orgId}&window=7`, undefined, viewer.token)).status).toBe(200);
+  });
+});
+
+describe('prompt evals through the real approve route', () => {
+  let org: { owner: TestUser; orgId: string };
+  const d: Record<string, string> = {};
+
+  beforeAll(async () => {
+    org = await newOrganization(api, 'Evaluatie B.V.');
+    const o = org.orgId;
+    const company = await insert('companies', { organization_id: o, name: 'Eval B.V.', normalized_name: 'eval' });
+    const contact = await insert('contacts', { organization_id: o, company_id: company, full_name: 'Eva Eval' });
+    const campaign = await insert('campaigns', { organization_id: o, name: 'Campagne', status: 'active' });
+    const sequence = await insert('sequences', { organization_id: o, campaign_id: campaign, name: 'Reeks' });
+    const enrollment = await insert('enrollments', { organization_id: o, campaign_id: campaign, sequence_id: sequence, contact_id: contact });
+    // Each draft is a sequence step's, so approving it wakes its (absent) sequence run and starts no send.
+    let position = 1;
+    const draft = async (over: Record<string, unknown>) => {
+      const step = await insert('sequence_steps', { organization_id: o, sequence_id: sequence, position: position++, channel: 'email' });
+      return insert('messages', {
+        organization_id: o, direction: 'outbound', channel: 'email', status: 'pending_approval', enrollment_id: enrollment, step_id: step, contact_id: contact,
+        subject: 'Uw project', model: 'gpt-4o-mini', prompt_key: 'draft_email', prompt_version: 'v1', ...over,
+      });
+    };
+    d.asWritten = await draft({ body: 'Beste Eva, groet' });
+    d.sameBody = await draft({ body: 'Zelfde tekst' });
+    d.edited = await draft({ body: 'Beste Jan, groet' });
+    d.v2 = await draft({ body: 'Hallo', prompt_version: 'v2' });
+    d.byHand = await draft({ body: 'Met de hand', model: null, prompt_key: null, prompt_version: null });
+  });
+
+  const approve = async (id: string, body: Record<string, unknown> = {}) => {
+    const res = await call('POST', `/messages/${id}/approve`, body, org.owner.token);
+    expect(res.status).toBe(200);
+  };
+
+  test('every approved model draft is a case: approved as written scores 1, an edit less; hand-written messages are none', async () => {
+    await approve(d.asWritten!); // no body: as written
+    await approve(d.sameBody!, { body: 'Zelfde tekst' }); // the same text sent back: as written
+    await approve(d.edited!, { body: 'Beste Jan, groeten' });
+    await approve(d.v2!, { body: 'Hallo!' });
+    await approve(d.byHand!, { body: 'Met de hand geschreven' });
+    const { rows } = await owners.query(
+      `SELECT message_id, prompt_version, score::float8 AS score, detail FROM prompt_evals WHERE organization_id = $1 ORDER BY created_at, id`, [org.orgId]);
+    expect(rows.map((r) => [r.message_id, r.prompt_version, r.detail.case.similarity, r.score])).toEqual([
+      [d.asWritten, 'v1', 1, 1],
+      [d.sameBody, 'v1', 1, 1],
+      // 1 − 2/18 = 0.8889; the version's score: (1 + 1 + 0.8889) / 3 = 0.963.
+      [d.edited, 'v1', 0.8889, 0.963],
+      [d.v2, 'v2', 0.8333, 0.8333],
+    ]);
+    expect(rows[0].detail).toEqual({ cases: 1, case: { message_id: d.asWritten, distance: 0, similarity: 1, original_chars: 16, sent_chars: 16 } });
+    const res = await call('GET', `/analytics/outreach?organizationId=${org.orgId}&window=30`, undefined, org.owner.token);
+    expect(res.body.agent_quality.prompt_evals).toEqual([
+      { prompt_key: 'draft_email', prompt_version: 'v2', score: 0.8333, cases: 1, created_at: expect.any(String) },
+      { prompt_key: 'draft_email', prompt_version: 'v1', score: 0.963, cases: 3, created_at: expect.any(String) },
+    ]);
+    // The edited draft keeps what the model wrote; the hand-written one counts as no draft of a prompt.
+    expect(res.body.agent_quality).toMatchObject({ drafts: 4, approved: 4, edited: 2 });
+  });
+
+  test('a repeat for the same message changes nothing; another tenant cannot approve (404)', async () => {
+    const again = await asUser(api.db, org.owner.id, (tx) =>
+      recordPromptEval(tx, { organizationId: org.orgId, messageId: d.edited!, promptKey: 'draft_email', promptVersion: 'v1', original: 'x', sent: 'y' }));
+    expect(again.created).toBe(false);
+    expect((await owners.query(`SELECT count(*)::int AS n FROM prompt_evals WHERE organization_id = $1`, [org.orgId])).rows[0].n).toBe(4);
+    expectProblem(await call('POST', `/messages/${d.asWritten}/approve`, {}, other.owner.token), 404, 'NOT_FOUND');
   });
 });
 

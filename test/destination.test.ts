@@ -3,8 +3,14 @@ import { gzipSync } from 'node:zlib';
 import {
   allowPrivateDestinations, BlockedDestinationError, DestinationPolicy, destinationPolicy, guardedFetch, isPrivateAddress,
 } from '../activities/providers/destination';
-import { fetchDocument } from '../activities/providers/http-fetch';
+import { z } from 'zod';
+import { HubSpotClient } from '../activities/providers/crm/hubspot';
+import { HunterClient } from '../activities/providers/enrichment/hunter';
+import { fetchDocument, PROVIDER_RESPONSE_MAX_BYTES, readLimited, ResponseTooLargeError } from '../activities/providers/http-fetch';
+import { chatJson } from '../activities/providers/llm/chat-json';
+import { requestJson } from '../activities/providers/outcome';
 import { allowsPrivateNetworks, loadConfig } from '../apps/shared/config';
+import { GzipBomb, startGzipBomb } from './helpers/gzip-bomb';
 
 /** A local server that records what reaches it and answers with `handler`. */
 interface Recorder {
@@ -132,4 +138,58 @@ test('private networks are refused unless OUTBOUND_ALLOW_PRIVATE_NETWORKS is tru
   expect(allowsPrivateNetworks(loadConfig({ NODE_ENV: 'test' }))).toBe(false);
   expect(allowsPrivateNetworks(loadConfig({ NODE_ENV: 'production', OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' }))).toBe(true);
   expect(allowsPrivateNetworks(loadConfig({ NODE_ENV: 'development', OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' }))).toBe(true);
+});
+
+describe('a gzip bomb from a tenant-chosen URL (512 MiB inflated, ~0.5 MiB on the wire)', () => {
+  let bomb: GzipBomb;
+  beforeAll(async () => {
+    bomb = await startGzipBomb(512);
+  });
+  afterAll(() => bomb.close());
+
+  /** Runs `read` and answers its error and how much the process grew meanwhile (resident set, sampled while it runs). */
+  async function growthDuring(read: () => Promise<unknown>): Promise<{ error: unknown; grewBytes: number }> {
+    global.gc?.();
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+    let error: unknown;
+    try {
+      await read();
+    } catch (err) {
+      error = err;
+    } finally {
+      clearInterval(sampler);
+    }
+    peak = Math.max(peak, process.memoryUsage().rss);
+    return { error, grewBytes: peak - before };
+  }
+
+  test('every provider reader stops at its limit with a clear error, and the process does not grow', async () => {
+    allowPrivateDestinations(true);
+    const readers: Array<[string, () => Promise<unknown>, (e: unknown) => void]> = [
+      ['readLimited', async () => readLimited(await guardedFetch(`${bomb.url}/raw`), PROVIDER_RESPONSE_MAX_BYTES), (e) => expect(e).toBeInstanceOf(ResponseTooLargeError)],
+      ['requestJson (HubSpot, Hunter, the integration test)', () => requestJson(`${bomb.url}/account`, { errorMessage: () => undefined }), (e) =>
+        expect(e).toMatchObject({ name: 'ProviderRequestError', tooLarge: true, retryable: false, message: expect.stringContaining(`exceeds the ${PROVIDER_RESPONSE_MAX_BYTES}-byte limit`) })],
+      ['Hunter', () => new HunterClient('key', bomb.url).domainSearch('example.nl'), (e) => expect(e).toMatchObject({ tooLarge: true })],
+      ['HubSpot', () => new HubSpotClient('token', bomb.url).accountDetails(), (e) => expect(e).toMatchObject({ tooLarge: true })],
+      ['chatJson (LLM)', () => chatJson({ baseUrl: bomb.url, model: 'm' }, { system: 's', user: 'u' }, z.object({}), { temperature: 0 }), (e) =>
+        expect(e).toMatchObject({ name: 'ProviderError', retryable: false, message: expect.stringContaining('too large') })],
+      ['fetchDocument (sources, websites)', () => fetchDocument(`${bomb.url}/feed`, { timeoutMs: 30_000, maxBytes: 2 * 1024 * 1024 }), (e) =>
+        expect(e).toMatchObject({ name: 'FetchError', retryable: false, message: expect.stringContaining('exceeds the 2097152-byte limit') })],
+    ];
+    for (const [name, read, check] of readers) {
+      const { error, grewBytes } = await growthDuring(read);
+      check(error);
+      // Reading all of it would hold 512 MiB; the limit is 4 MiB, and decoders inflate only as the reader asks.
+      expect({ name, grew: grewBytes < 96 * 1024 * 1024 ? 'under 96 MiB' : `${Math.round(grewBytes / 1024 / 1024)} MiB` }).toEqual({ name, grew: 'under 96 MiB' });
+    }
+  }, 120_000);
+
+  test('a declared Content-Length over the limit is refused before reading', async () => {
+    allowPrivateDestinations(true);
+    const url = `http://127.0.0.1:${publicServer.port}/plain`;
+    await expect(readLimited(await guardedFetch(url), 3)).rejects.toBeInstanceOf(ResponseTooLargeError);
+    await expect(readLimited(await guardedFetch(url), 6).then((b) => b.toString())).resolves.toBe('public');
+  });
 });

@@ -5,6 +5,7 @@ import { capturedLogger } from './helpers/log-capture';
 import type { FieldError, Schema } from './helpers/client';
 import { startChatServer, ChatServer } from './helpers/chat-server';
 import { startFeedServer, FeedServer } from './helpers/feed-server';
+import { startGzipBomb } from './helpers/gzip-bomb';
 import { startProviderServer, ProviderServer } from './helpers/provider-server';
 import { rssFeed } from './helpers/rss';
 import { testEnv, type TestUser } from './helpers/tokens';
@@ -91,6 +92,30 @@ test('a wrong secret ends in status error with the provider’s message', async 
   const unreachable = await api.call('POST', `/integrations/${gone.body.id}/test`, { token: owner.token, body: {} });
   expect(unreachable.body).toMatchObject({ status: 'error', last_error: expect.stringContaining('request failed') });
 });
+
+test('a provider whose answer is a gzip bomb: a 400 naming config.baseUrl, nothing recorded, and the API does not grow', async () => {
+  const bomb = await startGzipBomb(512);
+  try {
+    for (const [providerKey, kind, config] of [
+      ['hubspot', 'crm', { baseUrl: bomb.url }],
+      ['hunter', 'enrichment', { baseUrl: bomb.url }],
+      ['openai_compatible', 'llm', { baseUrl: bomb.url, model: 'gpt-4o-mini' }],
+    ] as const) {
+      const created = await api.call('POST', '/integrations', { token: owner.token, body: { organizationId: orgId, providerKey, kind, config, secret: 'k' } });
+      expect(created.status).toBe(201);
+      const before = process.memoryUsage().rss;
+      const tested = await api.call('POST', `/integrations/${created.body.id}/test`, { token: owner.token, body: {} });
+      expect(process.memoryUsage().rss - before).toBeLessThan(96 * 1024 * 1024);
+      expectProblem(tested, 400, 'VALIDATION_FAILED');
+      expect(tested.body.errors).toEqual([{ path: 'config.baseUrl', message: expect.stringContaining('-byte limit') }]);
+      const after = await api.call('GET', `/integrations/${created.body.id}`, { token: owner.token });
+      expect(after.body).toMatchObject({ status: 'disconnected', last_error: null });
+    }
+    expect(bomb.requests).toBe(3);
+  } finally {
+    await bomb.close();
+  }
+}, 60_000);
 
 test('validation: provider and kind must agree, config per provider, a secret is required; admin only', async () => {
   const res = await api.call('POST', '/integrations', { token: owner.token, body: { organizationId: orgId, providerKey: 'hubspot', kind: 'llm', config: { apiVersion: 3 }, secret: 'x' } });

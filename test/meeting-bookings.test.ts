@@ -55,12 +55,15 @@ describe('payloads', () => {
   test('Cal.com: created, rescheduled (naming the booking it replaces), cancelled; other triggers ignored', () => {
     const payload = { uid: 'new', title: 'Demo', startTime: '2031-03-03T10:00:00+01:00', endTime: '2031-03-03T10:30:00+01:00', attendees: [{ email: 'A@B.nl', name: 'A' }], metadata: { enrollmentId: enrollment.toUpperCase() } };
     expect(calcomBookingEvent({ triggerEvent: 'BOOKING_CREATED', payload })).toEqual({
-      kind: 'booked', externalId: 'new', previousExternalId: null, title: 'Demo', startsAt: '2031-03-03T09:00:00.000Z', endsAt: '2031-03-03T09:30:00.000Z',
+      kind: 'booked', occurredAt: null, externalId: 'new', previousExternalId: null, title: 'Demo', startsAt: '2031-03-03T09:00:00.000Z', endsAt: '2031-03-03T09:30:00.000Z',
       attendeeEmail: 'a@b.nl', attendeeName: 'A', joinUrl: null, enrollmentId: enrollment,
     });
     expect(calcomBookingEvent({ triggerEvent: 'BOOKING_RESCHEDULED', payload: { ...payload, rescheduleUid: 'old' } })).toMatchObject({ kind: 'booked', previousExternalId: 'old' });
     expect(calcomBookingEvent({ triggerEvent: 'BOOKING_CREATED', payload: { ...payload, metadata: { enrollmentId: 'not-a-uuid' } } })).toMatchObject({ enrollmentId: null });
-    expect(calcomBookingEvent({ triggerEvent: 'BOOKING_CANCELLED', payload: { uid: 'new' } })).toEqual({ kind: 'cancelled', externalId: 'new' });
+    expect(calcomBookingEvent({ triggerEvent: 'BOOKING_CANCELLED', payload: { uid: 'new' } })).toEqual({ kind: 'cancelled', occurredAt: null, externalId: 'new' });
+    // The envelope's createdAt dates the change (for ordering); a value that is not a timestamp is none.
+    expect(calcomBookingEvent({ triggerEvent: 'BOOKING_CANCELLED', createdAt: '2031-03-01T10:00:00+01:00', payload: { uid: 'new' } })).toMatchObject({ occurredAt: '2031-03-01T09:00:00.000Z' });
+    expect(calcomBookingEvent({ triggerEvent: 'BOOKING_CREATED', createdAt: 'yesterday', payload })).toMatchObject({ occurredAt: null });
     expect(calcomBookingEvent({ triggerEvent: 'PING', payload: {} })).toMatchObject({ kind: 'ignored' });
     expect(() => calcomBookingEvent({ triggerEvent: 'BOOKING_CREATED', payload: { uid: 'x', title: 'x', startTime: 'soon', endTime: 'later' } })).toThrow(BookingShapeError);
     expect(() => calcomBookingEvent([1, 2])).toThrow(BookingShapeError);
@@ -74,7 +77,8 @@ describe('payloads', () => {
     expect(calendlyBookingEvent({ event: 'invitee.created', payload })).toMatchObject({
       kind: 'booked', externalId: payload.uri, previousExternalId: payload.old_invitee, enrollmentId: enrollment, joinUrl: 'https://zoom.example/j/1', startsAt: '2031-03-03T09:00:00.000Z',
     });
-    expect(calendlyBookingEvent({ event: 'invitee.canceled', payload: { uri: payload.uri, rescheduled: false } })).toEqual({ kind: 'cancelled', externalId: payload.uri });
+    expect(calendlyBookingEvent({ event: 'invitee.canceled', payload: { uri: payload.uri, rescheduled: false } })).toEqual({ kind: 'cancelled', occurredAt: null, externalId: payload.uri });
+    expect(calendlyBookingEvent({ event: 'invitee.created', created_at: '2031-03-01T09:00:00.000000Z', payload })).toMatchObject({ occurredAt: '2031-03-01T09:00:00.000Z' });
     expect(calendlyBookingEvent({ event: 'invitee.canceled', payload: { uri: payload.uri, rescheduled: true } })).toMatchObject({ kind: 'ignored' });
     expect(() => calendlyBookingEvent({ event: 'invitee.created', payload: { uri: 'nope' } })).toThrow(BookingShapeError);
   });

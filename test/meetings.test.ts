@@ -1,5 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
+import { createMeetingReminder } from '../db/queries/meetings';
+import { asUser } from '../db/tenancy';
 import { addMember, expectProblem, newOrganization, startApi, TestApi } from './helpers/api';
 import { startHubSpotServer, HubSpotServer } from './helpers/hubspot-server';
 import { testEnv, TestUser } from './helpers/tokens';
@@ -170,6 +172,20 @@ describe('recording a meeting', () => {
   });
 });
 
+test('no reminder for a meeting that already started (recorded late): neither task nor e-mail', async () => {
+  const t = await seed();
+  const startsAt = new Date(Date.now() - HOUR).toISOString();
+  const res = await as(t, 'POST', '/meetings', { organizationId: t.org, title: 'Al begonnen', startsAt, endsAt: inMs(3000), contactId: t.contact.id });
+  expect(res.status).toBe(201);
+  // What the meeting workflow's reminder step runs, as the organization's owner under row-level security.
+  const made = await asUser(api.db, t.owner.id, (tx) => createMeetingReminder(tx, res.body.id, new Date(startsAt).toISOString()));
+  expect(made).toEqual({ created: false });
+  expect(await meetingOf(t, res.body.id)).toMatchObject({ reminder_at: null, reminded_at: null, reminder_task_id: null, reminder_message_id: null });
+  // The meeting's own run made none either, and ends with the meeting.
+  expect(await meetingRun(res.body.id).result()).toMatchObject({ status: 'proposed', remindersCreated: 0 });
+  expect((await as(t, 'GET', `/tasks?organizationId=${t.org}&meetingId=${res.body.id}`)).body).toEqual([]);
+});
+
 describe('bad input', () => {
   test('end before start, an unknown status, another tenant’s contact or meeting, a viewer: clear 4xx problems that change nothing', async () => {
     const t = await seed();
@@ -239,6 +255,7 @@ describe('CRM sync (HubSpot, config.autoSync)', () => {
         hs_meeting_start_time: new Date(startsAt).toISOString(),
         hs_meeting_end_time: new Date(endsAt).toISOString(),
         hs_meeting_outcome: 'SCHEDULED',
+        hs_internal_meeting_notes: `outreach-meeting:${res.body.id}`,
       },
       associations: [{ to: { id: hubspotContactId }, types: [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 200 }] }],
     });
@@ -249,6 +266,20 @@ describe('CRM sync (HubSpot, config.autoSync)', () => {
       'the outcome update',
     );
     expect(update.body.properties).toMatchObject({ hs_meeting_title: 'HubSpot demo', hs_meeting_start_time: new Date(startsAt).toISOString() });
+  });
+
+  test('a create whose answer was lost is found by its key on the retry: one HubSpot meeting, not two', async () => {
+    const t = await withHubSpot(true);
+    hubspot.loseMeetingCreateAnswers(1);
+    const res = await must(t, 'POST', '/meetings', { organizationId: t.org, title: 'Lost answer', startsAt: inMs(48 * HOUR), endsAt: inMs(49 * HOUR), contactId: t.contact.id });
+    const meeting = await synced(t, res.id);
+    const key = `outreach-meeting:${res.id}`;
+    const made = [...hubspot.meetings].filter(([, p]) => p.hs_internal_meeting_notes === key);
+    expect(made).toHaveLength(1);
+    expect(meeting.crm_external_id).toBe(made[0]![0]);
+    // The retry searched by the key, found it and updated it instead of creating.
+    expect(hubspot.requests.filter((r) => r.path === '/crm/v3/objects/meetings' && r.body?.properties?.hs_meeting_title === 'Lost answer')).toHaveLength(1);
+    expect(hubspot.requests.some((r) => r.method === 'PATCH' && r.path === `/crm/v3/objects/meetings/${made[0]![0]}`)).toBe(true);
   });
 
   test('a 4xx from HubSpot is recorded on the meeting and not retried; without autoSync nothing is sent', async () => {
@@ -339,6 +370,77 @@ describe('booking webhooks', () => {
     await bookingResult(c.body.workflow_id);
     expect(await meetingOf(t, meeting.id)).toMatchObject({ status: 'cancelled', reminder_at: null });
   });
+
+  test('out of order: a cancellation processed before its booking wins (a tombstone), unless the booking is dated after it; another tenant is untouched', async () => {
+    const t = await seed();
+    const other = await seed();
+    const id = await calendar(t, 'calcom', 'cal-secret');
+    const path = `/webhooks/calcom/${id}`;
+    const send = async (body: string) => {
+      const res = await post(path, body, { 'X-Cal-Signature-256': calSign(body, 'cal-secret') });
+      expect(res.status).toBe(200);
+      return bookingResult(res.body.workflow_id);
+    };
+    const booking = (uid: string, createdAt: string) => JSON.stringify({
+      triggerEvent: 'BOOKING_CREATED', createdAt,
+      payload: { uid, title: 'Kennismaking', startTime: inMs(30 * HOUR), endTime: inMs(30.5 * HOUR), attendees: [{ email: t.contact.email }], metadata: { enrollmentId: t.enrollment } },
+    });
+    const cancel = (uid: string, createdAt: string) => JSON.stringify({ triggerEvent: 'BOOKING_CANCELLED', createdAt, payload: { uid } });
+    const earlier = new Date(Date.now() - 60_000).toISOString();
+    const now = new Date().toISOString();
+
+    // Made and cancelled within a minute; the cancellation arrives first, the creation after it.
+    const uid = `cal-${randomUUID()}`;
+    expect(await send(cancel(uid, now))).toMatchObject({ meetingId: null, reason: expect.stringContaining('the cancellation is kept') });
+    expect(await send(booking(uid, earlier))).toMatchObject({ meetingId: null, created: false, stoppedEnrollmentIds: [], reason: expect.stringContaining('cancelled before it was recorded') });
+    expect((await as(t, 'GET', `/meetings?organizationId=${t.org}`)).body).toEqual([]);
+    expect((await as(t, 'GET', `/enrollments/${t.enrollment}`)).body.status).toBe('active');
+
+    // The same booking dated after the cancellation (booked again under its uid) is recorded.
+    const later = new Date(Date.now() + 60_000).toISOString();
+    const rebooked = await send(booking(uid, later));
+    expect(rebooked).toMatchObject({ created: true, stoppedEnrollmentIds: [t.enrollment] });
+    expect(await meetingOf(t, rebooked.meetingId)).toMatchObject({ status: 'proposed', external_id: uid });
+
+    // The tombstone is the organization's own: the other tenant's rows are none of it.
+    const { rows } = await owners.query(`SELECT organization_id, kind FROM booking_events WHERE external_id = $1 ORDER BY created_at`, [uid]);
+    expect(rows).toEqual([{ organization_id: t.org, kind: 'cancelled' }, { organization_id: t.org, kind: 'booked' }, { organization_id: t.org, kind: 'booked' }]);
+    expect((await as(other, 'GET', `/meetings?organizationId=${other.org}`)).body).toEqual([]);
+  });
+
+  test('a Cal.com delivery replayed after its workflow is gone (Temporal retention) changes nothing: the digest is kept', async () => {
+    const t = await seed();
+    const id = await calendar(t, 'calcom', 'cal-secret');
+    const path = `/webhooks/calcom/${id}`;
+    const uid = `cal-${randomUUID()}`;
+    const newUid = `cal-${randomUUID()}`;
+    const created = JSON.stringify({
+      triggerEvent: 'BOOKING_CREATED',
+      payload: { uid, title: 'Kennismaking', startTime: inMs(30 * HOUR), endTime: inMs(30.5 * HOUR), attendees: [{ email: t.contact.email }], metadata: {} },
+    });
+    const rescheduled = JSON.stringify({
+      triggerEvent: 'BOOKING_RESCHEDULED',
+      payload: { uid: newUid, rescheduleUid: uid, title: 'Kennismaking', startTime: inMs(54 * HOUR), endTime: inMs(54.5 * HOUR), attendees: [{ email: t.contact.email }], metadata: {} },
+    });
+    const first = await post(path, created, { 'X-Cal-Signature-256': calSign(created, 'cal-secret') });
+    const meetingId = (await bookingResult(first.body.workflow_id)).meetingId;
+    const moved = await post(path, rescheduled, { 'X-Cal-Signature-256': calSign(rescheduled, 'cal-secret') });
+    await bookingResult(moved.body.workflow_id);
+
+    // The first delivery's workflow is deleted, as retention would; the captured body comes again.
+    await api.temporal.workflowService.deleteWorkflowExecution({ namespace: 'default', workflowExecution: { workflowId: first.body.workflow_id } });
+    await eventually(
+      () => api.temporal.workflow.getHandle(first.body.workflow_id).describe().then(() => undefined, () => true),
+      'the deleted workflow to be gone',
+      900,
+    );
+    const replay = await post(path, created, { 'X-Cal-Signature-256': calSign(created, 'cal-secret') });
+    expect(replay.body).toMatchObject({ received: true, duplicate: false });
+    expect(await bookingResult(replay.body.workflow_id)).toMatchObject({ meetingId: null, reason: 'this delivery was processed before' });
+    // No phantom meeting under the old uid; the moved one stays where it was moved.
+    const meetings = (await as(t, 'GET', `/meetings?organizationId=${t.org}`)).body;
+    expect(meetings.map((m: { id: string; external_id: string }) => [m.id, m.external_id])).toEqual([[meetingId, newUid]]);
+  }, 240_000);
 
   test('Calendly: a good signature books (utm_content names the enrollment), a stale or bad one is 401, a cancellation cancels', async () => {
     const t = await seed();

@@ -25,7 +25,7 @@ describe('API metrics', () => {
   afterEach(() => api.close());
 
   test('GET /metrics: requests by method, route template and status with durations, the pool, process metrics; never raw ids', async () => {
-    api = await startApi();
+    api = await startApi({ metricsAccess: { public: true } });
     const { owner, orgId } = await newOrganization(api);
     const missing = randomUUID();
     await api.call('GET', `/signals/${missing}`, { token: owner.token }); // 404 from the route
@@ -57,16 +57,30 @@ describe('API metrics', () => {
     expect(sample(text, 'nodejs_eventloop_lag_seconds', {})).toBeDefined();
   });
 
-  test('with METRICS_TOKEN, /metrics needs it; in production without one, it is not served', async () => {
+  test('with METRICS_TOKEN, /metrics needs it (even when public); without one it is not served unless METRICS_PUBLIC=true', async () => {
     const token = 'metrics-token-0123456789';
-    api = await startApi({ metricsAccess: { token, production: true } });
+    api = await startApi({ metricsAccess: { token, public: true } });
     expectProblem(await api.call('GET', '/metrics'), 401, 'UNAUTHENTICATED');
     expectProblem(await api.call('GET', '/metrics', { headers: { authorization: 'Bearer wrong-token-0123456789' } }), 401, 'UNAUTHENTICATED');
     const ok = await api.call('GET', '/metrics', { headers: { authorization: `Bearer ${token}` } });
     expect(ok.status).toBe(200);
     expect(ok.body).toMatch(/http_requests_total/);
     await api.close();
-    api = await startApi({ metricsAccess: { production: true } });
+    // Not opened: not served, in development as in production; the configuration's default is closed.
+    for (const NODE_ENV of ['development', 'test', 'production']) {
+      const config = loadConfig({ NODE_ENV });
+      expect(config.METRICS_PUBLIC).toBe('false');
+      await api.close();
+      api = await startApi({ metricsAccess: { token: config.METRICS_TOKEN, public: config.METRICS_PUBLIC === 'true' } });
+      expectProblem(await api.call('GET', '/metrics'), 404, 'NOT_FOUND');
+    }
+    await api.close();
+    api = await startApi({ metricsAccess: { public: loadConfig({ METRICS_PUBLIC: 'true' }).METRICS_PUBLIC === 'true' } });
+    expect((await api.call('GET', '/metrics')).status).toBe(200);
+  });
+
+  test('the app without a metrics rule serves nothing', async () => {
+    api = await startApi();
     expectProblem(await api.call('GET', '/metrics'), 404, 'NOT_FOUND');
   });
 });
@@ -93,6 +107,8 @@ function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
   });
 }
 
+const WORKER_METRICS_TOKEN = 'worker-metrics-token-0123456789';
+
 test('worker metrics: activity outcomes by type and task queue, durations, the pool, and the Temporal SDK runtime’s metrics', async () => {
   const port = await freePort();
   const taskQueue = `${testEnv('TEMPORAL_TASK_QUEUE')}-metrics`;
@@ -102,6 +118,7 @@ test('worker metrics: activity outcomes by type and task queue, durations, the p
     DATABASE_URL: testEnv('TEST_OWNER_DB_URL'),
     TEMPORAL_TASK_QUEUE: taskQueue,
     WORKER_METRICS_PORT: String(port),
+    METRICS_TOKEN: WORKER_METRICS_TOKEN,
     LOG_LEVEL: 'info',
   });
   const connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
@@ -120,7 +137,10 @@ test('worker metrics: activity outcomes by type and task queue, durations, the p
     await run('Permits', `${feeds.url}/permits.xml`);
     await run('Gone', `${feeds.url}/gone.xml`); // HTTP 404: the fetch fails for good
 
-    const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+    // The worker's metrics need the token too.
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(401);
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(401);
+    const res = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${WORKER_METRICS_TOKEN}` } });
     expect(res.status).toBe(200);
     const text = await res.text();
     const outcome = (activity: string, result: string) => sample(text, 'outreach_activity_executions_total', { activity_type: activity, task_queue: taskQueue, outcome: result });

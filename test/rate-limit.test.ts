@@ -68,4 +68,24 @@ describe('through the API', () => {
     // Requests that name no organization count against the user only.
     expect((await api.call('GET', '/organizations', { token: owner.token })).status).toBe(200);
   });
+
+  test('per address on the public routes (/webhooks/*, /u/*): 429 once the address’s allowance is spent; a forged X-Forwarded-For changes nothing; authenticated routes are not affected', async () => {
+    api = await startApi({ rateLimits: { userPerMinute: 0, orgPerMinute: 0, publicPerMinute: 4, now: () => now } });
+    const { owner } = await newOrganization(api, 'Public B.V.');
+    const hook = `/webhooks/calcom/${'0'.repeat(8)}-0000-4000-8000-000000000000`;
+    // Unknown integration and a bad token: still requests that cost the database and crypto, so they count.
+    expectProblem(await api.call('POST', hook, { rawBody: '{}', headers: { 'content-type': 'application/json' } }), 404, 'NOT_FOUND');
+    expect((await api.call('GET', '/u/not-a-token')).status).toBeLessThan(500);
+    expectProblem(await api.call('POST', hook, { rawBody: '{}', headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.9' } }), 404, 'NOT_FOUND');
+    expect((await api.call('GET', '/u/not-a-token', { headers: { 'x-forwarded-for': '198.51.100.7' } })).status).toBeLessThan(500);
+    const limited = await api.call('POST', hook, { rawBody: '{}', headers: { 'content-type': 'application/json', 'x-forwarded-for': '192.0.2.1' } });
+    expectProblem(limited, 429, 'RATE_LIMITED');
+    expect(limited.body).toMatchObject({ scope: 'address', retry_after: 15 });
+    expectProblem(await api.call('GET', '/u/not-a-token'), 429, 'RATE_LIMITED');
+    // The token routes, health and the other limits are their own.
+    expect((await api.call('GET', '/organizations', { token: owner.token })).status).toBe(200);
+    expect((await api.call('GET', '/healthz')).status).toBe(200);
+    now += 15_000;
+    expectProblem(await api.call('POST', hook, { rawBody: '{}', headers: { 'content-type': 'application/json' } }), 404, 'NOT_FOUND');
+  });
 });

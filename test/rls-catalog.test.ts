@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Pool, PoolClient } from 'pg';
+import { HARDENING_SQL } from '../db/migrations/0017_surface_hardening';
 import { testEnv } from './helpers/tokens';
 
 /**
@@ -47,16 +48,33 @@ const EXPECTED_POLICIES: Record<string, string[]> = {
   api_keys: [select(READ()), insert(WRITE('admin')), update(WRITE('admin')), del(WRITE('admin'))],
 };
 
+/**
+ * Tenant tables are found by what PostgreSQL enforces, not by a column name: every table with row-level
+ * security or a policy, plus every table with organization_id (which must then have them). A table that
+ * has neither must be listed in NOT_TENANT_TABLES, so a new tenant table without organization_id cannot
+ * slip past the checks below by leaving RLS off.
+ */
+const NOT_TENANT_TABLES = ['kysely_migration', 'kysely_migration_lock'];
+
 async function tenantTables(): Promise<Array<{ table: string; enabled: boolean; forced: boolean }>> {
   const { rows } = await owner.query(`
     SELECT c.relname AS table, c.relrowsecurity AS enabled, c.relforcerowsecurity AS forced
       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-     WHERE n.nspname = 'public' AND c.relkind = 'r'
-       AND (c.relname = 'organizations'
+     WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')
+       AND (c.relrowsecurity OR c.relforcerowsecurity
+            OR EXISTS (SELECT 1 FROM pg_policy p WHERE p.polrelid = c.oid)
             OR EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'organization_id' AND NOT a.attisdropped))
      ORDER BY 1`);
   return rows;
 }
+
+test('every table is a tenant table (found by its RLS flag, policies or organization_id) or listed as not one', async () => {
+  const tenant = new Set((await tenantTables()).map((t) => t.table));
+  const { rows } = await owner.query(`
+    SELECT c.relname AS table FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') ORDER BY 1`);
+  expect(rows.map((r) => r.table).filter((t: string) => !tenant.has(t))).toEqual(NOT_TENANT_TABLES);
+});
 
 async function policiesByTable(): Promise<Map<string, Array<{ name: string; text: string; permissive: boolean }>>> {
   const { rows } = await owner.query(`
@@ -99,6 +117,61 @@ test('no policy calls a function per row: every call is an uncorrelated sub-sele
       .filter((p) => /[A-Za-z_][\w.]*\(/.test(p.rest)),
   );
   expect(perRow).toEqual([]);
+});
+
+describe('schemas and SECURITY DEFINER functions', () => {
+  // Definer functions that any role may execute (none: each migration grants them to the roles that need them).
+  const PUBLIC_DEFINER_FUNCTIONS: string[] = [];
+
+  test('no role but the owner may create objects in schema public (REVOKE CREATE ... FROM PUBLIC, migration 0017)', async () => {
+    const { rows } = await owner.query(`
+      SELECT r.rolname AS role, has_schema_privilege(r.rolname, 'public', 'CREATE') AS can_create
+        FROM pg_roles r WHERE r.rolname IN ('outreach_app', 'outreach_api', 'outreach_worker') ORDER BY 1`);
+    expect(rows).toEqual([
+      { role: 'outreach_api', can_create: false },
+      { role: 'outreach_app', can_create: false },
+      { role: 'outreach_worker', can_create: false },
+    ]);
+    const acl = await owner.query(`
+      SELECT count(*)::int AS n FROM pg_namespace ns, aclexplode(coalesce(ns.nspacl, acldefault('n', ns.nspowner))) a
+       WHERE ns.nspname = 'public' AND a.grantee = 0 AND a.privilege_type = 'CREATE'`);
+    expect(acl.rows[0].n).toBe(0);
+    // And as the API role itself: creating a function (or operator) in public is refused.
+    await expect(api.query(`CREATE FUNCTION public.planted() RETURNS int LANGUAGE sql AS 'SELECT 1'`)).rejects.toMatchObject({ code: '42501' });
+  });
+
+  test('on a cluster set up the pre-15 way (public writable by PUBLIC, definer functions executable by PUBLIC), 0017 closes both', async () => {
+    const client = await owner.connect();
+    const state = async () =>
+      (await client.query(`
+        SELECT has_schema_privilege('outreach_api', 'public', 'CREATE') AS api_creates,
+               EXISTS (SELECT 1 FROM pg_proc p, aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a
+                        WHERE p.oid = 'app.is_member(uuid)'::regprocedure AND a.grantee = 0 AND a.privilege_type = 'EXECUTE') AS public_executes`)).rows[0];
+    try {
+      await client.query('BEGIN');
+      await client.query('GRANT CREATE ON SCHEMA public TO PUBLIC; GRANT EXECUTE ON FUNCTION app.is_member(uuid) TO PUBLIC');
+      expect(await state()).toEqual({ api_creates: true, public_executes: true });
+      await client.query(HARDENING_SQL);
+      expect(await state()).toEqual({ api_creates: false, public_executes: false });
+      // The application roles keep what the policies need.
+      expect((await client.query(`SELECT has_function_privilege('outreach_api', 'app.is_member(uuid)', 'EXECUTE') AS api`)).rows[0]).toEqual({ api: true });
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+  });
+
+  test('every SECURITY DEFINER function in app pins its search_path and is not executable by PUBLIC unless listed', async () => {
+    const { rows } = await owner.query(`
+      SELECT p.oid::regprocedure::text AS fn,
+             coalesce(array_to_string(p.proconfig, ','), '') LIKE '%search_path=%' AS pinned,
+             EXISTS (SELECT 1 FROM aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a WHERE a.grantee = 0 AND a.privilege_type = 'EXECUTE') AS public_execute
+        FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+       WHERE n.nspname = 'app' AND p.prosecdef ORDER BY 1`);
+    expect(rows.length).toBeGreaterThanOrEqual(1);
+    expect(rows.filter((r) => !r.pinned).map((r) => r.fn)).toEqual([]);
+    expect(rows.filter((r) => r.public_execute).map((r) => r.fn)).toEqual(PUBLIC_DEFINER_FUNCTIONS);
+  });
 });
 
 describe('roles', () => {

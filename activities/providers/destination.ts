@@ -107,6 +107,29 @@ function checkUrl(u: URL, policy: DestinationPolicy): void {
 
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
+/**
+ * The (decompressed) body as a web stream that reads only when its reader asks: a decoder inflates
+ * one chunk per read, so a reader that stops at its limit (readLimited in http-fetch.ts) stops the
+ * inflating too, and a gzip bomb never grows past that limit in memory. Cancelling destroys the socket.
+ */
+function pullStream(stream: Readable, source: Readable): ReadableStream<Uint8Array> {
+  const chunks = stream[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const next = await chunks.next();
+        if (next.done) controller.close();
+        else controller.enqueue(typeof next.value === 'string' ? Buffer.from(next.value) : (next.value as Uint8Array));
+      },
+      cancel() {
+        stream.destroy();
+        source.destroy();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
 /** One request over a fresh, checked connection, answered as a fetch Response (body decompressed). */
 function requestOnce(u: URL, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }, policy: DestinationPolicy): Promise<Response> {
   return new Promise((resolve, reject) => {
@@ -132,7 +155,7 @@ function requestOnce(u: URL, init: { method: string; headers: Record<string, str
           responseHeaders.delete('content-encoding');
           responseHeaders.delete('content-length');
         }
-        const body = NULL_BODY.has(status) || init.method === 'HEAD' ? null : (Readable.toWeb(stream) as ReadableStream<Uint8Array>);
+        const body = NULL_BODY.has(status) || init.method === 'HEAD' ? null : pullStream(stream, res);
         if (!body) res.resume();
         const response = new Response(body, { status: status < 200 || status > 599 ? 502 : status, statusText: res.statusMessage ?? '', headers: responseHeaders });
         Object.defineProperty(response, 'url', { value: u.toString() });

@@ -31,6 +31,54 @@ export class FetchError extends Error {
   }
 }
 
+/** A body longer than its reader's limit, counted after decompression. */
+export class ResponseTooLargeError extends Error {
+  constructor(
+    readonly url: string,
+    readonly maxBytes: number,
+  ) {
+    super(`the response from ${url} exceeds the ${maxBytes}-byte limit`);
+    this.name = 'ResponseTooLargeError';
+  }
+}
+
+/** The limit for a provider's JSON answer (LLM, CRM, enrichment), counted after decompression. */
+export const PROVIDER_RESPONSE_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The one reader for every response body from a tenant-chosen URL: it counts the bytes it reads
+ * (decompressed: guardedFetch inflates only as this reads), and at `maxBytes` it cancels the body,
+ * which closes the connection, and throws ResponseTooLargeError. A declared Content-Length over
+ * the limit is refused before reading. Other stream errors are rethrown as they are.
+ */
+export async function readLimited(res: Response, maxBytes: number): Promise<Buffer> {
+  if (!res.body) return Buffer.alloc(0);
+  const declared = res.headers.has('content-encoding') ? 0 : Number(res.headers.get('content-length') ?? '0');
+  if (declared > maxBytes) {
+    await res.body.cancel().catch(() => undefined);
+    throw new ResponseTooLargeError(res.url, maxBytes);
+  }
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw new ResponseTooLargeError(res.url, maxBytes);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** readLimited as UTF-8 text. */
+export async function readLimitedText(res: Response, maxBytes: number): Promise<string> {
+  return (await readLimited(res, maxBytes)).toString('utf8');
+}
+
 export const DEFAULT_USER_AGENT = 'OutreachSignalService/0.1 (+https://outreach-signal.dev/bot)';
 
 /** `extraHeaders` (a source's own, e.g. an API key) are sent too; they never travel to another origin on a redirect. */
@@ -57,26 +105,16 @@ export async function fetchDocument(url: string, limits: FetchLimits, cond: Cond
     const retryable = res.status >= 500 || res.status === 429 || res.status === 408;
     throw new FetchError(`GET ${url} answered HTTP ${res.status}`, retryable);
   }
-  const declared = Number(res.headers.get('content-length') ?? '0');
-  if (declared > limits.maxBytes) {
-    await res.body?.cancel();
-    throw new FetchError(`GET ${url}: document of ${declared} bytes exceeds the ${limits.maxBytes}-byte limit`, false);
-  }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
+  let body: Buffer;
   try {
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      size += chunk.byteLength;
-      if (size > limits.maxBytes) throw new FetchError(`GET ${url}: document exceeds the ${limits.maxBytes}-byte limit`, false);
-      chunks.push(chunk);
-    }
+    body = await readLimited(res, limits.maxBytes);
   } catch (err) {
-    if (err instanceof FetchError) throw err;
+    if (err instanceof ResponseTooLargeError) throw new FetchError(`GET ${url}: document exceeds the ${limits.maxBytes}-byte limit`, false);
     throw new FetchError(`GET ${url} failed while reading: ${(err as Error).message}`, true);
   }
   return {
     status: 'ok',
-    body: Buffer.concat(chunks).toString('utf8'),
+    body: body.toString('utf8'),
     contentType: res.headers.get('content-type'),
     etag: res.headers.get('etag'),
     lastModified: res.headers.get('last-modified'),

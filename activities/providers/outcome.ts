@@ -1,4 +1,5 @@
 import { BlockedDestinationError, guardedFetch } from './destination';
+import { PROVIDER_RESPONSE_MAX_BYTES, readLimitedText, ResponseTooLargeError } from './http-fetch';
 
 /** What a provider's credential check answers: connected, or the provider's own message. */
 export type VerifyOutcome = { ok: true; detail: string } | { ok: false; message: string };
@@ -8,13 +9,15 @@ export class ProviderRequestError extends Error {
     message: string,
     readonly status: number | null,
     readonly retryable: boolean,
+    /** true when the provider answered more than PROVIDER_RESPONSE_MAX_BYTES: its base URL is wrong or hostile. */
+    readonly tooLarge = false,
   ) {
     super(message);
     this.name = 'ProviderRequestError';
   }
 }
 
-/** JSON request with a time limit; non-2xx becomes a ProviderRequestError carrying the provider's message. */
+/** JSON request with a time limit and a size limit (readLimited); non-2xx becomes a ProviderRequestError carrying the provider's message. */
 export async function requestJson<T>(
   url: string,
   init: { method?: string; headers?: Record<string, string>; body?: unknown; timeoutMs?: number; errorMessage: (body: any, status: number) => string | undefined }, // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -31,7 +34,13 @@ export async function requestJson<T>(
     if (err instanceof BlockedDestinationError) throw new ProviderRequestError(err.message, null, false);
     throw new ProviderRequestError(`request failed: ${(err as Error).name === 'TimeoutError' ? 'timed out' : (err as Error).message}`, null, true);
   }
-  const text = await res.text();
+  let text: string;
+  try {
+    text = await readLimitedText(res, PROVIDER_RESPONSE_MAX_BYTES);
+  } catch (err) {
+    if (err instanceof ResponseTooLargeError) throw new ProviderRequestError(err.message, res.status, false, true);
+    throw new ProviderRequestError(`request failed while reading: ${(err as Error).name === 'TimeoutError' ? 'timed out' : (err as Error).message}`, null, true);
+  }
   let body: unknown;
   try {
     body = text ? JSON.parse(text) : undefined;

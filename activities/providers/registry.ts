@@ -39,7 +39,7 @@ export async function verifyIntegration(providerKey: string, config: Record<stri
         });
         return { ok: true, detail: `models listed at ${config.baseUrl}` };
       } catch (err) {
-        if (err instanceof ProviderRequestError) return { ok: false, message: err.message };
+        if (err instanceof ProviderRequestError && !err.tooLarge) return { ok: false, message: err.message };
         throw err;
       }
     default:

@@ -16,7 +16,7 @@ import { webhookEndpointRoutes } from './routes/webhook-endpoints';
 import { errorHandler, sendProblem } from './errors';
 import { ApiMetrics } from './metrics';
 import { openApiDocument } from './openapi';
-import { limitPerOrganization, limitPerUser, RateLimits } from './rate-limit';
+import { limitPerOrganization, limitPerAddress, limitPerUser, RateLimits } from './rate-limit';
 import { rejectUnsafeInput } from './validate';
 import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
@@ -58,7 +58,7 @@ export interface ApiDeps {
   rateLimits?: RateLimits;
   /** Prometheus metrics; absent: a registry of this app's own, with the pool behind `db`. */
   metrics?: ApiMetrics;
-  /** Who may read GET /metrics (METRICS_TOKEN); absent: anyone. */
+  /** Who may read GET /metrics (METRICS_TOKEN, METRICS_PUBLIC); absent: nobody (404). */
   metricsAccess?: MetricsAccess;
   /** DNS for the mailbox health check (DNS_SERVERS, DNS_TIMEOUT_MS); absent: the system resolver. */
   dns?: DnsResolver;
@@ -98,11 +98,13 @@ export function createApp(deps: ApiDeps): Express {
     }),
   );
   app.use(healthRoutes(deps));
+  // The public routes take no token: their allowance is the client address's (RATE_LIMIT_PUBLIC_PER_MINUTE).
+  if (deps.rateLimits) app.use(['/webhooks', '/u'], limitPerAddress(deps.rateLimits));
   // Public, before authentication and the JSON-only body rule: the one-click unsubscribe (RFC 8058).
   app.use(unsubscribeRoutes(deps));
   // Public as well: booking webhooks, verified by their signature on the raw body (routes/webhooks.ts).
   app.use(webhookRoutes(deps));
-  app.get('/metrics', metrics.handler(deps.metricsAccess ?? { production: false }));
+  app.get('/metrics', metrics.handler(deps.metricsAccess ?? { public: false }));
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument());
   });

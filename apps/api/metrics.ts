@@ -50,7 +50,7 @@ export class ApiMetrics {
   handler(access: MetricsAccess): RequestHandler {
     return async (req, res) => {
       const verdict = metricsVerdict(access, req.headers.authorization);
-      if (verdict === 'disabled') return sendProblem(res, 'NOT_FOUND', 'Metrics are not served here (set METRICS_TOKEN)');
+      if (verdict === 'disabled') return sendProblem(res, 'NOT_FOUND', 'Metrics are not served here (set METRICS_TOKEN, or METRICS_PUBLIC=true to open them)');
       if (verdict === 'unauthorized') return sendProblem(res, 'UNAUTHENTICATED', 'GET /metrics needs the metrics token');
       res.type(this.registry.contentType).send(await this.registry.metrics());
     };

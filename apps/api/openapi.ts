@@ -129,7 +129,7 @@ export const OPERATIONS: Operation[] = [
   { id: 'createIntegration', method: 'post', path: '/integrations', tag: 'Integrations', summary: 'Add an integration (secret write-only; 503 without INTEGRATION_SECRET_KEY)', role: 'admin', body: s.createIntegrationBody, status: 201, answer: r.Integration, problems: [503] },
   { id: 'listIntegrations', method: 'get', path: '/integrations', tag: 'Integrations', summary: 'List integrations', role: 'viewer', query: s.listIntegrationsQuery, answer: z.array(r.Integration) },
   { id: 'getIntegration', method: 'get', path: '/integrations/{integrationId}', tag: 'Integrations', summary: 'One integration', role: 'viewer', answer: r.Integration },
-  { id: 'testIntegration', method: 'post', path: '/integrations/{integrationId}/test', tag: 'Integrations', summary: 'Verify the stored secret with the provider', role: 'admin', body: s.emptyBody, answer: r.Integration, problems: [503] },
+  { id: 'testIntegration', method: 'post', path: '/integrations/{integrationId}/test', tag: 'Integrations', summary: "Verify the stored secret with the provider (400 naming config.baseUrl when the provider's answer exceeds the size limit)", role: 'admin', body: s.emptyBody, answer: r.Integration, problems: [503] },
   { id: 'createMailbox', method: 'post', path: '/mailboxes', tag: 'Mailboxes', summary: 'Add a mailbox (secret write-only; 409 when the address exists in the organization; 503 without INTEGRATION_SECRET_KEY)', role: 'member', body: s.createMailboxBody, status: 201, answer: r.Mailbox, problems: [409, 503] },
   { id: 'listMailboxes', method: 'get', path: '/mailboxes', tag: 'Mailboxes', summary: 'List mailboxes', role: 'viewer', query: s.listMailboxesQuery, answer: z.array(r.Mailbox) },
   { id: 'getMailbox', method: 'get', path: '/mailboxes/{mailboxId}', tag: 'Mailboxes', summary: 'One mailbox', role: 'viewer', answer: r.Mailbox },
@@ -209,10 +209,12 @@ const PROBLEM_RESPONSES: Record<ProblemStatus, { name: string; description: stri
 /** The problems an operation can answer: from its token, role, inputs and body, plus its own. */
 export function problemsOf(op: Operation): ProblemStatus[] {
   const out = new Set<ProblemStatus>(op.problems ?? []);
-  // GET /metrics: a wrong token is 401; not served in production without METRICS_TOKEN (404).
+  // GET /metrics: a wrong token is 401; not served without METRICS_TOKEN unless METRICS_PUBLIC=true (404).
   if (op.role === 'metrics token') [401, 404, 500].forEach((st) => out.add(st as ProblemStatus));
   if (op.role === 'metrics token') return [...out].sort();
   if (op.role !== 'none') [401, 429, 500].forEach((st) => out.add(st as ProblemStatus));
+  // The public routes have a per-address limit (RATE_LIMIT_PUBLIC_PER_MINUTE).
+  if (op.role === 'none' && /^\/(webhooks|u)\//.test(op.path)) out.add(429);
   if (op.body || op.form || op.query) out.add(400);
   if (op.body || op.form || op.raw) [413, 415].forEach((st) => out.add(st as ProblemStatus));
   if (op.raw) out.add(400);
@@ -242,7 +244,7 @@ const ROLE_TEXT: Record<Operation['role'], string> = {
   viewer: 'Any member of the organization (viewer or above).',
   member: 'The member role or above in the organization.',
   admin: 'The admin or owner role in the organization.',
-  'metrics token': 'The METRICS_TOKEN as a bearer token when it is set; without it, open outside production and not served (404) in production.',
+  'metrics token': 'The METRICS_TOKEN as a bearer token when it is set; without it, not served (404) unless METRICS_PUBLIC=true opens it to anyone.',
 };
 
 type Json = Record<string, unknown>;

@@ -63,6 +63,8 @@ export interface RateLimits {
   userPerMinute: number;
   /** Requests per minute per organization named by `organizationId` in the query or body; 0 = no limit. */
   orgPerMinute: number;
+  /** Requests per minute per client IP address on the public routes (/webhooks/*, /u/*); 0 or absent = no limit. */
+  publicPerMinute?: number;
   now?: () => number;
 }
 
@@ -77,7 +79,7 @@ const NOT_THE_ORGANIZATIONS = new Set([400, 401, 403, 404]);
 function limiter(
   perMinute: number,
   now: (() => number) | undefined,
-  scope: 'user' | 'organization',
+  scope: 'user' | 'organization' | 'address',
   keyOf: (req: Request) => string | undefined,
   refundWhen?: (status: number) => boolean,
 ): RequestHandler {
@@ -116,4 +118,13 @@ export function limitPerOrganization(limits: RateLimits): RequestHandler {
     const id = typeof fromQuery === 'string' ? fromQuery : typeof fromBody === 'string' ? fromBody : undefined;
     return id && UUID.test(id) ? id.toLowerCase() : undefined;
   }, (status) => NOT_THE_ORGANIZATIONS.has(status));
+}
+
+/**
+ * The public routes (booking webhooks, the unsubscribe page), which take no token: the allowance of
+ * the connecting address (the socket's: `trust proxy` is off, so a forged X-Forwarded-For changes
+ * nothing; behind a proxy every client shares its address, so set the limit for the proxy or limit there).
+ */
+export function limitPerAddress(limits: RateLimits): RequestHandler {
+  return limiter(limits.publicPerMinute ?? 0, limits.now, 'address', (req) => req.socket.remoteAddress ?? undefined);
 }

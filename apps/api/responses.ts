@@ -69,7 +69,7 @@ export const Problem = record(
       request_id: z.string().optional().describe('The X-Request-Id of the request, to find it in the logs'),
       errors: z.array(z.object({ path: z.string(), message: z.string() })).optional().describe('VALIDATION_FAILED: one entry per invalid field'),
       checks: z.record(z.string(), dependencyState).optional().describe('SERVICE_UNAVAILABLE from /readyz: each dependency and its state'),
-      scope: z.enum(['user', 'organization']).optional().describe('RATE_LIMITED: whose allowance ran out'),
+      scope: z.enum(['user', 'organization', 'address']).optional().describe('RATE_LIMITED: whose allowance ran out (address: the client address, on the public routes)'),
       retry_after: z.number().int().optional().describe('RATE_LIMITED: seconds to wait, as the Retry-After header'),
       company_id: id.optional().describe('CONFLICT: the existing company'),
       contact_id: id.optional().describe('CONFLICT: the existing contact'),

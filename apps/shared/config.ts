@@ -95,8 +95,12 @@ const schema = z.object({
   // Requests per minute per user and per organization, per API process (token bucket); 0 = no limit.
   RATE_LIMIT_USER_PER_MINUTE: z.coerce.number().int().min(0).default(600),
   RATE_LIMIT_ORG_PER_MINUTE: z.coerce.number().int().min(0).default(3000),
-  // Bearer token for GET /metrics (API and worker). Unset: open outside production, not served in production.
+  // Per client address on the public routes (/webhooks/*, /u/*); 0 = no limit.
+  RATE_LIMIT_PUBLIC_PER_MINUTE: z.coerce.number().int().min(0).default(120),
+  // Bearer token for GET /metrics (API and worker). Unset: not served (404) unless METRICS_PUBLIC=true.
   METRICS_TOKEN: z.string().min(16).optional(),
+  // true: /metrics (API and worker) is open to anyone when METRICS_TOKEN is unset (`npm run dev` sets it).
+  METRICS_PUBLIC: z.enum(['true', 'false']).default('false'),
   // The worker's /metrics (activity outcomes + the Temporal SDK's metrics); 0 = off.
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   WORKER_METRICS_HOST: z.string().default('127.0.0.1'),

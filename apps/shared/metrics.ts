@@ -45,18 +45,20 @@ export function registerPoolMetrics(registry: Registry, pool: Pool): void {
 
 /**
  * Who may read /metrics: with METRICS_TOKEN set, only `Authorization: Bearer <METRICS_TOKEN>`; without
- * it, anyone outside production, and nobody in production (a public API port must not publish its
- * traffic by default).
+ * it, anyone only when it was opened explicitly (METRICS_PUBLIC=true, as `npm run dev` does), and
+ * otherwise nobody: a port must not publish its traffic, pool and process details by default,
+ * whatever NODE_ENV says.
  */
 export interface MetricsAccess {
   token?: string;
-  production: boolean;
+  /** METRICS_PUBLIC=true: served to anyone when no token is set. */
+  public: boolean;
 }
 
 export type MetricsVerdict = 'ok' | 'unauthorized' | 'disabled';
 
 export function metricsVerdict(access: MetricsAccess, authorization: string | undefined): MetricsVerdict {
-  if (!access.token) return access.production ? 'disabled' : 'ok';
+  if (!access.token) return access.public ? 'ok' : 'disabled';
   const presented = /^bearer\s+(.+)$/i.exec(authorization ?? '')?.[1]?.trim() ?? '';
   const a = Buffer.from(presented);
   const b = Buffer.from(access.token);

@@ -29,7 +29,7 @@ async function main() {
         metrics,
         host: config.WORKER_METRICS_HOST,
         port: config.WORKER_METRICS_PORT,
-        access: { token: config.METRICS_TOKEN, production: config.NODE_ENV === 'production' },
+        access: { token: config.METRICS_TOKEN, public: config.METRICS_PUBLIC === 'true' },
         sdkAddress: sdkMetrics,
       })
     : undefined;

@@ -321,6 +321,40 @@ export async function recordMeeting(tx: Tx, m: MeetingInput): Promise<RecordedMe
   return { meeting: (await getMeeting(tx, existing.id))!, created: false, changed: true, stoppedEnrollmentIds: [] };
 }
 
+/**
+ * Keeps a processed booking delivery (booking_events, migration 0017): answers false when the same
+ * delivery (its body digest) was processed before, which then changes nothing.
+ */
+export async function recordBookingEvent(
+  tx: Tx,
+  e: { organizationId: string; provider: string; externalId: string; kind: 'booked' | 'cancelled'; occurredAt: string | null; digest: string },
+): Promise<boolean> {
+  const row = await tx
+    .insertInto('booking_events')
+    .values({ organization_id: e.organizationId, provider: e.provider, external_id: e.externalId, kind: e.kind, occurred_at: e.occurredAt, digest: e.digest })
+    .onConflict((oc) => oc.columns(['organization_id', 'provider', 'digest']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return !!row;
+}
+
+/**
+ * Whether a cancellation of this booking was processed (a tombstone) that a booking dated `occurredAt`
+ * does not outlive: cancel wins unless the provider dated the booking after it (both times known).
+ */
+export async function bookingCancelled(tx: Tx, organizationId: string, provider: string, externalId: string, occurredAt: string | null): Promise<boolean> {
+  const row = await tx
+    .selectFrom('booking_events')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('provider', '=', provider)
+    .where('external_id', '=', externalId)
+    .where('kind', '=', 'cancelled')
+    .where((eb) => (occurredAt === null ? eb.val(true) : eb.or([eb('occurred_at', 'is', null), eb('occurred_at', '>=', new Date(occurredAt))])))
+    .executeTakeFirst();
+  return !!row;
+}
+
 /** The meeting recorded under (provider, externalId), when there is one. */
 export function findMeetingByExternalId(tx: Tx, organizationId: string, provider: string, externalId: string) {
   return tx.selectFrom('meetings').select(['id']).where('organization_id', '=', organizationId).where('provider', '=', provider).where('external_id', '=', externalId).executeTakeFirst();
@@ -360,21 +394,33 @@ export async function meetingSchedule(tx: Tx, id: string) {
   };
 }
 
+/** How long after its start a meeting may still get its reminder (a lead time of 0 reminds at the start). */
+export const REMINDER_GRACE = '5 minutes';
+
 /**
  * The reminder, once per start time: a task for the owner (the campaign's creator, else whoever
  * recorded the meeting, else the organization's first owner) and, with an attendee address that is
  * not suppressed, a short reminder e-mail draft that follows the campaign's mode (review:
  * pending_approval; auto: approved). Nothing when the meeting is no longer proposed, was already
- * reminded, or moved (startsAt is the start the caller planned for).
+ * reminded, moved (startsAt is the start the caller planned for), or already under way for more than
+ * REMINDER_GRACE (a past meeting recorded late, a late booking, a worker that was down): nobody is
+ * reminded of a meeting that has begun; its reminder_at is cleared, so the meeting's run waits for
+ * its end instead (a move to a new start plans a reminder again). The grace keeps a lead time of 0
+ * (a reminder at the start) working.
  */
 export async function createMeetingReminder(tx: Tx, id: string, startsAt: string): Promise<{ created: boolean; taskId?: string; messageId?: string }> {
   const m = await tx
     .selectFrom('meetings')
     .selectAll()
+    .select(sql<boolean>`starts_at < now() - ${REMINDER_GRACE}::interval`.as('started'))
     .where('id', '=', id)
     .forUpdate()
     .executeTakeFirst();
   if (!m || m.status !== 'proposed' || m.reminded_at || m.starts_at.toISOString() !== startsAt) return { created: false };
+  if (m.started) {
+    await tx.updateTable('meetings').set({ reminder_at: null, updated_at: sql`now()` }).where('id', '=', id).execute();
+    return { created: false };
+  }
   const org = m.organization_id;
   const contact = m.contact_id
     ? await tx

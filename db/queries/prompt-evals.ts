@@ -17,7 +17,7 @@ export interface PromptEvalInput {
 const EVAL_COLUMNS = ['id', 'organization_id', 'message_id', 'prompt_key', 'prompt_version', 'score', 'detail', 'created_at'] as const;
 
 /**
- * Records an approved draft whose text was edited as an eval case of the prompt version that wrote
+ * Records an approved model draft (edited or approved as written: similarity 1) as an eval case of the prompt version that wrote
  * it, and stores the version's new score (the mean similarity of all its cases, this one included)
  * on the case's row: the newest row of a version carries its current score. The texts stay on the
  * message (erasure redacts them there); the row keeps the message id and the case's figures. One row

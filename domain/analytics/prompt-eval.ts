@@ -1,7 +1,7 @@
 import { codePoints, editDistance } from './edit-distance';
 
 /**
- * Prompt evals: a draft a person approved after editing it is one eval case of the prompt version
+ * Prompt evals: a model draft a person approved (as written, or after editing it) is one eval case of the prompt version
  * that wrote it. Its similarity is how much of the draft survived: 1 − distance / the longer text's
  * length (1 = sent as written, 0 = rewritten entirely). A prompt version's score is the mean
  * similarity of its cases, so a version whose drafts need less editing scores higher.

@@ -47,9 +47,19 @@ export function verifyCalendlySignature(raw: Buffer, header: string | undefined,
   return 'ok';
 }
 
+/**
+ * When the provider says the change happened (Cal.com's `createdAt`, Calendly's `created_at`), for
+ * ordering a booking against its cancellation; null when absent or not a timestamp. `digest`: the
+ * delivery's body digest, set by the webhook route (the worker keeps it so a replay changes nothing).
+ */
+interface Delivery {
+  occurredAt?: string | null;
+  digest?: string;
+}
+
 /** What a delivery means for the meetings. */
 export type BookingEvent =
-  | {
+  | (Delivery & {
       kind: 'booked';
       externalId: string;
       /** The booking this one replaces (a reschedule): that meeting moves instead of a new one. */
@@ -62,8 +72,8 @@ export type BookingEvent =
       joinUrl: string | null;
       /** The enrollment named in the booking link (Cal.com metadata, Calendly utm_content), when it is a UUID. */
       enrollmentId: string | null;
-    }
-  | { kind: 'cancelled'; externalId: string }
+    })
+  | (Delivery & { kind: 'cancelled'; externalId: string })
   | { kind: 'ignored'; reason: string };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -87,6 +97,13 @@ function parse<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
 }
 
 const calcomEnvelope = z.object({ triggerEvent: z.string().max(100), payload: z.unknown().optional() }).passthrough();
+
+/** The envelope's own time of the change, leniently: a value that is not a timestamp is no time (null). */
+function occurredAt(v: unknown): string | null {
+  if (typeof v !== 'string' || v.length > 64) return null;
+  const t = Date.parse(v);
+  return Number.isNaN(t) ? null : new Date(t).toISOString();
+}
 const calcomBooking = z
   .object({
     uid: text(200),
@@ -116,6 +133,7 @@ export function calcomBookingEvent(body: unknown): BookingEvent {
       const previous = env.triggerEvent === 'BOOKING_RESCHEDULED' ? (p.rescheduleUid ?? p.rescheduledFromUid ?? null) : null;
       return {
         kind: 'booked',
+        occurredAt: occurredAt(env.createdAt),
         externalId: p.uid,
         previousExternalId: previous && previous !== p.uid ? previous : null,
         title: p.title,
@@ -128,7 +146,7 @@ export function calcomBookingEvent(body: unknown): BookingEvent {
       };
     }
     case 'BOOKING_CANCELLED':
-      return { kind: 'cancelled', externalId: parse(z.object({ payload: calcomCancel }), body).payload.uid };
+      return { kind: 'cancelled', occurredAt: occurredAt(env.createdAt), externalId: parse(z.object({ payload: calcomCancel }), body).payload.uid };
     default:
       return { kind: 'ignored', reason: `trigger ${env.triggerEvent} is not a booking change` };
   }
@@ -158,6 +176,7 @@ export function calendlyBookingEvent(body: unknown): BookingEvent {
       const p = parse(z.object({ payload: calendlyInvitee }), body).payload;
       return {
         kind: 'booked',
+        occurredAt: occurredAt(env.created_at),
         externalId: p.uri,
         previousExternalId: p.old_invitee && p.old_invitee !== p.uri ? p.old_invitee : null,
         title: p.scheduled_event.name,
@@ -173,7 +192,7 @@ export function calendlyBookingEvent(body: unknown): BookingEvent {
       const p = parse(z.object({ payload: calendlyCancel }), body).payload;
       // A reschedule cancels the old invitee and creates a new one naming it: the creation moves the meeting.
       if (p.rescheduled) return { kind: 'ignored', reason: 'cancelled by a reschedule (the new invitee moves the meeting)' };
-      return { kind: 'cancelled', externalId: p.uri };
+      return { kind: 'cancelled', occurredAt: occurredAt(env.created_at), externalId: p.uri };
     }
     default:
       return { kind: 'ignored', reason: `event ${env.event} is not a booking change` };

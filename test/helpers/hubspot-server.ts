@@ -14,6 +14,10 @@ export interface HubSpotServer {
   requests: HubSpotRequest[];
   /** Answers the next n meeting creations with this status (an outage: 503; a refusal: 400). */
   failMeetingCreates(n: number, status: number): void;
+  /** The next n meeting creates are made, but answered 504 (the answer is lost). */
+  loseMeetingCreateAnswers(n: number): void;
+  /** The meetings created, by id, with their properties. */
+  meetings: Map<string, Record<string, unknown>>;
   close(): Promise<void>;
 }
 
@@ -28,6 +32,8 @@ export async function startHubSpotServer(): Promise<HubSpotServer> {
   const contacts = new Map<string, string>();
   let nextId = 9000;
   let failures: { n: number; status: number } = { n: 0, status: 503 };
+  let lostAnswers = 0;
+  const meetings = new Map<string, Record<string, unknown>>();
   const error = (res: http.ServerResponse, status: number, category: string, message: string) =>
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'error', message, correlationId: 'c0ffee00-0000-4000-8000-000000000000', category }));
   const server = http.createServer((req, res) => {
@@ -59,7 +65,18 @@ export async function startHubSpotServer(): Promise<HubSpotServer> {
           failures = { ...failures, n: failures.n - 1 };
           return error(res, failures.status, 'INTERNAL_ERROR', 'Service unavailable');
         }
-        return json(201, { id: String(nextId++), properties: body.properties, createdAt: new Date().toISOString(), archived: false });
+        const id = String(nextId++);
+        meetings.set(id, body.properties);
+        if (lostAnswers > 0) {
+          lostAnswers--;
+          return error(res, 504, 'INTERNAL_ERROR', 'Gateway timeout (the meeting was created)');
+        }
+        return json(201, { id, properties: body.properties, createdAt: new Date().toISOString(), archived: false });
+      }
+      if (req.method === 'POST' && path === '/crm/v3/objects/meetings/search') {
+        const f = body?.filterGroups?.[0]?.filters?.[0] as { propertyName: string; operator: string; value: string };
+        const hits = [...meetings].filter(([, p]) => f?.operator === 'EQ' && p[f.propertyName] === f.value).map(([id, properties]) => ({ id, properties }));
+        return json(200, { total: hits.length, results: hits.slice(0, body?.limit ?? 10) });
       }
       const m = /^\/crm\/v3\/objects\/meetings\/(\d+)$/.exec(path);
       if (req.method === 'PATCH' && m) return json(200, { id: m[1], properties: body.properties, archived: false });
@@ -72,6 +89,8 @@ export async function startHubSpotServer(): Promise<HubSpotServer> {
     url: `http://127.0.0.1:${port}`,
     requests,
     failMeetingCreates: (n, status) => void (failures = { n, status }),
+    loseMeetingCreateAnswers: (n) => void (lostAnswers = n),
+    meetings,
     close: () => new Promise((r) => server.close(() => r())),
   };
 }

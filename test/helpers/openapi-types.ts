@@ -53,7 +53,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics (text exposition format)
-         * @description The METRICS_TOKEN as a bearer token when it is set; without it, open outside production and not served (404) in production.
+         * @description The METRICS_TOKEN as a bearer token when it is set; without it, not served (404) unless METRICS_PUBLIC=true opens it to anyone.
          */
         get: operations["getMetrics"];
         put?: never;
@@ -850,7 +850,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Verify the stored secret with the provider
+         * Verify the stored secret with the provider (400 naming config.baseUrl when the provider's answer exceeds the size limit)
          * @description The admin or owner role in the organization.
          */
         post: operations["testIntegration"];
@@ -1928,10 +1928,10 @@ export interface components {
                 [key: string]: "ok" | "down";
             };
             /**
-             * @description RATE_LIMITED: whose allowance ran out
+             * @description RATE_LIMITED: whose allowance ran out (address: the client address, on the public routes)
              * @enum {string}
              */
-            scope?: "user" | "organization";
+            scope?: "user" | "organization" | "address";
             /** @description RATE_LIMITED: seconds to wait, as the Retry-After header */
             retry_after?: number;
             /**
@@ -3488,6 +3488,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3522,6 +3523,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5152,7 +5154,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Verify the stored secret with the provider */
+            /** @description Verify the stored secret with the provider (400 naming config.baseUrl when the provider's answer exceeds the size limit) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6481,6 +6483,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -6935,6 +6938,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

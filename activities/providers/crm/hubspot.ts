@@ -31,6 +31,8 @@ export interface HubSpotMeeting {
   endsAt: Date;
   outcome: 'SCHEDULED' | 'COMPLETED' | 'NO_SHOW' | 'CANCELED';
   joinUrl: string | null;
+  /** A stable key of ours (the meeting's id), kept in hs_internal_meeting_notes: a retried create finds it instead of creating a second. */
+  key?: string;
 }
 
 export class HubSpotClient {
@@ -57,7 +59,7 @@ export class HubSpotClient {
       const a = await this.accountDetails();
       return { ok: true, detail: `HubSpot portal ${a.portalId}${a.accountType ? ` (${a.accountType})` : ''}` };
     } catch (err) {
-      if (err instanceof ProviderRequestError) return { ok: false, message: err.message };
+      if (err instanceof ProviderRequestError && !err.tooLarge) return { ok: false, message: err.message };
       throw err;
     }
   }
@@ -85,7 +87,18 @@ export class HubSpotClient {
       hs_meeting_end_time: m.endsAt.toISOString(),
       hs_meeting_outcome: m.outcome,
       ...(m.joinUrl ? { hs_meeting_external_url: m.joinUrl } : {}),
+      ...(m.key ? { hs_internal_meeting_notes: m.key } : {}),
     };
+  }
+
+  /** The meeting created earlier under our key (a create whose answer was lost), when there is one. */
+  async meetingIdByKey(key: string): Promise<string | null> {
+    const found = await this.call<{ total: number; results: CrmObject[] }>('POST', '/crm/v3/objects/meetings/search', {
+      filterGroups: [{ filters: [{ propertyName: 'hs_internal_meeting_notes', operator: 'EQ', value: key }] }],
+      properties: ['hs_internal_meeting_notes'],
+      limit: 1,
+    });
+    return found.results?.[0]?.id ? String(found.results[0].id) : null;
   }
 
   /** Creates the meeting, associated with the contact when there is one; answers HubSpot's id. */

@@ -61,7 +61,7 @@ export class HunterClient implements EnrichmentProvider {
       const a = await this.get<Account>('/v2/account', {});
       return { ok: true, detail: `Hunter account ${a.data.email} (${a.data.plan_name})` };
     } catch (err) {
-      if (err instanceof ProviderRequestError) return { ok: false, message: err.message };
+      if (err instanceof ProviderRequestError && !err.tooLarge) return { ok: false, message: err.message };
       throw err;
     }
   }

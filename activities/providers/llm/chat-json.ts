@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { InvalidModelOutputError } from '../../../domain/classification/types';
 import { guardedFetch } from '../destination';
+import { PROVIDER_RESPONSE_MAX_BYTES, readLimitedText, ResponseTooLargeError } from '../http-fetch';
 
 /**
  * The one client for OpenAI-compatible chat-completions endpoints (OpenAI, Azure OpenAI, vLLM, Ollama,
@@ -61,7 +62,14 @@ export async function chatJson<S extends z.ZodType>(
   } catch (err) {
     throw new ProviderError(`LLM request failed: ${(err as Error).message}`, true);
   }
-  const text = await res.text();
+  let text: string;
+  try {
+    text = await readLimitedText(res, PROVIDER_RESPONSE_MAX_BYTES);
+  } catch (err) {
+    // A body past the limit is the server's doing, and it will answer the same again.
+    if (err instanceof ResponseTooLargeError) throw new ProviderError(`LLM answer too large: ${err.message}`, false);
+    throw new ProviderError(`LLM request failed while reading: ${(err as Error).message}`, true);
+  }
   const json = safeJson(text);
   if (!res.ok) throw new ProviderError(`LLM answered HTTP ${res.status}: ${json?.error?.message ?? text.slice(0, 200)}`, res.status === 429 || res.status >= 500);
   const content = json?.choices?.[0]?.message?.content;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
+import { ProviderRequestError } from '../../../activities/providers/outcome';
 import { verifyIntegration } from '../../../activities/providers/registry';
 import { getIntegration, insertIntegration, integrationSecret, listIntegrations, recordIntegrationTest } from '../../../db/queries/integrations';
 import { secretContext } from '../../../db/secrets';
@@ -55,7 +56,13 @@ export function integrationRoutes({ db, secrets }: ApiDeps): Router {
       const row = await integrationSecret(tx, id);
       return { integration: found, secret: sealer.open(row!.secret_ciphertext!, secretContext(found.organization_id, id)) };
     });
-    const outcome = await verifyIntegration(integration.provider_key, integration.config as Record<string, unknown>, secret);
+    const outcome = await verifyIntegration(integration.provider_key, integration.config as Record<string, unknown>, secret).catch((err: unknown) => {
+      // An answer past the size limit is the configured base URL's fault: a 4xx naming it, and nothing recorded.
+      if (err instanceof ProviderRequestError && err.tooLarge) {
+        throw new ProblemError('VALIDATION_FAILED', `The provider's answer is too large: ${err.message}`, { errors: [{ path: 'config.baseUrl', message: err.message }] });
+      }
+      throw err;
+    });
     const updated = await asCaller(db, req, (tx) => recordIntegrationTest(tx, id, outcome.ok ? { ok: true } : { ok: false, message: outcome.message }));
     res.json(updated);
   });

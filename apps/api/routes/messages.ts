@@ -53,9 +53,10 @@ export function messageRoutes({ db, workflows }: ApiDeps): Router {
       const edit: { case?: { original: string; sent: string; promptKey: string; promptVersion: string } } = {};
       const approved = await decide(tx, id, 'approve', (m) => {
         const edited = body.body !== undefined && body.body !== m.body;
-        // A written draft a person changed is an eval case of the prompt (or template) that wrote it.
-        if (edited && m.body && m.model) {
-          edit.case = { original: m.original_body ?? m.body, sent: body.body!, promptKey: m.prompt_key ?? DRAFT_PROMPT_KEY, promptVersion: m.prompt_version ?? m.model };
+        // Every approved model draft is an eval case of the prompt (or template) that wrote it: one
+        // approved as written scores similarity 1, one a person changed less.
+        if (m.body && m.model) {
+          edit.case = { original: m.original_body ?? m.body, sent: edited ? body.body! : m.body, promptKey: m.prompt_key ?? DRAFT_PROMPT_KEY, promptVersion: m.prompt_version ?? m.model };
         }
         return {
           ...(body.subject !== undefined ? { subject: body.subject } : {}),

@@ -66,7 +66,7 @@ export function webhookRoutes({ db, secrets, workflows, bodyLimit }: ApiDeps): R
       return;
     }
     const digest = createHash('sha256').update(body).digest('hex').slice(0, 40);
-    const run = await workflows.startBooking(integration.organizationId, integrationId, provider, event, digest);
+    const run = await workflows.startBooking(integration.organizationId, integrationId, provider, { ...event, digest }, digest);
     req.log?.info({ integrationId, provider, event: event.kind, duplicate: run.duplicate, workflowId: run.workflowId }, 'booking webhook');
     res.json({ received: true, event: event.kind, duplicate: run.duplicate, workflow_id: run.workflowId });
   };

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Reader, Tx } from '../../tenancy';
+import { receivedAt, REPLY_FILTER } from './deliverability';
 import { isoUtc, windowStart } from './shared';
 
 export interface AgentQualityVersionRow {
@@ -25,10 +26,11 @@ export interface AgentQualityRow {
 export const PROMPT_EVALS_SHOWN = 20;
 
 /**
- * Agent quality, one statement. Drafts: outbound e-mails written in the window. Approved: a person
+ * Agent quality, one statement. Drafts: outbound e-mails a model wrote in the window (model set;
+ * reminders and hand-written messages are not drafts of a prompt). Approved: a person
  * (or auto mode) let them go (approved_at set, or approved, scheduled, sent or failed). Rejected:
  * status rejected. Edited: approved with a sent text (body) that differs from what the model wrote
- * (original_body). Reply intents: the classified replies received in the window, overall and per
+ * (original_body). Reply intents: the replies (REPLY_FILTER: a contact's, classified) received in the window, overall and per
  * prompt version of the newest draft the thread had sent before the reply. Prompt evals: the newest
  * score of each prompt version (any time), with how many eval cases it rests on.
  */
@@ -41,15 +43,15 @@ export function agentQualityQuery(organizationId: string, days: number) {
              x.status = 'rejected' AS rejected,
              x.original_body IS NOT NULL AND x.body IS NOT NULL AND x.original_body <> x.body AS changed
         FROM messages x
-       WHERE x.organization_id = ${organizationId} AND x.direction = 'outbound' AND x.channel = 'email' AND x.created_at >= ${since}
+       WHERE x.organization_id = ${organizationId} AND x.direction = 'outbound' AND x.channel = 'email' AND x.model IS NOT NULL AND x.created_at >= ${since}
     ), r AS (
       SELECT x.intent,
              (SELECT o.prompt_version FROM messages o
                WHERE o.organization_id = x.organization_id AND o.thread_id = x.thread_id AND o.direction = 'outbound'
-                 AND o.sent_at <= x.created_at
+                 AND o.sent_at <= ${receivedAt}
                ORDER BY o.sent_at DESC LIMIT 1) AS prompt_version
         FROM messages x
-       WHERE x.organization_id = ${organizationId} AND x.direction = 'inbound' AND x.intent IS NOT NULL AND x.created_at >= ${since}
+       WHERE x.organization_id = ${organizationId} AND ${REPLY_FILTER} AND ${receivedAt} >= ${since}
     ), v AS (
       SELECT d.prompt_version, count(*)::int AS drafts, count(*) FILTER (WHERE d.approved)::int AS approved,
              count(*) FILTER (WHERE d.rejected)::int AS rejected, count(*) FILTER (WHERE d.approved AND d.changed)::int AS edited

@@ -14,16 +14,33 @@ export interface DeliverabilityRow {
 }
 
 /**
+ * How a bounce is written on a failed outbound message, and only a bounce: a delivery report matched
+ * to it (db/queries/inbound-actions.ts: `bounced: <status> <diagnostic>`), or the recipient refused
+ * in the SMTP conversation (activities/providers/mail/smtp.ts: `SMTP RCPT TO refused: …`). Any other
+ * failure (535 authentication, configuration, a refused DATA) is not the recipient's address failing.
+ */
+export const BOUNCE_ERROR_PATTERNS = ['bounced:%', 'SMTP RCPT TO refused:%'] as const;
+
+/**
+ * Replies, as analytics count them: inbound messages matched to a contact and classified (DSNs and
+ * automatic replies carry no intent, a stranger's mail no contact; an out-of-office is an automatic
+ * answer, not a reply), timed by when they were received (mail read from history keeps its own date).
+ */
+export const REPLY_FILTER = sql`x.direction = 'inbound' AND x.contact_id IS NOT NULL AND x.intent IS NOT NULL`;
+export const receivedAt = sql`coalesce(x.received_at, x.created_at)`;
+
+/**
  * Deliverability per mailbox, one statement: delivery attempts in the window (outbound e-mails that
- * reached `sent` or `failed`, timed by sent_at, else by their last change), of which bounced (failed:
- * the server refused or a bounce came back), replies received in the window (inbound messages of the
- * mailbox, or of a thread of the mailbox), and the newest health check (score, sendable, when).
+ * reached `sent` or `failed`, timed by sent_at, else by their last change), of which bounced (the
+ * address failed: BOUNCE_ERROR_PATTERNS), replies received in the window (REPLY_FILTER, minus
+ * out-of-office answers, of the mailbox or of a thread of the mailbox), and the newest health check.
  */
 export function deliverabilityQuery(organizationId: string, days: number) {
   const since = windowStart(days);
   return sql<DeliverabilityRow>`
     WITH outbound AS (
-      SELECT x.mailbox_id, count(*) AS sent, count(*) FILTER (WHERE x.status = 'failed') AS bounced
+      SELECT x.mailbox_id, count(*) AS sent,
+             count(*) FILTER (WHERE x.status = 'failed' AND x.error LIKE ANY (${sql.val([...BOUNCE_ERROR_PATTERNS])}::text[])) AS bounced
         FROM messages x
        WHERE x.organization_id = ${organizationId} AND x.direction = 'outbound' AND x.channel = 'email'
          AND x.mailbox_id IS NOT NULL AND x.status IN ('sent', 'failed')
@@ -33,7 +50,7 @@ export function deliverabilityQuery(organizationId: string, days: number) {
       SELECT coalesce(x.mailbox_id, t.mailbox_id) AS mailbox_id, count(*) AS replied
         FROM messages x
         LEFT JOIN threads t ON t.organization_id = x.organization_id AND t.id = x.thread_id
-       WHERE x.organization_id = ${organizationId} AND x.direction = 'inbound' AND x.created_at >= ${since}
+       WHERE x.organization_id = ${organizationId} AND ${REPLY_FILTER} AND x.intent <> 'out_of_office' AND ${receivedAt} >= ${since}
        GROUP BY 1
     )
     SELECT mb.id AS mailbox_id, mb.address,
