@@ -6234,7 +6234,10 @@ export interface operations {
     replyToThread: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the POST safe to repeat: the first answer is kept 24 hours per caller and key and answered again (Idempotent-Replayed: true) to the same request */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 threadId: string;
             };
@@ -6265,6 +6268,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
