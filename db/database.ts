@@ -27,6 +27,14 @@ export type Numeric = ColumnType<number, number | string, number | string>;
 
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
+export interface CampaignMailboxes {
+  campaign_id: string;
+  created_at: Generated<Timestamp>;
+  mailbox_id: string;
+  organization_id: string;
+  position: number;
+}
+
 export interface Campaigns {
   brief: string | null;
   country_code: string | null;
@@ -49,6 +57,7 @@ export interface Campaigns {
   prompt_version: string | null;
   proposed_by: Generated<string>;
   rationale: string | null;
+  send_in: Generated<string>;
   status: Generated<string>;
   suggested_contact_ids: Generated<string[]>;
   suggested_contacts: Generated<Json>;
@@ -94,6 +103,7 @@ export interface Companies {
   phone: string | null;
   recipient_kind: Generated<string>;
   sbi_codes: Generated<string[]>;
+  timezone: string | null;
   updated_at: Generated<Timestamp>;
   website: string | null;
 }
@@ -139,6 +149,7 @@ export interface Contacts {
   organization_id: string;
   phone: string | null;
   source_description: string | null;
+  timezone: string | null;
   title: string | null;
   updated_at: Generated<Timestamp>;
 }
@@ -149,6 +160,7 @@ export interface Enrollments {
   created_at: Generated<Timestamp>;
   current_step: Generated<number>;
   id: Generated<string>;
+  mailbox_id: string | null;
   next_action_at: Timestamp | null;
   organization_id: string;
   pause_reason: string | null;
@@ -204,23 +216,36 @@ export interface LawfulBasisRecords {
 
 export interface Mailboxes {
   address: string;
+  auth_provider: string | null;
+  auth_type: Generated<string>;
   created_at: Generated<Timestamp>;
   daily_cap: Generated<number>;
   display_name: string | null;
   dkim_selector: string | null;
   domain: string;
+  gap_jitter_seconds: Generated<number>;
   health_score: Numeric | null;
   holiday_country: string;
   holiday_region: string | null;
   id: Generated<string>;
   imap_config: Json | null;
   last_error: string | null;
+  max_bounce_rate: Generated<Numeric>;
+  max_complaint_rate: Generated<Numeric>;
   min_gap_seconds: Generated<number>;
+  min_sample: Generated<number>;
   organization_id: string;
+  paused_at: Timestamp | null;
+  paused_note: string | null;
+  paused_reason: string | null;
+  ramp_daily_increase: number | null;
+  ramp_start_cap: number | null;
+  ramp_starts_on: Timestamp | null;
   secret_ciphertext: Buffer | null;
   sendable: boolean | null;
   sending_days: Generated<number[]>;
   smtp_config: Generated<Json>;
+  status: Generated<string>;
   timezone: Generated<string>;
   updated_at: Generated<Timestamp>;
   window_end: Generated<string>;
@@ -291,8 +316,10 @@ export interface Messages {
   approved_at: Timestamp | null;
   approved_by: string | null;
   body: string | null;
+  bounced_at: Timestamp | null;
   campaign_id: string | null;
   channel: Generated<string>;
+  complained_at: Timestamp | null;
   completed_at: Timestamp | null;
   completed_by: string | null;
   completed_note: string | null;
@@ -333,6 +360,18 @@ export interface Messages {
   to_address: string | null;
   updated_at: Generated<Timestamp>;
   why: Generated<Json>;
+}
+
+export interface OauthStates {
+  created_at: Generated<Timestamp>;
+  expires_at: Timestamp;
+  id: Generated<string>;
+  organization_id: string;
+  provider: string;
+  state_hash: Buffer;
+  used_at: Timestamp | null;
+  user_id: string;
+  verifier_ciphertext: Buffer;
 }
 
 export interface Opportunities {
@@ -599,6 +638,7 @@ export interface Threads {
 }
 
 export interface DB {
+  campaign_mailboxes: CampaignMailboxes;
   campaigns: Campaigns;
   classifications: Classifications;
   companies: Companies;
@@ -615,6 +655,7 @@ export interface DB {
   meetings: Meetings;
   memberships: Memberships;
   messages: Messages;
+  oauth_states: OauthStates;
   opportunities: Opportunities;
   organizations: Organizations;
   personas: Personas;

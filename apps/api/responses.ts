@@ -409,6 +409,7 @@ export const Company = record(
     recipient_kind: recipientKind,
     legal_form: nullable(z.string()),
     sbi_codes: z.array(z.string()),
+    timezone: nullable(z.string()).describe("IANA time zone of the company (recipient time)"),
     ...stamps,
   }),
 );
@@ -428,6 +429,7 @@ export const Contact = record(
     data_source: z.string().describe('manual, or the enrichment provider that found the contact'),
     last_engaged_at: nullable(timestamp),
     erased_at: nullable(timestamp),
+    timezone: nullable(z.string()).describe("IANA time zone of the contact (recipient time)"),
     ...stamps,
   }),
 );
@@ -634,6 +636,18 @@ export const ROWS_MATCH_SCHEMAS: {
 };
 
 // Mailboxes (outreach) -------------------------------------------------------------------------------
+/** Sending at scale (shared/api-contract.md): status and pauses, protection, ramp-up, jitter, auth, seven-day stats. */
+const mailboxScaleFields = {
+  status: z.enum(['active', 'paused']).describe('A paused mailbox sends nothing, not even what is booked'),
+  paused_reason: nullable(z.enum(['bounce_rate', 'complaint_rate', 'health', 'auth', 'manual'])),
+  paused_at: nullable(timestamp),
+  protection: z.object({ maxBounceRate: z.number(), maxComplaintRate: z.number(), minSample: z.number().int() }).describe('Pause limits over the last 7 days'),
+  ramp_up: nullable(z.object({ startCap: z.number().int(), dailyIncrease: z.number().int(), startsOn: z.string() })),
+  cap_today: z.number().int().describe("The cap in force today in the mailbox's zone: min(daily_cap, startCap + dailyIncrease × sending days since startsOn)"),
+  gap_jitter_seconds: z.number().int().describe('A random extra wait (0..this) on top of min_gap_seconds'),
+  auth: z.object({ type: z.enum(['password', 'oauth2']), provider: nullable(z.enum(['google', 'microsoft'])) }).describe('How it logs in; never a token'),
+  stats_7d: z.object({ sent: z.number().int(), hard_bounces: z.number().int(), complaints: z.number().int(), bounce_rate: z.number(), complaint_rate: z.number() }),
+};
 const mailServer = z.object({ host: z.string(), port: z.number().int(), secure: z.boolean(), username: nullable(z.string()) });
 export const Mailbox = record(
   'Mailbox',
@@ -657,6 +671,7 @@ export const Mailbox = record(
     sent_today: z.number().int().describe('Messages of this mailbox sent (sent_at) since the start of its local day'),
     health: nullable(z.object({ score: z.number(), sendable: z.boolean(), checked_at: timestamp })).describe('The newest health check, or null before the first'),
     last_error: nullable(z.string()).describe('Why its inbox could not be read last time (wrong IMAP credentials, server unreachable), null when it could'),
+    ...mailboxScaleFields,
     ...stamps,
   }),
 );

@@ -904,6 +904,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mailboxes/{mailboxId}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause the mailbox by hand (paused_reason manual): it sends nothing, not even what is booked
+         * @description The member role or above in the organization.
+         */
+        post: operations["pauseMailbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mailboxes/{mailboxId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused mailbox: its held e-mails go out again (409 unless paused)
+         * @description The member role or above in the organization.
+         */
+        post: operations["resumeMailbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/campaigns": {
         parameters: {
             query?: never;
@@ -1886,6 +1926,8 @@ export interface components {
             recipient_kind: "legal_person" | "natural_person";
             legal_form: string | null;
             sbi_codes: string[];
+            /** @description IANA time zone of the company (recipient time) */
+            timezone: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1909,6 +1951,8 @@ export interface components {
             data_source: string;
             last_engaged_at: string | null;
             erased_at: string | null;
+            /** @description IANA time zone of the contact (recipient time) */
+            timezone: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1955,6 +1999,8 @@ export interface components {
             data_source: string;
             last_engaged_at: string | null;
             erased_at: string | null;
+            /** @description IANA time zone of the contact (recipient time) */
+            timezone: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2168,6 +2214,41 @@ export interface components {
             } | null;
             /** @description Why its inbox could not be read last time (wrong IMAP credentials, server unreachable), null when it could */
             last_error: string | null;
+            /**
+             * @description A paused mailbox sends nothing, not even what is booked
+             * @enum {string}
+             */
+            status: "active" | "paused";
+            paused_reason: ("bounce_rate" | "complaint_rate" | "health" | "auth" | "manual") | null;
+            paused_at: string | null;
+            /** @description Pause limits over the last 7 days */
+            protection: {
+                maxBounceRate: number;
+                maxComplaintRate: number;
+                minSample: number;
+            };
+            ramp_up: {
+                startCap: number;
+                dailyIncrease: number;
+                startsOn: string;
+            } | null;
+            /** @description The cap in force today in the mailbox's zone: min(daily_cap, startCap + dailyIncrease × sending days since startsOn) */
+            cap_today: number;
+            /** @description A random extra wait (0..this) on top of min_gap_seconds */
+            gap_jitter_seconds: number;
+            /** @description How it logs in; never a token */
+            auth: {
+                /** @enum {string} */
+                type: "password" | "oauth2";
+                provider: ("google" | "microsoft") | null;
+            };
+            stats_7d: {
+                sent: number;
+                hard_bounces: number;
+                complaints: number;
+                bounce_rate: number;
+                complaint_rate: number;
+            };
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -3628,6 +3709,7 @@ export interface operations {
                     locale?: string;
                     legalForm?: string;
                     sbiCodes?: string[];
+                    timezone?: string;
                 };
             };
         };
@@ -3763,6 +3845,7 @@ export interface operations {
                     /** Format: uri */
                     linkedinUrl?: string;
                     sourceDescription?: string;
+                    timezone?: string;
                 };
             };
         };
@@ -4331,7 +4414,7 @@ export interface operations {
                     organizationId: string;
                     address: string;
                     displayName?: string;
-                    smtp: {
+                    smtp?: {
                         host: string;
                         port: number;
                         secure?: boolean;
@@ -4353,6 +4436,27 @@ export interface operations {
                     holidayCountry?: string;
                     dailyCap?: number;
                     minGapSeconds?: number;
+                    rampUp?: {
+                        startCap: number;
+                        dailyIncrease: number;
+                        /** Format: date */
+                        startsOn?: string;
+                    } | null;
+                    protection?: {
+                        maxBounceRate?: number;
+                        maxComplaintRate?: number;
+                        minSample?: number;
+                    };
+                    gapJitterSeconds?: number;
+                    auth?: {
+                        /** @constant */
+                        type: "password";
+                    } | {
+                        /** @constant */
+                        type: "oauth2";
+                        /** @enum {string} */
+                        provider: "google" | "microsoft";
+                    };
                     holidayRegion?: string;
                     dkimSelector?: string;
                 };
@@ -4441,6 +4545,18 @@ export interface operations {
                     holidayCountry?: string;
                     dailyCap?: number;
                     minGapSeconds?: number;
+                    rampUp?: {
+                        startCap: number;
+                        dailyIncrease: number;
+                        /** Format: date */
+                        startsOn?: string;
+                    } | null;
+                    protection?: {
+                        maxBounceRate?: number;
+                        maxComplaintRate?: number;
+                        minSample?: number;
+                    };
+                    gapJitterSeconds?: number;
                     holidayRegion?: string | null;
                     dkimSelector?: string | null;
                 };
@@ -4539,6 +4655,77 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    pauseMailbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                mailboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Pause the mailbox by hand (paused_reason manual): it sends nothing, not even what is booked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mailbox"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resumeMailbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                mailboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Resume a paused mailbox: its held e-mails go out again (409 unless paused) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mailbox"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
