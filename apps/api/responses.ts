@@ -703,6 +703,11 @@ export const InboundReceipt = record(
     duplicate: z.literal(true).optional().describe('Already stored: nothing changed (200)'),
   }),
 );
+export const OAuthStart = record(
+  'OAuthStart',
+  'Where to send the user to connect a mailbox, and the single-use state of that request',
+  z.object({ authorization_url: z.string().describe('The provider\'s authorization URL (code flow, PKCE S256)'), state: z.string().describe('Single-use, bound to the caller and organization, valid 10 minutes') }),
+);
 /** Fails to compile, naming the fields, when the mailbox query and its schema drift apart. */
 export const MAILBOX_ROWS_MATCH_SCHEMAS: { Mailbox: Agrees<Row<typeof getMailbox>, typeof Mailbox>; MailboxHealth: Agrees<HealthResult, typeof MailboxHealth> } = {
   Mailbox: true,

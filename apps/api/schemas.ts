@@ -430,10 +430,14 @@ export const mailboxAuth = z.discriminatedUnion('type', [
 export const pauseMailboxBody = z.object({ reason: z.string().trim().min(1).max(500).optional() }).strict();
 /** POST /mailboxes/oauth/start. */
 export const oauthStartBody = z.object({ organizationId: uuid, provider: z.enum(['google', 'microsoft']) }).strict();
-/** GET /mailboxes/oauth/callback (no bearer token: the state authenticates). */
-export const oauthCallbackQuery = z
-  .object({ code: z.string().min(1).max(4096).optional(), state: z.string().min(1).max(200), error: z.string().max(200).optional(), error_description: z.string().max(1000).optional() })
-  .strict();
+/** GET /mailboxes/oauth/callback (no bearer token: the state authenticates). Not strict: providers add parameters of their own (Google: scope, authuser, prompt). */
+export const oauthCallbackQuery = z.object({
+  code: z.string().min(1).max(4096).optional(),
+  state: z.string().min(1).max(200),
+  iss: z.string().url().max(500).optional(),
+  error: z.string().max(200).optional(),
+  error_description: z.string().max(1000).optional(),
+});
 const dkimSelector = z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,62})$/, 'must be a DKIM selector (letters, digits, dots, dashes)');
 export const createMailboxBody = z
   .object({

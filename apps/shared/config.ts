@@ -54,6 +54,19 @@ const schema = z.object({
   INTEGRATION_SECRET_KEY: z.string().min(32).optional(),
   // 32 bytes (64 hex or base64): signs one-click unsubscribe tokens; unset: derived from INTEGRATION_SECRET_KEY (HKDF-SHA256).
   UNSUBSCRIBE_TOKEN_KEY: z.string().min(32).optional(),
+  // OAuth mailboxes (README, "Connecting a Google or Microsoft mailbox"): the service's OAuth client per provider.
+  // Without a client id the provider is not offered; the URLs default to Google's and Microsoft's (v2, common) endpoints.
+  OAUTH_GOOGLE_CLIENT_ID: z.string().min(1).optional(),
+  OAUTH_GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
+  OAUTH_GOOGLE_AUTHORIZE_URL: z.string().url().default('https://accounts.google.com/o/oauth2/v2/auth'),
+  OAUTH_GOOGLE_TOKEN_URL: z.string().url().default('https://oauth2.googleapis.com/token'),
+  OAUTH_GOOGLE_ISSUER: z.string().url().default('https://accounts.google.com'),
+  OAUTH_MICROSOFT_CLIENT_ID: z.string().min(1).optional(),
+  OAUTH_MICROSOFT_CLIENT_SECRET: z.string().min(1).optional(),
+  OAUTH_MICROSOFT_AUTHORIZE_URL: z.string().url().default('https://login.microsoftonline.com/common/oauth2/v2.0/authorize'),
+  OAUTH_MICROSOFT_TOKEN_URL: z.string().url().default('https://login.microsoftonline.com/common/oauth2/v2.0/token'),
+  // Unset: the issuer is the signing-in user's tenant (https://login.microsoftonline.com/{tenant id}/v2.0).
+  OAUTH_MICROSOFT_ISSUER: z.string().url().optional(),
   // Outbound fetches to loopback/private/link-local addresses: refused unless this is `true` (whatever NODE_ENV says).
   OUTBOUND_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).optional(),
   INGEST_RETRY_INITIAL_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),

@@ -904,6 +904,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mailboxes/oauth/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start connecting a Google or Microsoft mailbox: the authorization URL (code flow, PKCE S256) and its single-use state (10 minutes, bound to the caller and organization); 503 without the provider's OAuth client
+         * @description The member role or above in the organization.
+         */
+        post: operations["startMailboxOAuth"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mailboxes/oauth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the provider sends the user back (no bearer token: the state authenticates): exchanges the code, creates the mailbox of the ID token's address (or gives the existing one the new grant), answers a small HTML page; a reused or expired state is 400
+         * @description No token needed.
+         */
+        get: operations["mailboxOAuthCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mailboxes/{mailboxId}/pause": {
         parameters: {
             query?: never;
@@ -2309,6 +2349,13 @@ export interface components {
              * @constant
              */
             duplicate?: true;
+        };
+        /** @description Where to send the user to connect a mailbox, and the single-use state of that request */
+        OAuthStart: {
+            /** @description The provider's authorization URL (code flow, PKCE S256) */
+            authorization_url: string;
+            /** @description Single-use, bound to the caller and organization, valid 10 minutes */
+            state: string;
         };
         /** @description A step of a campaign's sequence: its channel (phone and linkedin steps are tasks), the business days to wait before it, and what to write or do */
         CampaignStep: {
@@ -4659,6 +4706,71 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    startMailboxOAuth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    organizationId: string;
+                    /** @enum {string} */
+                    provider: "google" | "microsoft";
+                };
+            };
+        };
+        responses: {
+            /** @description Start connecting a Google or Microsoft mailbox: the authorization URL (code flow, PKCE S256) and its single-use state (10 minutes, bound to the caller and organization); 503 without the provider's OAuth client */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthStart"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    mailboxOAuthCallback: {
+        parameters: {
+            query: {
+                code?: string;
+                state: string;
+                error?: string;
+                error_description?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where the provider sends the user back (no bearer token: the state authenticates): exchanges the code, creates the mailbox of the ID token's address (or gives the existing one the new grant), answers a small HTML page; a reused or expired state is 400 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     pauseMailbox: {

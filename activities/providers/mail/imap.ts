@@ -12,6 +12,8 @@ export interface ImapSettings {
   secure: boolean;
   username: string;
   password: string;
+  /** An OAuth mailbox: SASL XOAUTH2 with this access token (oauth.ts) instead of the password. */
+  accessToken?: string | null;
   /** Connection, greeting and socket timeouts (ms). */
   timeoutMs?: number;
 }
@@ -54,7 +56,7 @@ export class ImapInboxReader implements InboxReader {
       host: settings.host,
       port: settings.port,
       secure: settings.secure,
-      auth: { user: settings.username, pass: settings.password },
+      auth: settings.accessToken ? { user: settings.username, accessToken: settings.accessToken } : { user: settings.username, pass: settings.password },
       logger: false,
       connectionTimeout: timeout,
       greetingTimeout: timeout,

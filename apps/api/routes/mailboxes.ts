@@ -22,7 +22,7 @@ import { OAUTH_PROVIDER_SERVERS } from '../../../activities/providers/mail/oauth
 import { parseBody, parseQuery, pathId } from '../validate';
 
 /** Contract defaults (shared/api-contract.md, Mailboxes); the holiday country defaults to the organization's default country. */
-const DEFAULTS = { timezone: 'Europe/Amsterdam', sendingWindow: { start: '09:00', end: '17:00' }, sendingDays: [1, 2, 3, 4, 5], dailyCap: 30, minGapSeconds: 120 };
+export const MAILBOX_DEFAULTS = { timezone: 'Europe/Amsterdam', sendingWindow: { start: '09:00', end: '17:00' }, sendingDays: [1, 2, 3, 4, 5], dailyCap: 30, minGapSeconds: 120 };
 
 type ServerInput = NonNullable<z.infer<typeof createMailboxBody>['smtp']>;
 /** secure defaults to implicit TLS on the protocol's TLS port (SMTP 465, IMAP 993). */
@@ -70,7 +70,7 @@ export function mailboxRoutes({ db, secrets, workflows, dns }: ApiDeps): Router 
       const smtpInput = body.smtp ?? (oauth && { ...oauth.smtp, username: address });
       if (!smtpInput) throw validationFailed([{ path: 'body.smtp', message: 'is required for a password mailbox' }]);
       const imapInput = body.imap ?? (oauth && { ...oauth.imap, username: address });
-      const timezone = body.timezone ?? DEFAULTS.timezone;
+      const timezone = body.timezone ?? MAILBOX_DEFAULTS.timezone;
       requireRegionOf(holidayCountry, body.holidayRegion);
       const existing = await mailboxByAddress(tx, body.organizationId, address);
       if (existing) throw conflict('The organization already has a mailbox with this address', { mailbox_id: existing.id });
@@ -84,12 +84,12 @@ export function mailboxRoutes({ db, secrets, workflows, dns }: ApiDeps): Router 
         smtp: server(smtpInput, 465),
         imap: imapInput ? server(imapInput, 993) : null,
         timezone,
-        sendingWindow: body.sendingWindow ?? DEFAULTS.sendingWindow,
-        sendingDays: body.sendingDays ?? DEFAULTS.sendingDays,
+        sendingWindow: body.sendingWindow ?? MAILBOX_DEFAULTS.sendingWindow,
+        sendingDays: body.sendingDays ?? MAILBOX_DEFAULTS.sendingDays,
         holidayCountry,
         holidayRegion: body.holidayRegion ?? null,
-        dailyCap: body.dailyCap ?? DEFAULTS.dailyCap,
-        minGapSeconds: body.minGapSeconds ?? DEFAULTS.minGapSeconds,
+        dailyCap: body.dailyCap ?? MAILBOX_DEFAULTS.dailyCap,
+        minGapSeconds: body.minGapSeconds ?? MAILBOX_DEFAULTS.minGapSeconds,
         dkimSelector: body.dkimSelector ?? null,
         rampUp: rampOf(body.rampUp, timezone) ?? null,
         protection: protectionOf(body.protection, DEFAULT_PROTECTION),
