@@ -4751,6 +4751,7 @@ export interface operations {
             query: {
                 code?: string;
                 state: string;
+                iss?: string;
                 error?: string;
                 error_description?: string;
             };
