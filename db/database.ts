@@ -242,6 +242,7 @@ export interface Mailboxes {
   ramp_start_cap: number | null;
   ramp_starts_on: Timestamp | null;
   secret_ciphertext: Buffer | null;
+  send_hold_reason: string | null;
   sendable: boolean | null;
   sending_days: Generated<number[]>;
   smtp_config: Generated<Json>;

@@ -51,6 +51,7 @@ test('every recorded history replays against the current workflow code', async (
     'reconcile-signals',
     'send-message',
     'send-message-before-first-check',
+    'send-message-rechecked',
     'sequence-completed',
     'sequence-stopped',
     'strategist-no-company',

@@ -67,6 +67,8 @@ const schema = z.object({
   OAUTH_MICROSOFT_TOKEN_URL: z.string().url().default('https://login.microsoftonline.com/common/oauth2/v2.0/token'),
   // Unset: the issuer is the signing-in user's tenant (https://login.microsoftonline.com/{tenant id}/v2.0).
   OAUTH_MICROSOFT_ISSUER: z.string().url().optional(),
+  // How far from its booked slot a send may still go out (the claim checks again at the moment of sending).
+  SEND_SLOT_GRACE_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
   // Outbound fetches to loopback/private/link-local addresses: refused unless this is `true` (whatever NODE_ENV says).
   OUTBOUND_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).optional(),
   INGEST_RETRY_INITIAL_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),
@@ -139,6 +141,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 /** The public base of links in e-mail (PUBLIC_BASE_URL, else the API on 127.0.0.1), without a trailing slash. */
 export function publicBaseUrl(c: Pick<Config, 'PUBLIC_BASE_URL' | 'PORT'>): string {
   return (c.PUBLIC_BASE_URL ?? `http://127.0.0.1:${c.PORT}`).replace(/\/+$/, '');
+}
+
+/**
+ * What production requires of the links in e-mail and of the worker that sends (review S2, M4):
+ * PUBLIC_BASE_URL set and https (RFC 8058 one-click and the footer the law requires), and for the
+ * worker a key to sign unsubscribe links. Answers the problems, none outside production.
+ */
+export function productionProblems(c: Pick<Config, 'NODE_ENV' | 'PUBLIC_BASE_URL' | 'UNSUBSCRIBE_TOKEN_KEY' | 'INTEGRATION_SECRET_KEY'>, role: 'api' | 'worker'): string[] {
+  if (c.NODE_ENV !== 'production') return [];
+  const problems: string[] = [];
+  if (!c.PUBLIC_BASE_URL) problems.push('PUBLIC_BASE_URL must be set in production (the unsubscribe links in e-mail)');
+  else if (!c.PUBLIC_BASE_URL.startsWith('https://')) problems.push('PUBLIC_BASE_URL must be https in production (RFC 8058 one-click unsubscribe)');
+  if (role === 'worker' && !c.UNSUBSCRIBE_TOKEN_KEY && !c.INTEGRATION_SECRET_KEY) {
+    problems.push('UNSUBSCRIBE_TOKEN_KEY (or INTEGRATION_SECRET_KEY) must be set in production: no e-mail goes out without an unsubscribe link');
+  }
+  return problems;
 }
 
 /** Private destinations: refused unless allowed explicitly (`npm run dev` and the tests allow them, for local feeds). */

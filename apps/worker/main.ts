@@ -1,6 +1,6 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { allowPrivateDestinations } from '../../activities/providers/destination';
-import { allowsPrivateNetworks, workerDatabaseUrl, loadConfig } from '../shared/config';
+import { allowsPrivateNetworks, ConfigError, workerDatabaseUrl, loadConfig, productionProblems } from '../shared/config';
 import { createLogger } from '../shared/logger';
 import { connectTemporal, WorkflowStarter } from '../shared/temporal';
 import { createDb, poolOf } from '../../db/pool';
@@ -10,6 +10,8 @@ import { createWorker } from './worker';
 
 async function main() {
   const config = loadConfig();
+  const problems = productionProblems(config, 'worker');
+  if (problems.length) throw new ConfigError(`The worker refuses to start:\n  ${problems.join('\n  ')}`);
   allowPrivateDestinations(allowsPrivateNetworks(config));
   const logger = createLogger(config.LOG_LEVEL, 'worker');
   // Metrics (WORKER_METRICS_PORT): the SDK's Core serves its own on a loopback port, appended to ours.
