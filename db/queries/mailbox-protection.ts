@@ -8,12 +8,16 @@ import { healthTransition, MailboxStatus, PausedReason, protectionVerdict, Seven
  * are columns whose consistency the database checks (mailboxes_paused_check, migration 0020).
  */
 
-/** A mailbox's last seven days: messages sent, hard bounces (bounced_at) and complaints (complained_at). Used by the answers and the judge alike. */
+/**
+ * A mailbox's last seven days: messages sent (a recipient refused at RCPT TO was never sent, but was
+ * an attempt: it counts, or a mailbox of only refusals would never reach the sample), hard bounces
+ * (bounced_at) and complaints (complained_at). Used by the answers and the judge alike.
+ */
 export function sevenDayCountsSql(mailboxRef: { org: string; id: string }) {
   const org = sql.ref(mailboxRef.org);
   const id = sql.ref(mailboxRef.id);
   return {
-    sent: sql<number>`(SELECT count(*)::int FROM messages x WHERE x.organization_id = ${org} AND x.mailbox_id = ${id} AND x.sent_at >= now() - interval '7 days')`,
+    sent: sql<number>`(SELECT count(*)::int FROM messages x WHERE x.organization_id = ${org} AND x.mailbox_id = ${id} AND (x.sent_at >= now() - interval '7 days' OR (x.sent_at IS NULL AND x.bounced_at >= now() - interval '7 days')))`,
     hardBounces: sql<number>`(SELECT count(*)::int FROM messages x WHERE x.organization_id = ${org} AND x.mailbox_id = ${id} AND x.bounced_at >= now() - interval '7 days')`,
     complaints: sql<number>`(SELECT count(*)::int FROM messages x WHERE x.organization_id = ${org} AND x.mailbox_id = ${id} AND x.complained_at >= now() - interval '7 days')`,
   };

@@ -112,7 +112,7 @@ function server(v: unknown): ServerConfig {
 }
 
 /** The ramp of a row, or null. */
-function rampOf(row: Pick<MailboxRow, 'ramp_start_cap' | 'ramp_daily_increase' | 'ramp_starts_on'>): RampUp | null {
+export function rampOf(row: { ramp_start_cap: number | null; ramp_daily_increase: number | null; ramp_starts_on: string | null }): RampUp | null {
   return row.ramp_start_cap === null || row.ramp_daily_increase === null || row.ramp_starts_on === null
     ? null
     : { startCap: row.ramp_start_cap, dailyIncrease: row.ramp_daily_increase, startsOn: row.ramp_starts_on };

@@ -4,6 +4,7 @@ import { localDay } from '../../domain/sending/business-days';
 import { publicHolidays } from '../../domain/sending/holidays';
 import { nextSendSlot, SendPolicy } from '../../domain/sending/slots';
 import { lockFor } from '../locks';
+import { capToday, rampOf } from './mailboxes';
 import type { Tx } from '../tenancy';
 
 /** The mailbox does not exist or is not visible to the caller. */
@@ -36,17 +37,22 @@ export async function sendPolicyOf(tx: Tx, mailboxId: string, now: Date): Promis
       'holiday_region',
       'daily_cap',
       'min_gap_seconds',
+      'ramp_start_cap',
+      'ramp_daily_increase',
+      sql<string | null>`to_char(ramp_starts_on, 'YYYY-MM-DD')`.as('ramp_starts_on'),
     ])
     .where('id', '=', mailboxId)
     .executeTakeFirst();
   if (!m) return undefined;
+  // The cap in force (ramp-up, migration 0020): today's, in the mailbox's zone, for every day searched.
+  const cap = capToday(m, rampOf(m), now);
   const year = DateTime.fromJSDate(now, { zone: m.timezone }).year;
   return {
     timezone: m.timezone,
     window: { start: m.window_start, end: m.window_end },
     sendingDays: m.sending_days,
     holidays: [...publicHolidays(m.holiday_country, m.holiday_region, { from: year, to: year + 3 })].sort(),
-    dailyCap: m.daily_cap,
+    dailyCap: cap,
     minGapSeconds: m.min_gap_seconds,
   };
 }
