@@ -3,7 +3,7 @@ import { Pool } from 'pg';
 import { createDb, type DB } from '../db/pool';
 import { asOrganization } from '../db/tenancy';
 import { recordHealthCheck } from '../db/queries/mailbox-health';
-import { reserveSendSlot } from '../db/queries/send-slots';
+import { reserveSendSlot, type SlotReservation } from '../db/queries/send-slots';
 import { recordSendFailure, scheduleMessage } from '../db/queries/sending';
 import type { HealthResult } from '../domain/deliverability/score';
 import { newOrganization, startApi, TestApi } from './helpers/api';
@@ -61,11 +61,23 @@ test('a ramp of start 2 + 1 a day gives 2, 3 and 4 bookings on three sending day
   for (const day of days) {
     const id = await mailbox({ dailyCap: 30, rampUp: { startCap: 2, dailyIncrease: 1, startsOn: '2027-03-01' } });
     const now = at(`${day}T08:00:00Z`);
-    const slots = [];
+    const slots: SlotReservation[] = [];
     for (const m of await approved(id, 6)) slots.push(await asOrganization(worker, orgId, (tx) => reserveSendSlot(tx, { organizationId: orgId, mailboxId: id, messageId: m, now })));
     counts.push(slots.filter((s) => s.localDay === day).length);
   }
   expect(counts).toEqual([2, 3, 4]);
+});
+
+test('gapJitterSeconds: each booking waits minGap plus its drawn share of the jitter', async () => {
+  const id = await mailbox({ minGapSeconds: 60, gapJitterSeconds: 900 });
+  const now = at('2027-03-01T08:00:00Z');
+  const draws = [0, 0.5, 0.999999];
+  const slots: SlotReservation[] = [];
+  for (const [i, m] of (await approved(id, 4)).entries()) {
+    slots.push(await asOrganization(worker, orgId, (tx) => reserveSendSlot(tx, { organizationId: orgId, mailboxId: id, messageId: m, now, random: draws[i - 1] ?? 0 })));
+  }
+  const gaps = slots.slice(1).map((s, i) => (s.slotAt.getTime() - slots[i]!.slotAt.getTime()) / 1000);
+  expect(gaps).toEqual([60, 510, 960]);
 });
 
 test('a paused mailbox books nothing: the message waits with the reason in error; a resume releases it', async () => {

@@ -5,6 +5,7 @@ import { publicHolidays } from '../../domain/sending/holidays';
 import { nextSendSlot, SendPolicy } from '../../domain/sending/slots';
 import { lockFor } from '../locks';
 import { capToday, rampOf } from './mailboxes';
+import { gapSeconds } from '../../domain/sending/pools';
 import type { Tx } from '../tenancy';
 
 /** The mailbox does not exist or is not visible to the caller. */
@@ -77,7 +78,7 @@ async function existingReservation(tx: Tx, organizationId: string, messageId: st
  */
 export async function reserveSendSlot(
   tx: Tx,
-  r: { organizationId: string; mailboxId: string; messageId: string; now: Date },
+  r: { organizationId: string; mailboxId: string; messageId: string; now: Date; random?: number },
 ): Promise<SlotReservation> {
   await lockFor(tx, `send_slots:${r.mailboxId}`);
   const held = await existingReservation(tx, r.organizationId, r.messageId);
@@ -85,8 +86,11 @@ export async function reserveSendSlot(
     if (held.mailbox_id !== r.mailboxId) throw new SlotOnOtherMailboxError(`message ${r.messageId} holds a slot of mailbox ${held.mailbox_id}`);
     return { slotAt: held.slot_at, localDay: held.local_day, created: false };
   }
-  const policy = await sendPolicyOf(tx, r.mailboxId, r.now);
-  if (!policy) throw new MailboxNotFoundError(`mailbox ${r.mailboxId} does not exist or is not visible`);
+  const found = await sendPolicyOf(tx, r.mailboxId, r.now);
+  if (!found) throw new MailboxNotFoundError(`mailbox ${r.mailboxId} does not exist or is not visible`);
+  // gapJitterSeconds (migration 0020): this booking's gap is minGap plus a random share of the jitter (drawn here, once per booking).
+  const jitter = await tx.selectFrom('mailboxes').select('gap_jitter_seconds').where('id', '=', r.mailboxId).executeTakeFirst();
+  const policy = { ...found, minGapSeconds: gapSeconds(found.minGapSeconds, jitter?.gap_jitter_seconds ?? 0, r.random ?? Math.random()) };
 
   // Reservations from the day before today (local) on: earlier days cannot take a new slot.
   const fromDay = DateTime.fromJSDate(r.now, { zone: policy.timezone }).minus({ days: 1 }).toISODate()!;
