@@ -165,8 +165,8 @@ describe('GET /analytics/outreach on a seeded organization', () => {
     // M1: d1, d2, d3 sent and d4 failed (d0 is 40 days old); replies r1 and r2 (via its thread).
     // M2: d5 sent, d6 bounced after sending; replies r4 and the unclassified r5. No health check yet.
     expect(res.body.deliverability).toEqual([
-      { mailbox_id: ids.m1, address: 'a@acme.nl', sent: 4, bounced: 1, replied: 2, health_score: 92, sendable: true, checked_at: expect.any(String) },
-      { mailbox_id: ids.m2, address: 'b@acme.nl', sent: 2, bounced: 1, replied: 2, health_score: null, sendable: null, checked_at: null },
+      { mailbox_id: ids.m1, address: 'a@acme.nl', sent: 4, bounced: 1, replied: 2, health_score: 92, sendable: true, checked_at: expect.any(String), complaints: 0, bounce_rate: 0.25, complaint_rate: 0, status: 'active' },
+      { mailbox_id: ids.m2, address: 'b@acme.nl', sent: 2, bounced: 1, replied: 2, health_score: null, sendable: null, checked_at: null, complaints: 0, bounce_rate: 0.5, complaint_rate: 0, status: 'active' },
     ]);
     // Drafts d1..d10; approved d1 d2 d3 d4 d5 d6 d10; rejected d7 d8; edited d1 d4 d6 d10 (d3 has no original).
     const q = res.body.agent_quality;

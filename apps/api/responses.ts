@@ -357,6 +357,10 @@ export const OutreachAnalytics = record(
         health_score: nullable(z.number()).describe('Score of the newest health check'),
         sendable: nullable(z.boolean()).describe('Whether the newest health check found the mailbox sendable'),
         checked_at: nullable(timestamp).describe('When the newest health check ran'),
+        complaints: z.number().int().describe('Of the attempts, those that drew a complaint (ARF feedback report)'),
+        bounce_rate: z.number().describe('bounced / sent, 4 decimals (0 without sends)'),
+        complaint_rate: z.number().describe('complaints / sent, 4 decimals (0 without sends)'),
+        status: z.enum(['active', 'paused']).describe("The mailbox's status now"),
       }),
     ),
     agent_quality: z.object({

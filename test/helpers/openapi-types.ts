@@ -1899,6 +1899,17 @@ export interface components {
                 sendable: boolean | null;
                 /** @description When the newest health check ran */
                 checked_at: string | null;
+                /** @description Of the attempts, those that drew a complaint (ARF feedback report) */
+                complaints: number;
+                /** @description bounced / sent, 4 decimals (0 without sends) */
+                bounce_rate: number;
+                /** @description complaints / sent, 4 decimals (0 without sends) */
+                complaint_rate: number;
+                /**
+                 * @description The mailbox's status now
+                 * @enum {string}
+                 */
+                status: "active" | "paused";
             }[];
             agent_quality: {
                 /** @description Outbound e-mails written in the window */
