@@ -38,6 +38,14 @@ export interface BookingEvents {
   provider: string;
 }
 
+export interface CampaignMailboxes {
+  campaign_id: string;
+  created_at: Generated<Timestamp>;
+  mailbox_id: string;
+  organization_id: string;
+  position: number;
+}
+
 export interface Campaigns {
   brief: string | null;
   country_code: string | null;
@@ -60,6 +68,7 @@ export interface Campaigns {
   prompt_version: string | null;
   proposed_by: Generated<string>;
   rationale: string | null;
+  send_in: Generated<string>;
   status: Generated<string>;
   suggested_contact_ids: Generated<string[]>;
   suggested_contacts: Generated<Json>;
@@ -105,6 +114,7 @@ export interface Companies {
   phone: string | null;
   recipient_kind: Generated<string>;
   sbi_codes: Generated<string[]>;
+  timezone: string | null;
   updated_at: Generated<Timestamp>;
   website: string | null;
 }
@@ -150,6 +160,7 @@ export interface Contacts {
   organization_id: string;
   phone: string | null;
   source_description: string | null;
+  timezone: string | null;
   title: string | null;
   updated_at: Generated<Timestamp>;
 }
@@ -160,6 +171,7 @@ export interface Enrollments {
   created_at: Generated<Timestamp>;
   current_step: Generated<number>;
   id: Generated<string>;
+  mailbox_id: string | null;
   next_action_at: Timestamp | null;
   organization_id: string;
   pause_reason: string | null;
@@ -243,24 +255,37 @@ export interface LawfulBasisRecords {
 
 export interface Mailboxes {
   address: string;
+  auth_provider: string | null;
+  auth_type: Generated<string>;
   created_at: Generated<Timestamp>;
   daily_cap: Generated<number>;
   display_name: string | null;
   dkim_selector: string | null;
   domain: string;
+  gap_jitter_seconds: Generated<number>;
   health_score: Numeric | null;
   holiday_country: string;
   holiday_region: string | null;
   id: Generated<string>;
   imap_config: Json | null;
   last_error: string | null;
+  max_bounce_rate: Generated<Numeric>;
+  max_complaint_rate: Generated<Numeric>;
   min_gap_seconds: Generated<number>;
+  min_sample: Generated<number>;
   organization_id: string;
+  paused_at: Timestamp | null;
+  paused_note: string | null;
+  paused_reason: string | null;
+  ramp_daily_increase: number | null;
+  ramp_start_cap: number | null;
+  ramp_starts_on: Timestamp | null;
   secret_ciphertext: Buffer | null;
   send_hold_reason: string | null;
   sendable: boolean | null;
   sending_days: Generated<number[]>;
   smtp_config: Generated<Json>;
+  status: Generated<string>;
   timezone: Generated<string>;
   updated_at: Generated<Timestamp>;
   window_end: Generated<string>;
@@ -377,6 +402,18 @@ export interface Messages {
   to_address: string | null;
   updated_at: Generated<Timestamp>;
   why: Generated<Json>;
+}
+
+export interface OauthStates {
+  created_at: Generated<Timestamp>;
+  expires_at: Timestamp;
+  id: Generated<string>;
+  organization_id: string;
+  provider: string;
+  state_hash: Buffer;
+  used_at: Timestamp | null;
+  user_id: string;
+  verifier_ciphertext: Buffer;
 }
 
 export interface Opportunities {
@@ -712,6 +749,7 @@ export interface WebhookEvents {
 export interface DB {
   api_keys: ApiKeys;
   booking_events: BookingEvents;
+  campaign_mailboxes: CampaignMailboxes;
   campaigns: Campaigns;
   classifications: Classifications;
   companies: Companies;
@@ -731,6 +769,7 @@ export interface DB {
   meetings: Meetings;
   memberships: Memberships;
   messages: Messages;
+  oauth_states: OauthStates;
   opportunities: Opportunities;
   organizations: Organizations;
   personas: Personas;

@@ -185,8 +185,8 @@ describe('GET /analytics/outreach on a seeded organization', () => {
     // M2: d5, the reminder and the one 29 days 23 hours ago sent, d6 bounced after sending; replies r4 and the one
     // received 29 days 23 hours ago (not the stranger's). No health check yet. The other tenant's mailbox is not listed.
     expect(res.body.deliverability).toEqual([
-      { mailbox_id: ids.m1, address: 'a@acme.nl', sent: 5, bounced: 1, replied: 1, health_score: 92, sendable: true, checked_at: expect.any(String) },
-      { mailbox_id: ids.m2, address: 'b@acme.nl', sent: 4, bounced: 1, replied: 2, health_score: null, sendable: null, checked_at: null },
+      { mailbox_id: ids.m1, address: 'a@acme.nl', sent: 5, bounced: 1, replied: 1, health_score: 92, sendable: true, checked_at: expect.any(String), complaints: 0, bounce_rate: 0.2, complaint_rate: 0, status: 'active' },
+      { mailbox_id: ids.m2, address: 'b@acme.nl', sent: 4, bounced: 1, replied: 2, health_score: null, sendable: null, checked_at: null, complaints: 0, bounce_rate: 0.25, complaint_rate: 0, status: 'active' },
     ]);
     // Model drafts d1..d10 (not the reminders); approved d1 d2 d3 d4 d5 d6 d10; rejected d7 d8; edited d1 d4 d6 d10 (d3 has no original).
     const q = res.body.agent_quality;

@@ -65,7 +65,7 @@ export function readWithRole<O>(
   return gateProblems(minRole, () => readAsUser(db, userOf(req), { organizationId, minRole }, build));
 }
 
-async function gateProblems<T>(minRole: Role, run: () => Promise<T>): Promise<T> {
+export async function gateProblems<T>(minRole: Role, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {

@@ -30,6 +30,7 @@ import { complianceRoutes } from './routes/compliance';
 import { contactRoutes } from './routes/contacts';
 import { integrationRoutes } from './routes/integrations';
 import { mailboxRoutes } from './routes/mailboxes';
+import { mailboxOAuthCallbackRoutes, mailboxOAuthStartRoutes, type OAuthDeps } from './routes/mailbox-oauth';
 import { opportunityRoutes } from './routes/opportunities';
 import { organizationRoutes } from './routes/organizations';
 import { settingsRoutes } from './routes/settings';
@@ -66,6 +67,8 @@ export interface ApiDeps {
   unsubscribeTokens?: UnsubscribeTokens | null;
   /** POST /mailboxes/{id}/inbound: the largest raw message (INBOUND_MAX_BYTES) and the deployment's reply model (LLM_*). */
   inbound?: { maxBytes?: number; llm?: Pick<Config, 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY'> };
+  /** OAuth mailboxes: the service's clients (OAUTH_GOOGLE_*, OAUTH_MICROSOFT_*) and the callback URL; absent: the consent flow answers 503. */
+  oauth?: OAuthDeps;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -102,6 +105,7 @@ export function createApp(deps: ApiDeps): Express {
   if (deps.rateLimits) app.use(['/webhooks', '/u'], limitPerAddress(deps.rateLimits));
   // Public, before authentication and the JSON-only body rule: the one-click unsubscribe (RFC 8058).
   app.use(unsubscribeRoutes(deps));
+  app.use(mailboxOAuthCallbackRoutes(deps));
   // Public as well: booking webhooks, verified by their signature on the raw body (routes/webhooks.ts).
   app.use(webhookRoutes(deps));
   app.get('/metrics', metrics.handler(deps.metricsAccess ?? { public: false }));
@@ -136,6 +140,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(enrollmentRoutes(deps));
   app.use(messageRoutes(deps));
   app.use(threadRoutes(deps));
+  app.use(mailboxOAuthStartRoutes(deps));
   app.use(mailboxRoutes(deps));
   app.use(meetingRoutes(deps));
   app.use(taskRoutes(deps));

@@ -1,5 +1,5 @@
 import { allowPrivateDestinations } from '../../activities/providers/destination';
-import { allowsPrivateNetworks, apiDatabaseUrl, ConfigError, loadAuthConfig, loadConfig, productionProblems } from '../shared/config';
+import { allowsPrivateNetworks, apiDatabaseUrl, ConfigError, loadAuthConfig, loadConfig, productionProblems, publicBaseUrl } from '../shared/config';
 import { createLogger } from '../shared/logger';
 import { SecretBox } from '../../db/secrets';
 import { UnsubscribeTokens, unsubscribeTokenKey } from '../../domain/outreach/unsubscribe-token';
@@ -9,6 +9,7 @@ import { assertApiRole } from '../../db/roles';
 import { createApp } from './app';
 import { dnsResolverFrom } from '../../activities/providers/dns/resolver';
 import { createTokenVerifier } from './auth';
+import { oauthClientsFrom } from '../../activities/providers/mail/oauth';
 import { listen } from './server';
 
 async function main() {
@@ -36,6 +37,7 @@ async function main() {
     unsubscribeTokens: unsubscribeKey ? new UnsubscribeTokens(unsubscribeKey) : null,
     dns: dnsResolverFrom(config),
     inbound: { maxBytes: config.INBOUND_MAX_BYTES, llm: config },
+    oauth: { clients: oauthClientsFrom(config), redirectUri: `${publicBaseUrl(config)}/mailboxes/oauth/callback` },
   });
   const http = await listen(app, config.PORT, config.HOST);
   logger.info({ url: http.url }, 'api listening');

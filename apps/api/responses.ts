@@ -358,6 +358,10 @@ export const OutreachAnalytics = record(
         health_score: nullable(z.number()).describe('Score of the newest health check'),
         sendable: nullable(z.boolean()).describe('Whether the newest health check found the mailbox sendable'),
         checked_at: nullable(timestamp).describe('When the newest health check ran'),
+        complaints: z.number().int().describe('Of the attempts, those that drew a complaint (ARF feedback report)'),
+        bounce_rate: z.number().describe('bounced / sent, 4 decimals (0 without sends)'),
+        complaint_rate: z.number().describe('complaints / sent, 4 decimals (0 without sends)'),
+        status: z.enum(['active', 'paused']).describe("The mailbox's status now"),
       }),
     ),
     agent_quality: z.object({
@@ -410,6 +414,7 @@ export const Company = record(
     recipient_kind: recipientKind,
     legal_form: nullable(z.string()),
     sbi_codes: z.array(z.string()),
+    timezone: nullable(z.string()).describe("IANA time zone of the company (recipient time)"),
     ...stamps,
   }),
 );
@@ -429,6 +434,7 @@ export const Contact = record(
     data_source: z.string().describe('manual, or the enrichment provider that found the contact'),
     last_engaged_at: nullable(timestamp),
     erased_at: nullable(timestamp),
+    timezone: nullable(z.string()).describe("IANA time zone of the contact (recipient time)"),
     ...stamps,
   }),
 );
@@ -656,6 +662,18 @@ export const ROWS_MATCH_SCHEMAS: {
 };
 
 // Mailboxes (outreach) -------------------------------------------------------------------------------
+/** Sending at scale (shared/api-contract.md): status and pauses, protection, ramp-up, jitter, auth, seven-day stats. */
+const mailboxScaleFields = {
+  status: z.enum(['active', 'paused']).describe('A paused mailbox sends nothing, not even what is booked'),
+  paused_reason: nullable(z.enum(['bounce_rate', 'complaint_rate', 'health', 'auth', 'manual'])),
+  paused_at: nullable(timestamp),
+  protection: z.object({ maxBounceRate: z.number(), maxComplaintRate: z.number(), minSample: z.number().int() }).describe('Pause limits over the last 7 days'),
+  ramp_up: nullable(z.object({ startCap: z.number().int(), dailyIncrease: z.number().int(), startsOn: z.string() })),
+  cap_today: z.number().int().describe("The cap in force today in the mailbox's zone: min(daily_cap, startCap + dailyIncrease × sending days since startsOn)"),
+  gap_jitter_seconds: z.number().int().describe('A random extra wait (0..this) on top of min_gap_seconds'),
+  auth: z.object({ type: z.enum(['password', 'oauth2']), provider: nullable(z.enum(['google', 'microsoft'])) }).describe('How it logs in; never a token'),
+  stats_7d: z.object({ sent: z.number().int(), hard_bounces: z.number().int(), complaints: z.number().int(), bounce_rate: z.number(), complaint_rate: z.number() }),
+};
 const mailServer = z.object({ host: z.string(), port: z.number().int(), secure: z.boolean(), username: nullable(z.string()) });
 export const Mailbox = record(
   'Mailbox',
@@ -679,6 +697,7 @@ export const Mailbox = record(
     sent_today: z.number().int().describe('Messages of this mailbox sent (sent_at) since the start of its local day'),
     health: nullable(z.object({ score: z.number(), sendable: z.boolean(), checked_at: timestamp })).describe('The newest health check, or null before the first'),
     last_error: nullable(z.string()).describe('Why its inbox could not be read last time (wrong IMAP credentials, server unreachable), null when it could'),
+    ...mailboxScaleFields,
     ...stamps,
   }),
 );
@@ -709,6 +728,11 @@ export const InboundReceipt = record(
     message_id: id.optional().describe('The inbound message (202)'),
     duplicate: z.literal(true).optional().describe('Already stored: nothing changed (200)'),
   }),
+);
+export const OAuthStart = record(
+  'OAuthStart',
+  'Where to send the user to connect a mailbox, and the single-use state of that request',
+  z.object({ authorization_url: z.string().describe('The provider\'s authorization URL (code flow, PKCE S256)'), state: z.string().describe('Single-use, bound to the caller and organization, valid 10 minutes') }),
 );
 /** Fails to compile, naming the fields, when the mailbox query and its schema drift apart. */
 export const MAILBOX_ROWS_MATCH_SCHEMAS: { Mailbox: Agrees<Row<typeof getMailbox>, typeof Mailbox>; MailboxHealth: Agrees<HealthResult, typeof MailboxHealth> } = {

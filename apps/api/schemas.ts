@@ -21,6 +21,12 @@ export const uuid = z.string().uuid('must be a UUID');
 const name = z.string().trim().min(1, 'must not be empty').max(200);
 const countryCode = z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code such as NL');
 const jsonObject = z.record(z.string(), z.unknown());
+/** An IANA time zone, answered in its canonical spelling (mailboxes, contacts and companies). */
+const ianaTimezone = z
+  .string()
+  .max(100)
+  .refine((v) => IANAZone.isValidZone(v), 'is not an IANA time zone (such as Europe/Amsterdam)')
+  .transform((v) => new Intl.DateTimeFormat('en', { timeZone: v }).resolvedOptions().timeZone);
 
 export const cronExpression = z
   .string()
@@ -223,6 +229,7 @@ export const createCompanyBody = z
     locale: z.string().refine(isBcp47, 'must be a BCP 47 language tag such as nl-NL').optional(),
     legalForm: legalForm.optional(),
     sbiCodes: z.array(z.string().regex(/^\d{2,5}$/, 'must be an SBI code of 2 to 5 digits')).max(20).optional(),
+    timezone: ianaTimezone.optional(),
   })
   .strict();
 
@@ -238,6 +245,7 @@ export const createContactBody = z
     phone: z.string().trim().max(40).optional(),
     linkedinUrl: httpUrl.refine((v) => /^https:\/\/([a-z]{2,3}\.)?linkedin\.com\/in\//i.test(v), 'must be a linkedin.com/in/ profile URL').optional(),
     sourceDescription: optionalText(1000),
+    timezone: ianaTimezone.optional(),
   })
   .strict();
 
@@ -368,11 +376,7 @@ export const mailboxAddress = z
     const r = checkEmail(v);
     if (!r.ok) ctx.addIssue({ code: 'custom', message: r.reason });
   });
-const timezone = z
-  .string()
-  .max(100)
-  .refine((v) => IANAZone.isValidZone(v), 'is not an IANA time zone (such as Europe/Amsterdam)')
-  .transform((v) => new Intl.DateTimeFormat('en', { timeZone: v }).resolvedOptions().timeZone);
+const timezone = ianaTimezone;
 const sendingWindow = z
   .object({ start: timeOfDay, end: timeOfDay })
   .strict()
@@ -400,7 +404,42 @@ const mailboxSettings = {
   holidayCountry: holidayCountry.optional(),
   dailyCap: z.number().int().min(1, 'must be between 1 and 500').max(500, 'must be between 1 and 500').optional(),
   minGapSeconds: z.number().int().min(0, 'must be between 0 and 3600').max(3600, 'must be between 0 and 3600').optional(),
+  // Sending at scale (shared/api-contract.md): ramp-up (null removes it), protection limits, gap jitter.
+  rampUp: z
+    .object({
+      startCap: z.number().int().min(1, 'must be between 1 and 500').max(500, 'must be between 1 and 500'),
+      dailyIncrease: z.number().int().min(0, 'must be between 0 and 100').max(100, 'must be between 0 and 100'),
+      startsOn: z.iso.date('must be a date (YYYY-MM-DD)').optional(),
+    })
+    .strict()
+    .nullable()
+    .optional(),
+  protection: z
+    .object({
+      maxBounceRate: z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').optional(),
+      maxComplaintRate: z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').optional(),
+      minSample: z.number().int().min(1, 'must be between 1 and 100000').max(100000, 'must be between 1 and 100000').optional(),
+    })
+    .strict()
+    .optional(),
+  gapJitterSeconds: z.number().int().min(0, 'must be between 0 and 900').max(900, 'must be between 0 and 900').optional(),
 };
+export const mailboxAuth = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('password') }).strict(),
+  z.object({ type: z.literal('oauth2'), provider: z.enum(['google', 'microsoft']) }).strict(),
+]);
+/** POST /mailboxes/{id}/pause. */
+export const pauseMailboxBody = z.object({ reason: z.string().trim().min(1).max(500).optional() }).strict();
+/** POST /mailboxes/oauth/start. */
+export const oauthStartBody = z.object({ organizationId: uuid, provider: z.enum(['google', 'microsoft']) }).strict();
+/** GET /mailboxes/oauth/callback (no bearer token: the state authenticates). Not strict: providers add parameters of their own (Google: scope, authuser, prompt). */
+export const oauthCallbackQuery = z.object({
+  code: z.string().min(1).max(4096).optional(),
+  state: z.string().min(1).max(200),
+  iss: z.string().url().max(500).optional(),
+  error: z.string().max(200).optional(),
+  error_description: z.string().max(1000).optional(),
+});
 const dkimSelector = z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,62})$/, 'must be a DKIM selector (letters, digits, dots, dashes)');
 export const createMailboxBody = z
   .object({
@@ -408,10 +447,15 @@ export const createMailboxBody = z
     address: mailboxAddress,
     displayName: optionalText(200),
     ...mailboxSettings,
+    smtp: mailServer.optional(),
+    auth: mailboxAuth.optional(),
     holidayRegion: holidayRegion.optional(),
     dkimSelector: dkimSelector.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((b, ctx) => {
+    if (!b.smtp && b.auth?.type !== 'oauth2') ctx.addIssue({ code: 'custom', path: ['smtp'], message: 'is required for a password mailbox' });
+  });
 /** Any field of POST but organizationId and address; null clears an optional one. */
 export const patchMailboxBody = z
   .object({

@@ -55,6 +55,19 @@ const schema = z.object({
   INTEGRATION_SECRET_KEY: z.string().min(32).optional(),
   // 32 bytes (64 hex or base64): signs one-click unsubscribe tokens; unset: derived from INTEGRATION_SECRET_KEY (HKDF-SHA256).
   UNSUBSCRIBE_TOKEN_KEY: z.string().min(32).optional(),
+  // OAuth mailboxes (README, "Connecting a Google or Microsoft mailbox"): the service's OAuth client per provider.
+  // Without a client id the provider is not offered; the URLs default to Google's and Microsoft's (v2, common) endpoints.
+  OAUTH_GOOGLE_CLIENT_ID: z.string().min(1).optional(),
+  OAUTH_GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
+  OAUTH_GOOGLE_AUTHORIZE_URL: z.string().url().default('https://accounts.google.com/o/oauth2/v2/auth'),
+  OAUTH_GOOGLE_TOKEN_URL: z.string().url().default('https://oauth2.googleapis.com/token'),
+  OAUTH_GOOGLE_ISSUER: z.string().url().default('https://accounts.google.com'),
+  OAUTH_MICROSOFT_CLIENT_ID: z.string().min(1).optional(),
+  OAUTH_MICROSOFT_CLIENT_SECRET: z.string().min(1).optional(),
+  OAUTH_MICROSOFT_AUTHORIZE_URL: z.string().url().default('https://login.microsoftonline.com/common/oauth2/v2.0/authorize'),
+  OAUTH_MICROSOFT_TOKEN_URL: z.string().url().default('https://login.microsoftonline.com/common/oauth2/v2.0/token'),
+  // Unset: the issuer is the signing-in user's tenant (https://login.microsoftonline.com/{tenant id}/v2.0).
+  OAUTH_MICROSOFT_ISSUER: z.string().url().optional(),
   // How far from its booked slot a send may still go out (the claim checks again at the moment of sending).
   SEND_SLOT_GRACE_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
   // Outbound fetches to loopback/private/link-local addresses: refused unless this is `true` (whatever NODE_ENV says).

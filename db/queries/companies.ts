@@ -6,7 +6,7 @@ import { newestFirst } from './pagination';
 
 export const COMPANY_COLUMNS = [
   'id', 'organization_id', 'name', 'normalized_name', 'domain', 'kvk_number', 'address', 'website', 'generic_email', 'phone',
-  'enrichment_status', 'enrichment_error', 'country_code', 'locale', 'recipient_kind', 'legal_form', 'sbi_codes', 'created_at', 'updated_at',
+  'enrichment_status', 'enrichment_error', 'country_code', 'locale', 'recipient_kind', 'legal_form', 'sbi_codes', 'timezone', 'created_at', 'updated_at',
 ] as const;
 
 export interface CompanyInput {
@@ -21,6 +21,7 @@ export interface CompanyInput {
   locale?: string | null;
   legalForm?: string | null;
   sbiCodes?: string[];
+  timezone?: string | null;
 }
 
 /**
@@ -44,6 +45,7 @@ function companyValues(organizationId: string, c: CompanyInput) {
     legal_form: c.legalForm ?? null,
     recipient_kind: recipientKindFor(c.legalForm),
     sbi_codes: c.sbiCodes ?? [],
+    timezone: c.timezone ?? null,
   };
 }
 

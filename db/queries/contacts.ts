@@ -5,7 +5,7 @@ import { newestFirst } from './pagination';
 
 export const CONTACT_COLUMNS = [
   'id', 'organization_id', 'company_id', 'full_name', 'title', 'email', 'phone', 'linkedin_url', 'source_description', 'data_source',
-  'last_engaged_at', 'erased_at', 'created_at', 'updated_at',
+  'last_engaged_at', 'erased_at', 'timezone', 'created_at', 'updated_at',
 ] as const;
 
 export interface ContactInput {
@@ -17,6 +17,7 @@ export interface ContactInput {
   linkedinUrl?: string | null;
   sourceDescription?: string | null;
   dataSource?: string;
+  timezone?: string | null;
 }
 
 export function getContact(tx: Tx, id: string) {
@@ -42,6 +43,7 @@ export function insertContact(tx: Tx, organizationId: string, c: ContactInput) {
       linkedin_url: c.linkedinUrl ?? null,
       source_description: c.sourceDescription ?? null,
       data_source: c.dataSource ?? 'manual',
+      timezone: c.timezone ?? null,
     })
     .returning(CONTACT_COLUMNS)
     .executeTakeFirstOrThrow();

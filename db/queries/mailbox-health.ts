@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { notSendableReason, type CheckResult, type HealthResult } from '../../domain/deliverability/score';
+import { applyHealthToStatus } from './mailbox-protection';
 import type { Tx } from '../tenancy';
 
 /** What a health check needs of its mailbox. */
@@ -39,6 +40,8 @@ export async function recordHealthCheck(
     .set({ health_score: result.score, sendable: result.sendable, updated_at: sql`now()` })
     .where('id', '=', check.mailboxId)
     .execute();
+  // Unsendable pauses the mailbox (`health`); a passing check resumes one paused for health only.
+  await applyHealthToStatus(tx, check.mailboxId, result.sendable);
   return { waitingEnrollmentIds: result.sendable ? await enrollmentsWaitingOnMailbox(tx, check.mailboxId) : [] };
 }
 

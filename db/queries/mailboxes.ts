@@ -1,5 +1,10 @@
 import { sql } from 'kysely';
 import type { Reader, Tx } from '../tenancy';
+import { localDay } from '../../domain/sending/business-days';
+import { publicHolidays } from '../../domain/sending/holidays';
+import { DEFAULT_PROTECTION, MailboxStatus, PausedReason, Protection, sevenDayStats } from '../../domain/sending/protection';
+import { capOn, RampUp } from '../../domain/sending/ramp-up';
+import { sevenDayCountsSql } from './mailbox-protection';
 
 /**
  * Mailboxes: the sending identity of an organization, its SMTP (and IMAP) server, its sending
@@ -26,7 +31,16 @@ export interface MailboxValues {
   dailyCap: number;
   minGapSeconds: number;
   dkimSelector: string | null;
+  /** Sending at scale (migration 0020): the ramp (null: none), the protection limits, the random extra gap. */
+  rampUp?: RampUp | null;
+  protection?: Protection;
+  gapJitterSeconds?: number;
 }
+
+export const mailboxAuthTypes = ['password', 'oauth2'] as const;
+export const oauthProviders = ['google', 'microsoft'] as const;
+export type OAuthProvider = (typeof oauthProviders)[number];
+export type MailboxAuth = { type: 'password'; provider: null } | { type: 'oauth2'; provider: OAuthProvider };
 
 /** The mailbox as the API answers it (health: its newest check; sent_today: sent in its local day). */
 export function selectMailboxes(qb: Reader | Tx) {
@@ -70,6 +84,21 @@ export function selectMailboxes(qb: Reader | Tx) {
       'h.sendable as health_sendable',
       'h.created_at as health_checked_at',
       'mailboxes.last_error',
+      'mailboxes.status',
+      'mailboxes.paused_reason',
+      'mailboxes.paused_at',
+      'mailboxes.max_bounce_rate',
+      'mailboxes.max_complaint_rate',
+      'mailboxes.min_sample',
+      'mailboxes.ramp_start_cap',
+      'mailboxes.ramp_daily_increase',
+      sql<string | null>`to_char(mailboxes.ramp_starts_on, 'YYYY-MM-DD')`.as('ramp_starts_on'),
+      'mailboxes.gap_jitter_seconds',
+      'mailboxes.auth_type',
+      'mailboxes.auth_provider',
+      sevenDayCountsSql({ org: 'mailboxes.organization_id', id: 'mailboxes.id' }).sent.as('sent_7d'),
+      sevenDayCountsSql({ org: 'mailboxes.organization_id', id: 'mailboxes.id' }).hardBounces.as('hard_bounces_7d'),
+      sevenDayCountsSql({ org: 'mailboxes.organization_id', id: 'mailboxes.id' }).complaints.as('complaints_7d'),
       'mailboxes.created_at',
       'mailboxes.updated_at',
     ]);
@@ -82,8 +111,30 @@ function server(v: unknown): ServerConfig {
   return { host: c.host ?? '', port: c.port ?? 0, secure: c.secure ?? false, username: c.username ?? null };
 }
 
+/** The ramp of a row, or null. */
+export function rampOf(row: { ramp_start_cap: number | null; ramp_daily_increase: number | null; ramp_starts_on: string | null }): RampUp | null {
+  return row.ramp_start_cap === null || row.ramp_daily_increase === null || row.ramp_starts_on === null
+    ? null
+    : { startCap: row.ramp_start_cap, dailyIncrease: row.ramp_daily_increase, startsOn: row.ramp_starts_on };
+}
+
+/** The cap in force on the mailbox's local day of `now` (ramp-up applied, its sending days and holidays counted). */
+export function capToday(
+  m: { timezone: string; sending_days: number[]; holiday_country: string; holiday_region: string | null; daily_cap: number; window_start: string; window_end: string },
+  ramp: RampUp | null,
+  now: Date,
+): number {
+  const today = localDay(now, m.timezone);
+  if (!ramp) return m.daily_cap;
+  const from = Math.max(Number(ramp.startsOn.slice(0, 4)), Number(today.slice(0, 4)) - 3);
+  const to = Number(today.slice(0, 4));
+  const holidays = from <= to ? publicHolidays(m.holiday_country, m.holiday_region, { from, to }) : new Set<string>();
+  return capOn(today, m.daily_cap, ramp, { timezone: m.timezone, window: { start: m.window_start, end: m.window_end }, sendingDays: m.sending_days, holidays });
+}
+
 /** A row as the Mailbox record of the API. */
-export function toMailbox(row: MailboxRow) {
+export function toMailbox(row: MailboxRow, now = new Date()) {
+  const ramp = rampOf(row);
   return {
     id: row.id,
     organization_id: row.organization_id,
@@ -106,6 +157,15 @@ export function toMailbox(row: MailboxRow) {
         ? null
         : { score: Number(row.health_score), sendable: Boolean(row.health_sendable), checked_at: row.health_checked_at as Date },
     last_error: row.last_error,
+    status: row.status as MailboxStatus,
+    paused_reason: row.paused_reason as PausedReason | null,
+    paused_at: row.paused_at,
+    protection: { maxBounceRate: Number(row.max_bounce_rate), maxComplaintRate: Number(row.max_complaint_rate), minSample: row.min_sample },
+    ramp_up: ramp,
+    cap_today: capToday(row, ramp, now),
+    gap_jitter_seconds: row.gap_jitter_seconds,
+    auth: { type: row.auth_type, provider: row.auth_provider } as MailboxAuth,
+    stats_7d: sevenDayStats({ sent: row.sent_7d, hardBounces: row.hard_bounces_7d, complaints: row.complaints_7d }),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -122,7 +182,7 @@ export async function listMailboxes(tx: Tx, f: { organizationId: string; limit: 
   let q = selectMailboxes(tx).where('mailboxes.organization_id', '=', f.organizationId);
   if (f.before) q = q.where(sql<boolean>`(mailboxes.created_at, mailboxes.id) < (SELECT b.created_at, b.id FROM mailboxes b WHERE b.id = ${f.before})`);
   const rows = await q.orderBy('mailboxes.created_at', 'desc').orderBy('mailboxes.id', 'desc').limit(f.limit).execute();
-  return rows.map(toMailbox);
+  return rows.map((row) => toMailbox(row));
 }
 
 /** The mailbox of this address in the organization, if any (addresses are unique per organization). */
@@ -143,16 +203,32 @@ function columns(v: Partial<MailboxValues>) {
     ...(v.dailyCap !== undefined && { daily_cap: v.dailyCap }),
     ...(v.minGapSeconds !== undefined && { min_gap_seconds: v.minGapSeconds }),
     ...(v.dkimSelector !== undefined && { dkim_selector: v.dkimSelector }),
+    ...(v.rampUp !== undefined && {
+      ramp_start_cap: v.rampUp?.startCap ?? null,
+      ramp_daily_increase: v.rampUp?.dailyIncrease ?? null,
+      ramp_starts_on: v.rampUp?.startsOn ?? null,
+    }),
+    ...(v.protection !== undefined && { max_bounce_rate: v.protection.maxBounceRate, max_complaint_rate: v.protection.maxComplaintRate, min_sample: v.protection.minSample }),
+    ...(v.gapJitterSeconds !== undefined && { gap_jitter_seconds: v.gapJitterSeconds }),
   };
 }
 
 export async function insertMailbox(
   tx: Tx,
-  m: { id: string; organizationId: string; address: string; domain: string; secret: Buffer } & MailboxValues,
+  m: { id: string; organizationId: string; address: string; domain: string; secret: Buffer; auth?: MailboxAuth } & MailboxValues,
 ): Promise<Mailbox> {
   await tx
     .insertInto('mailboxes')
-    .values({ ...columns(m), id: m.id, organization_id: m.organizationId, address: m.address, domain: m.domain, holiday_country: m.holidayCountry, secret_ciphertext: m.secret })
+    .values({
+      ...columns(m),
+      id: m.id,
+      organization_id: m.organizationId,
+      address: m.address,
+      domain: m.domain,
+      holiday_country: m.holidayCountry,
+      secret_ciphertext: m.secret,
+      ...(m.auth && { auth_type: m.auth.type, auth_provider: m.auth.provider }),
+    })
     .execute();
   return (await getMailbox(tx, m.id))!;
 }

@@ -4,6 +4,8 @@ import { localDay } from '../../domain/sending/business-days';
 import { publicHolidays } from '../../domain/sending/holidays';
 import { nextSendSlot, SendPolicy } from '../../domain/sending/slots';
 import { lockFor } from '../locks';
+import { capToday, rampOf } from './mailboxes';
+import { gapSeconds } from '../../domain/sending/pools';
 import type { Tx } from '../tenancy';
 
 /** The mailbox does not exist or is not visible to the caller. */
@@ -36,17 +38,22 @@ export async function sendPolicyOf(tx: Tx, mailboxId: string, now: Date): Promis
       'holiday_region',
       'daily_cap',
       'min_gap_seconds',
+      'ramp_start_cap',
+      'ramp_daily_increase',
+      sql<string | null>`to_char(ramp_starts_on, 'YYYY-MM-DD')`.as('ramp_starts_on'),
     ])
     .where('id', '=', mailboxId)
     .executeTakeFirst();
   if (!m) return undefined;
+  // The cap in force (ramp-up, migration 0020): today's, in the mailbox's zone, for every day searched.
+  const cap = capToday(m, rampOf(m), now);
   const year = DateTime.fromJSDate(now, { zone: m.timezone }).year;
   return {
     timezone: m.timezone,
     window: { start: m.window_start, end: m.window_end },
     sendingDays: m.sending_days,
     holidays: [...publicHolidays(m.holiday_country, m.holiday_region, { from: year, to: year + 3 })].sort(),
-    dailyCap: m.daily_cap,
+    dailyCap: cap,
     minGapSeconds: m.min_gap_seconds,
   };
 }
@@ -71,7 +78,7 @@ async function existingReservation(tx: Tx, organizationId: string, messageId: st
  */
 export async function reserveSendSlot(
   tx: Tx,
-  r: { organizationId: string; mailboxId: string; messageId: string; now: Date },
+  r: { organizationId: string; mailboxId: string; messageId: string; now: Date; random?: number },
 ): Promise<SlotReservation> {
   await lockFor(tx, `send_slots:${r.mailboxId}`);
   const held = await existingReservation(tx, r.organizationId, r.messageId);
@@ -79,8 +86,11 @@ export async function reserveSendSlot(
     if (held.mailbox_id !== r.mailboxId) throw new SlotOnOtherMailboxError(`message ${r.messageId} holds a slot of mailbox ${held.mailbox_id}`);
     return { slotAt: held.slot_at, localDay: held.local_day, created: false };
   }
-  const policy = await sendPolicyOf(tx, r.mailboxId, r.now);
-  if (!policy) throw new MailboxNotFoundError(`mailbox ${r.mailboxId} does not exist or is not visible`);
+  const found = await sendPolicyOf(tx, r.mailboxId, r.now);
+  if (!found) throw new MailboxNotFoundError(`mailbox ${r.mailboxId} does not exist or is not visible`);
+  // gapJitterSeconds (migration 0020): this booking's gap is minGap plus a random share of the jitter (drawn here, once per booking).
+  const jitter = await tx.selectFrom('mailboxes').select('gap_jitter_seconds').where('id', '=', r.mailboxId).executeTakeFirst();
+  const policy = { ...found, minGapSeconds: gapSeconds(found.minGapSeconds, jitter?.gap_jitter_seconds ?? 0, r.random ?? Math.random()) };
 
   // Reservations from the day before today (local) on: earlier days cannot take a new slot.
   const fromDay = DateTime.fromJSDate(r.now, { zone: policy.timezone }).minus({ days: 1 }).toISODate()!;

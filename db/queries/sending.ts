@@ -8,6 +8,7 @@ import { transitionMessage } from './messages';
 import { resumeWhenDue } from './sequence';
 import { releaseSendSlot, reserveSendSlot, sendPolicyOf } from './send-slots';
 import { lockFor } from '../locks';
+import { judgeMailboxProtection } from './mailbox-protection';
 import { sendTimeCheck, windowCloseOf } from '../../domain/sending/send-check';
 import { recordEvent } from './webhook-events';
 
@@ -63,8 +64,10 @@ const ENDED = new Set(['stopped', 'completed', 'failed']);
  * check must allow sending, and no setup error (SMTP authentication, relay refused) holds it.
  */
 export async function mailboxSendBlock(tx: Tx, mailboxId: string): Promise<string | 'unchecked' | null> {
-  const mailbox = await tx.selectFrom('mailboxes').select('send_hold_reason').where('id', '=', mailboxId).executeTakeFirst();
+  const mailbox = await tx.selectFrom('mailboxes').select(['send_hold_reason', 'status', 'paused_reason']).where('id', '=', mailboxId).executeTakeFirst();
   if (!mailbox) return 'the mailbox no longer exists';
+  // A paused mailbox (migration 0020: by hand, bounce or complaint rate, health, a dead OAuth grant) sends nothing, not even what is booked.
+  if (mailbox.status === 'paused') return `the mailbox is paused (${mailbox.paused_reason})`;
   if (mailbox.send_hold_reason) return `the mailbox is held: ${mailbox.send_hold_reason}`;
   const health = await mailboxSendability(tx, mailboxId);
   if (!health.checked) return 'unchecked';
@@ -307,6 +310,14 @@ export async function recordSendFailure(
   await transitionMessage(tx, r.messageId, 'fail', MESSAGE_TRANSITIONS.fail.to, { error: r.error, needs_check: r.flagged ?? false });
   await recordEvent(tx, 'message.failed', { organizationId: r.organizationId, id: r.messageId });
   if (!r.hardBounce) return [];
+  // A refused recipient is a hard bounce of the mailbox (migration 0020): counted, and judged at once (protection).
+  const bounced = await tx
+    .updateTable('messages')
+    .set({ bounced_at: sql`now()` })
+    .where('id', '=', r.messageId)
+    .returning(['mailbox_id'])
+    .executeTakeFirst();
+  if (bounced?.mailbox_id) await judgeMailboxProtection(tx, bounced.mailbox_id, 'bounce');
   await addSuppression(tx, {
     organizationId: r.organizationId,
     scope: 'email',

@@ -948,6 +948,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mailboxes/oauth/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start connecting a Google or Microsoft mailbox: the authorization URL (code flow, PKCE S256) and its single-use state (10 minutes, bound to the caller and organization); 503 without the provider's OAuth client
+         * @description The member role or above in the organization.
+         */
+        post: operations["startMailboxOAuth"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mailboxes/oauth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the provider sends the user back (no bearer token: the state authenticates): exchanges the code, creates the mailbox of the ID token's address (or gives the existing one the new grant), answers a small HTML page; a reused or expired state is 400
+         * @description No token needed.
+         */
+        get: operations["mailboxOAuthCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mailboxes/{mailboxId}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause the mailbox by hand (paused_reason manual): it sends nothing, not even what is booked
+         * @description The member role or above in the organization.
+         */
+        post: operations["pauseMailbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mailboxes/{mailboxId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused mailbox: its held e-mails go out again (409 unless paused)
+         * @description The member role or above in the organization.
+         */
+        post: operations["resumeMailbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/campaigns": {
         parameters: {
             query?: never;
@@ -2364,6 +2444,17 @@ export interface components {
                 sendable: boolean | null;
                 /** @description When the newest health check ran */
                 checked_at: string | null;
+                /** @description Of the attempts, those that drew a complaint (ARF feedback report) */
+                complaints: number;
+                /** @description bounced / sent, 4 decimals (0 without sends) */
+                bounce_rate: number;
+                /** @description complaints / sent, 4 decimals (0 without sends) */
+                complaint_rate: number;
+                /**
+                 * @description The mailbox's status now
+                 * @enum {string}
+                 */
+                status: "active" | "paused";
             }[];
             agent_quality: {
                 /** @description Outbound e-mails written in the window */
@@ -2431,6 +2522,8 @@ export interface components {
             recipient_kind: "legal_person" | "natural_person";
             legal_form: string | null;
             sbi_codes: string[];
+            /** @description IANA time zone of the company (recipient time) */
+            timezone: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2454,6 +2547,8 @@ export interface components {
             data_source: string;
             last_engaged_at: string | null;
             erased_at: string | null;
+            /** @description IANA time zone of the contact (recipient time) */
+            timezone: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2532,6 +2627,8 @@ export interface components {
             data_source: string;
             last_engaged_at: string | null;
             erased_at: string | null;
+            /** @description IANA time zone of the contact (recipient time) */
+            timezone: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2745,6 +2842,41 @@ export interface components {
             } | null;
             /** @description Why its inbox could not be read last time (wrong IMAP credentials, server unreachable), null when it could */
             last_error: string | null;
+            /**
+             * @description A paused mailbox sends nothing, not even what is booked
+             * @enum {string}
+             */
+            status: "active" | "paused";
+            paused_reason: ("bounce_rate" | "complaint_rate" | "health" | "auth" | "manual") | null;
+            paused_at: string | null;
+            /** @description Pause limits over the last 7 days */
+            protection: {
+                maxBounceRate: number;
+                maxComplaintRate: number;
+                minSample: number;
+            };
+            ramp_up: {
+                startCap: number;
+                dailyIncrease: number;
+                startsOn: string;
+            } | null;
+            /** @description The cap in force today in the mailbox's zone: min(daily_cap, startCap + dailyIncrease × sending days since startsOn) */
+            cap_today: number;
+            /** @description A random extra wait (0..this) on top of min_gap_seconds */
+            gap_jitter_seconds: number;
+            /** @description How it logs in; never a token */
+            auth: {
+                /** @enum {string} */
+                type: "password" | "oauth2";
+                provider: ("google" | "microsoft") | null;
+            };
+            stats_7d: {
+                sent: number;
+                hard_bounces: number;
+                complaints: number;
+                bounce_rate: number;
+                complaint_rate: number;
+            };
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2805,6 +2937,13 @@ export interface components {
              * @constant
              */
             duplicate?: true;
+        };
+        /** @description Where to send the user to connect a mailbox, and the single-use state of that request */
+        OAuthStart: {
+            /** @description The provider's authorization URL (code flow, PKCE S256) */
+            authorization_url: string;
+            /** @description Single-use, bound to the caller and organization, valid 10 minutes */
+            state: string;
         };
         /** @description A step of a campaign's sequence: its channel (phone and linkedin steps are tasks), the business days to wait before it, and what to write or do */
         CampaignStep: {
@@ -4399,6 +4538,7 @@ export interface operations {
                     locale?: string;
                     legalForm?: string;
                     sbiCodes?: string[];
+                    timezone?: string;
                 };
             };
         };
@@ -4543,6 +4683,7 @@ export interface operations {
                     /** Format: uri */
                     linkedinUrl?: string;
                     sourceDescription?: string;
+                    timezone?: string;
                 };
             };
         };
@@ -5222,7 +5363,7 @@ export interface operations {
                     organizationId: string;
                     address: string;
                     displayName?: string;
-                    smtp: {
+                    smtp?: {
                         host: string;
                         port: number;
                         secure?: boolean;
@@ -5244,6 +5385,27 @@ export interface operations {
                     holidayCountry?: string;
                     dailyCap?: number;
                     minGapSeconds?: number;
+                    rampUp?: {
+                        startCap: number;
+                        dailyIncrease: number;
+                        /** Format: date */
+                        startsOn?: string;
+                    } | null;
+                    protection?: {
+                        maxBounceRate?: number;
+                        maxComplaintRate?: number;
+                        minSample?: number;
+                    };
+                    gapJitterSeconds?: number;
+                    auth?: {
+                        /** @constant */
+                        type: "password";
+                    } | {
+                        /** @constant */
+                        type: "oauth2";
+                        /** @enum {string} */
+                        provider: "google" | "microsoft";
+                    };
                     holidayRegion?: string;
                     dkimSelector?: string;
                 };
@@ -5333,6 +5495,18 @@ export interface operations {
                     holidayCountry?: string;
                     dailyCap?: number;
                     minGapSeconds?: number;
+                    rampUp?: {
+                        startCap: number;
+                        dailyIncrease: number;
+                        /** Format: date */
+                        startsOn?: string;
+                    } | null;
+                    protection?: {
+                        maxBounceRate?: number;
+                        maxComplaintRate?: number;
+                        minSample?: number;
+                    };
+                    gapJitterSeconds?: number;
                     holidayRegion?: string | null;
                     dkimSelector?: string | null;
                 };
@@ -5436,6 +5610,143 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    startMailboxOAuth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    organizationId: string;
+                    /** @enum {string} */
+                    provider: "google" | "microsoft";
+                };
+            };
+        };
+        responses: {
+            /** @description Start connecting a Google or Microsoft mailbox: the authorization URL (code flow, PKCE S256) and its single-use state (10 minutes, bound to the caller and organization); 503 without the provider's OAuth client */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthStart"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    mailboxOAuthCallback: {
+        parameters: {
+            query: {
+                code?: string;
+                state: string;
+                iss?: string;
+                error?: string;
+                error_description?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where the provider sends the user back (no bearer token: the state authenticates): exchanges the code, creates the mailbox of the ID token's address (or gives the existing one the new grant), answers a small HTML page; a reused or expired state is 400 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    pauseMailbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                mailboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Pause the mailbox by hand (paused_reason manual): it sends nothing, not even what is booked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mailbox"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resumeMailbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                mailboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Resume a paused mailbox: its held e-mails go out again (409 unless paused) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mailbox"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

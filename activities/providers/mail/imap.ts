@@ -18,6 +18,8 @@ export interface ImapSettings {
   secure: boolean;
   username: string;
   password: string;
+  /** An OAuth mailbox: SASL XOAUTH2 with this access token (oauth.ts) instead of the password. */
+  accessToken?: string | null;
   /** Connection, greeting and socket timeouts (ms). */
   timeoutMs?: number;
   /** Require STARTTLS on a connection without implicit TLS; default: yes, but on a loopback address. */
@@ -74,7 +76,7 @@ export function imapClient(settings: ImapSettings, target: { address: string; se
     port: settings.port,
     secure: settings.secure,
     doSTARTTLS: settings.secure ? undefined : requireTls ? true : undefined,
-    auth: { user: settings.username, pass: settings.password },
+    auth: settings.accessToken ? { user: settings.username, accessToken: settings.accessToken } : { user: settings.username, pass: settings.password },
     logger: false,
     connectionTimeout: timeout,
     greetingTimeout: timeout,

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type { ComposedEmail } from '../../../domain/outreach/compose';
+import { xoauth2 } from './oauth';
 import { BlockedDestinationError, type DestinationPolicy } from '../destination';
 import { blockedMailHostReason, MailTarget, resolveMailHost } from './connect';
 import { MailSender, SendFailureKind, SendResult, SMTP_ERROR_NAMES, SmtpSettings } from './types';
@@ -184,7 +185,7 @@ export class NodemailerSmtpSender implements MailSender {
       ...(target.servername ? { servername: target.servername } : {}),
       port: smtp.port,
       secure: smtp.secure,
-      requireTLS: !smtp.secure && (smtp.requireTls ?? Boolean(smtp.password)),
+      requireTLS: !smtp.secure && (smtp.requireTls ?? Boolean(smtp.password || smtp.accessToken)),
       connectionTimeout: this.timeouts.connectionMs,
       greetingTimeout: this.timeouts.greetingMs,
       socketTimeout: this.timeouts.socketMs,
@@ -217,7 +218,13 @@ export class NodemailerSmtpSender implements MailSender {
           });
         };
         if (!smtp.username) return deliver();
-        connection.login({ user: smtp.username, pass: smtp.password ?? '' }, (err) => (err ? fail(err) : deliver()));
+        const user = smtp.username;
+        const token = smtp.accessToken;
+        // An OAuth mailbox: SASL XOAUTH2 with the access token (nodemailer calls getToken, then sends AUTH XOAUTH2).
+        const login = token
+          ? { user, oauth2: { getToken: (_retry: boolean, cb: (err: Error | null, t?: string) => void) => cb(null, token), buildXOAuth2Token: (t: string) => xoauth2(user, t) } }
+          : { user, pass: smtp.password ?? '' };
+        connection.login(login as Parameters<SMTPConnection['login']>[0], (err) => (err ? fail(err) : deliver()));
       });
     });
   }

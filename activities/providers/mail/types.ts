@@ -8,6 +8,8 @@ export interface SmtpSettings {
   secure: boolean;
   username?: string | null;
   password?: string | null;
+  /** An OAuth mailbox: log in with SASL XOAUTH2 as `username` with this access token (oauth.ts) instead of a password. */
+  accessToken?: string | null;
   /** Refuse to send unencrypted: STARTTLS must succeed (default: true when a password is sent, false otherwise). */
   requireTls?: boolean;
 }

@@ -39,6 +39,7 @@ export function contactRoutes({ db, workflows }: ApiDeps): Router {
         linkedinUrl: body.linkedinUrl,
         sourceDescription: body.sourceDescription,
         dataSource: 'manual',
+        timezone: body.timezone,
       });
     });
     res.status(201).json(contact);

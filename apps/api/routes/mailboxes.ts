@@ -5,7 +5,7 @@ import { defaultHolidayCountry, getMailbox, insertMailbox, listMailboxes, mailbo
 import { holidayRegions, isHolidayRegion } from '../../../domain/sending/holidays';
 import { checkEmail } from '../../../domain/companies/identity';
 import { mailboxSecretContext } from '../../../db/secrets';
-import { recordHealthCheck } from '../../../db/queries/mailbox-health';
+import { enrollmentsWaitingOnMailbox, recordHealthCheck } from '../../../db/queries/mailbox-health';
 import { mailDomainProblem } from '../../../domain/deliverability/mail-domain';
 import { checkDomainHealth } from '../../../activities/providers/dns/health-facts';
 import { dnsResolverFrom } from '../../../activities/providers/dns/resolver';
@@ -13,13 +13,18 @@ import { withRecordRole, withRole, WRITE } from '../access';
 import { conflict, ProblemError, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';
 import type { Tx } from '../../../db/tenancy';
-import { createMailboxBody, emptyBody, listMailboxesQuery, patchMailboxBody } from '../schemas';
+import { createMailboxBody, emptyBody, listMailboxesQuery, patchMailboxBody, pauseMailboxBody } from '../schemas';
+import { pauseMailbox, resumeMailbox } from '../../../db/queries/mailbox-protection';
+import { localDay } from '../../../domain/sending/business-days';
+import { DEFAULT_PROTECTION, Protection } from '../../../domain/sending/protection';
+import type { RampUp } from '../../../domain/sending/ramp-up';
+import { OAUTH_PROVIDER_SERVERS } from '../../../activities/providers/mail/oauth-providers';
 import { parseBody, parseQuery, pathId } from '../validate';
 
 /** Contract defaults (shared/api-contract.md, Mailboxes); the holiday country defaults to the organization's default country. */
-const DEFAULTS = { timezone: 'Europe/Amsterdam', sendingWindow: { start: '09:00', end: '17:00' }, sendingDays: [1, 2, 3, 4, 5], dailyCap: 30, minGapSeconds: 120 };
+export const MAILBOX_DEFAULTS = { timezone: 'Europe/Amsterdam', sendingWindow: { start: '09:00', end: '17:00' }, sendingDays: [1, 2, 3, 4, 5], dailyCap: 30, minGapSeconds: 120 };
 
-type ServerInput = z.infer<typeof createMailboxBody>['smtp'];
+type ServerInput = NonNullable<z.infer<typeof createMailboxBody>['smtp']>;
 /** secure defaults to implicit TLS on the protocol's TLS port (SMTP 465, IMAP 993). */
 /** The fields of a mail server that decide where its password is sent, and differ. */
 function serverChanges(before: ServerConfig | null, after: ServerConfig): string[] {
@@ -27,6 +32,13 @@ function serverChanges(before: ServerConfig | null, after: ServerConfig): string
   return (['host', 'port', 'secure', 'username'] as const).filter((f) => (f === 'host' ? before.host.toLowerCase() !== after.host.toLowerCase() : before[f] !== after[f]));
 }
 const server = (s: ServerInput, tlsPort: number): ServerConfig => ({ host: s.host, port: s.port, secure: s.secure ?? s.port === tlsPort, username: s.username ?? null });
+
+type Body = z.infer<typeof createMailboxBody> | z.infer<typeof patchMailboxBody>;
+/** The ramp as stored: startsOn defaults to the day it is set, in the mailbox's zone; null removes it. */
+const rampOf = (ramp: Body['rampUp'], timezone: string): RampUp | null | undefined =>
+  ramp === undefined ? undefined : ramp === null ? null : { startCap: ramp.startCap, dailyIncrease: ramp.dailyIncrease, startsOn: ramp.startsOn ?? localDay(new Date(), timezone) };
+/** The protection limits as stored: the given ones over the current (or default) ones. */
+const protectionOf = (p: Body['protection'], current: Protection): Protection | undefined => (p === undefined ? undefined : { ...current, ...p });
 
 function requireRegionOf(country: string, region: string | null | undefined): void {
   if (region && !isHolidayRegion(country, region)) {
@@ -58,6 +70,12 @@ export function mailboxRoutes({ db, secrets, workflows, dns }: ApiDeps): Router 
     const id = randomUUID();
     const mailbox = await withRole(db, req, body.organizationId, WRITE, async (tx) => {
       const holidayCountry = body.holidayCountry ?? (await defaultHolidayCountry(tx, body.organizationId));
+      // An OAuth mailbox logs in as its address, on its provider's servers unless the body names others.
+      const oauth = body.auth?.type === 'oauth2' ? OAUTH_PROVIDER_SERVERS[body.auth.provider] : null;
+      const smtpInput = body.smtp ?? (oauth && { ...oauth.smtp, username: address });
+      if (!smtpInput) throw validationFailed([{ path: 'body.smtp', message: 'is required for a password mailbox' }]);
+      const imapInput = body.imap ?? (oauth && { ...oauth.imap, username: address });
+      const timezone = body.timezone ?? MAILBOX_DEFAULTS.timezone;
       requireRegionOf(holidayCountry, body.holidayRegion);
       const existing = await mailboxByAddress(tx, body.organizationId, address);
       if (existing) throw conflict('The organization already has a mailbox with this address', { mailbox_id: existing.id });
@@ -68,16 +86,20 @@ export function mailboxRoutes({ db, secrets, workflows, dns }: ApiDeps): Router 
         domain: address.split('@')[1]!,
         secret: sealer.seal(body.secret, mailboxSecretContext(body.organizationId, id)),
         displayName: body.displayName ?? null,
-        smtp: server(body.smtp, 465),
-        imap: body.imap ? server(body.imap, 993) : null,
-        timezone: body.timezone ?? DEFAULTS.timezone,
-        sendingWindow: body.sendingWindow ?? DEFAULTS.sendingWindow,
-        sendingDays: body.sendingDays ?? DEFAULTS.sendingDays,
+        smtp: server(smtpInput, 465),
+        imap: imapInput ? server(imapInput, 993) : null,
+        timezone,
+        sendingWindow: body.sendingWindow ?? MAILBOX_DEFAULTS.sendingWindow,
+        sendingDays: body.sendingDays ?? MAILBOX_DEFAULTS.sendingDays,
         holidayCountry,
         holidayRegion: body.holidayRegion ?? null,
-        dailyCap: body.dailyCap ?? DEFAULTS.dailyCap,
-        minGapSeconds: body.minGapSeconds ?? DEFAULTS.minGapSeconds,
+        dailyCap: body.dailyCap ?? MAILBOX_DEFAULTS.dailyCap,
+        minGapSeconds: body.minGapSeconds ?? MAILBOX_DEFAULTS.minGapSeconds,
         dkimSelector: body.dkimSelector ?? null,
+        rampUp: rampOf(body.rampUp, timezone) ?? null,
+        protection: protectionOf(body.protection, DEFAULT_PROTECTION),
+        gapJitterSeconds: body.gapJitterSeconds,
+        auth: body.auth?.type === 'oauth2' ? { type: 'oauth2', provider: body.auth.provider } : { type: 'password', provider: null },
       });
       // The daily deliverability re-check (mailbox/<id>/health); its first check is POST .../health or the first send.
       await workflows.ensureMailboxHealthSchedule(body.organizationId, id);
@@ -132,11 +154,38 @@ export function mailboxRoutes({ db, secrets, workflows, dns }: ApiDeps): Router 
         dailyCap: body.dailyCap,
         minGapSeconds: body.minGapSeconds,
         dkimSelector: body.dkimSelector,
+        rampUp: rampOf(body.rampUp, body.timezone ?? existing.timezone),
+        protection: protectionOf(body.protection, existing.protection),
+        gapJitterSeconds: body.gapJitterSeconds,
         secret: sealer && body.secret !== undefined ? sealer.seal(body.secret, mailboxSecretContext(existing.organization_id, id)) : undefined,
       };
       return (await updateMailbox(tx, id, patch))!;
     });
     if (body.imap !== undefined) await workflows.syncMailboxInboxSchedule(mailbox);
+    res.json(mailbox);
+  });
+
+  /** Pauses the mailbox by hand (`manual`): it sends nothing, not even what is booked. A paused mailbox stays paused with its first reason. */
+  r.post('/mailboxes/:mailboxId/pause', async (req, res) => {
+    const id = pathId(req, 'mailboxId', 'mailbox');
+    const body = parseBody(pauseMailboxBody, req);
+    res.json(
+      await withRecordRole(db, req, mailboxOf(id), WRITE, async (tx) => {
+        await pauseMailbox(tx, id, 'manual', body.reason ?? null);
+        return (await getMailbox(tx, id))!;
+      }),
+    );
+  });
+
+  /** Resumes a paused mailbox (409 unless paused); its held e-mails go out again, and the next bounce or complaint is judged afresh. */
+  r.post('/mailboxes/:mailboxId/resume', async (req, res) => {
+    const id = pathId(req, 'mailboxId', 'mailbox');
+    parseBody(emptyBody, req);
+    const { mailbox, waiting } = await withRecordRole(db, req, mailboxOf(id), WRITE, async (tx, found) => {
+      if (!(await resumeMailbox(tx, id))) throw conflict(`The mailbox is ${found.status}, not paused`, { mailbox_status: found.status });
+      return { mailbox: (await getMailbox(tx, id))!, waiting: await enrollmentsWaitingOnMailbox(tx, id) };
+    });
+    await workflows.notifyEnrollments(waiting);
     res.json(mailbox);
   });
 

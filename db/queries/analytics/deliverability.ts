@@ -11,6 +11,11 @@ export interface DeliverabilityRow {
   health_score: number | null;
   sendable: boolean | null;
   checked_at: Date | null;
+  /** Sending at scale (migration 0020): complaints (complained_at) among the attempts, the two rates, the mailbox's status. */
+  complaints: number;
+  bounce_rate: number;
+  complaint_rate: number;
+  status: 'active' | 'paused';
 }
 
 /**
@@ -40,7 +45,8 @@ export function deliverabilityQuery(organizationId: string, days: number) {
   return sql<DeliverabilityRow>`
     WITH outbound AS (
       SELECT x.mailbox_id, count(*) AS sent,
-             count(*) FILTER (WHERE x.status = 'failed' AND x.error LIKE ANY (${sql.val([...BOUNCE_ERROR_PATTERNS])}::text[])) AS bounced
+             count(*) FILTER (WHERE x.status = 'failed' AND x.error LIKE ANY (${sql.val([...BOUNCE_ERROR_PATTERNS])}::text[])) AS bounced,
+             count(*) FILTER (WHERE x.complained_at IS NOT NULL) AS complaints
         FROM messages x
        WHERE x.organization_id = ${organizationId} AND x.direction = 'outbound' AND x.channel = 'email'
          AND x.mailbox_id IS NOT NULL AND x.status IN ('sent', 'failed')
@@ -55,7 +61,11 @@ export function deliverabilityQuery(organizationId: string, days: number) {
     )
     SELECT mb.id AS mailbox_id, mb.address,
            coalesce(o.sent, 0)::int AS sent, coalesce(o.bounced, 0)::int AS bounced, coalesce(r.replied, 0)::int AS replied,
-           h.score::float8 AS health_score, h.sendable, h.created_at AS checked_at
+           h.score::float8 AS health_score, h.sendable, h.created_at AS checked_at,
+           coalesce(o.complaints, 0)::int AS complaints,
+           CASE WHEN coalesce(o.sent, 0) > 0 THEN round(o.bounced::numeric / o.sent, 4)::float8 ELSE 0 END AS bounce_rate,
+           CASE WHEN coalesce(o.sent, 0) > 0 THEN round(o.complaints::numeric / o.sent, 4)::float8 ELSE 0 END AS complaint_rate,
+           mb.status
       FROM mailboxes mb
       LEFT JOIN outbound o ON o.mailbox_id = mb.id
       LEFT JOIN replies r ON r.mailbox_id = mb.id

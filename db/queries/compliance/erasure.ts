@@ -34,7 +34,7 @@ export async function eraseContact(tx: Tx, contactId: string, actorId: string | 
   }
   await tx
     .updateTable('contacts')
-    .set({ full_name: 'erased', title: null, email: null, phone: null, linkedin_url: null, source_description: null, erased_at: sql`now()`, updated_at: sql`now()` })
+    .set({ full_name: 'erased', title: null, email: null, phone: null, linkedin_url: null, source_description: null, timezone: null, erased_at: sql`now()`, updated_at: sql`now()` })
     .where('id', '=', contactId)
     .execute();
   await tx
