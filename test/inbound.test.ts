@@ -224,6 +224,15 @@ describe('delivery reports', () => {
     expect(await message(w.outboundId)).toMatchObject({ status: 'sent', complained_at: expect.any(Date), bounced_at: null });
   });
 
+  test('a matched ARF complaint counts against the mailbox that sent it: over its complaint limit it pauses (complaint_rate)', async () => {
+    const w = await seedReplyWorld(owner, { replierEmail: JAN });
+    // One send in the last seven days, and a sample of one: a single complaint is over the limit.
+    await owner.query(`UPDATE messages SET sent_at = now() - interval '1 hour' WHERE id = $1`, [w.outboundId]);
+    await owner.query(`UPDATE mailboxes SET min_sample = 1 WHERE id = $1`, [w.mailboxId]);
+    stored(await ingest(w, arfMail({ originalMessageId: OUTBOUND_MESSAGE_ID })));
+    expect(await row(`SELECT status, paused_reason FROM mailboxes WHERE id = $1`, [w.mailboxId])).toEqual({ status: 'paused', paused_reason: 'complaint_rate' });
+  });
+
   test('an ARF report naming no message we sent changes nothing (its footer "unsubscribe" is no request)', async () => {
     const w = await seedReplyWorld(owner, { replierEmail: JAN });
     const out = stored(await ingest(w, arfMail({ originalMessageId: '<other@elsewhere.example>', originalRcptTo: JAN })));

@@ -46,6 +46,11 @@ const EXPECTED_POLICIES: Record<string, string[]> = {
   compliance_audit_log: [select(READ()), insert(WRITE('member'))],
   webhook_endpoints: [select(READ()), insert(WRITE('admin')), update(WRITE('admin')), del(WRITE('admin'))],
   api_keys: [select(READ()), insert(WRITE('admin')), update(WRITE('admin')), del(WRITE('admin'))],
+  // A kept answer to an Idempotency-Key belongs to its caller (a person or an API key), not to an organization.
+  idempotency_keys: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'].map((cmd) => {
+    const own = '(user_id = ( SELECT app.current_user_id() AS current_user_id))';
+    return cmd === 'INSERT' ? `INSERT check ${own}` : cmd === 'UPDATE' ? `UPDATE using ${own} check ${own}` : `${cmd} using ${own}`;
+  }),
 };
 
 /**

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Tx } from '../tenancy';
+import { judgeMailboxProtection } from './mailbox-protection';
 import { planFor } from '../../domain/replies/plan';
 import { enrollmentFrom } from '../../domain/outreach/enrollments';
 import { addSuppression } from './compliance/suppressions';
@@ -126,6 +127,11 @@ export async function actOnInbound(tx: Tx, m: InboundMessage, match: Matched): P
   }
   if (plan.suppress === 'complaint' && match.outboundId) {
     await tx.updateTable('messages').set({ complained_at: sql`coalesce(complained_at, now())`, updated_at: sql`now()` }).where('id', '=', match.outboundId).execute();
+  }
+  // A hard bounce or a complaint counts against the mailbox that sent it: over its limit, it pauses (migration 0020).
+  if (match.outboundId && (plan.failOriginal || plan.suppress === 'complaint')) {
+    const sender = await tx.selectFrom('messages').select('mailbox_id').where('id', '=', match.outboundId).executeTakeFirst();
+    if (sender?.mailbox_id) await judgeMailboxProtection(tx, sender.mailbox_id, plan.suppress === 'complaint' ? 'complaint' : 'bounce');
   }
   if (plan.createReferral && c?.referral) {
     const referral = c.referral;

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Tx } from '../tenancy';
+import { recordEvent } from './webhook-events';
 import { healthTransition, MailboxStatus, PausedReason, protectionVerdict, SevenDayCounts } from '../../domain/sending/protection';
 
 /**
@@ -30,8 +31,11 @@ export async function pauseMailbox(tx: Tx, mailboxId: string, reason: PausedReas
     .set({ status: 'paused', paused_reason: reason, paused_at: sql`now()`, paused_note: note, updated_at: sql`now()` })
     .where('id', '=', mailboxId)
     .where('status', '=', 'active')
+    .returning('organization_id')
     .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
+  if (!r) return false;
+  await recordEvent(tx, 'mailbox.paused', { organizationId: r.organization_id, id: mailboxId });
+  return true;
 }
 
 /** Resumes a paused mailbox (only one paused for `onlyReason`, when given). Answers whether it resumed. */
