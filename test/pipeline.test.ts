@@ -391,6 +391,6 @@ test('an accepted reprocess marks the signal mid-pipeline, so a run that dies be
   } finally {
     await stalled.close();
   }
-  const stuck = await owners.query('SELECT signal_id FROM app.stuck_signals(0, 1000)');
+  const stuck = await owners.query('SELECT signal_id FROM app.stuck_signals(0, 100000)');
   expect(stuck.rows.map((r: { signal_id: string }) => r.signal_id)).toContain(signal.id);
 });

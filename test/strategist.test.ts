@@ -183,7 +183,8 @@ test('POST /opportunities/{id}/strategist proposes a campaign: ranked contacts t
   expectProblem(again, 409, 'CONFLICT');
   expect(again.body.campaign_id).toBe(result.campaignId);
 
-  // Accepting it enrolls the three.
+  // Accepting it enrolls the three (its e-mail step needs a mailbox to send from: without one accept is 409).
+  await ok('POST', '/mailboxes', { organizationId: orgId, address: `verkoop-${randomUUID().slice(0, 8)}@good-mail.nl`, smtp: { host: '127.0.0.1', port: 2525, secure: false }, secret: 'not-used' });
   const accepted = await call('POST', `/campaigns/${result.campaignId}/accept`, {});
   expect(accepted.body.result.enrolled.map((e: { contactId: string }) => e.contactId)).toEqual([o.lead.id, o.facility.id, o.buyer.id]);
 });
