@@ -6,7 +6,7 @@ import { complianceSettings } from '../db/queries/compliance/settings';
 import { addressSuppressed } from '../db/queries/compliance/suppressions';
 import { stopContactEnrollments } from '../db/queries/enrollments';
 import { emailedBefore } from '../db/queries/sequence';
-import { claimSend, holdSend, recordSendFailure, recordSent, releaseClaim, scheduleMessage, sendContent, sendRecipient, skipBlocked } from '../db/queries/sending';
+import { claimSend, ClaimLostError, holdSend, markHandover, recordSendFailure, recordSent, releaseClaim, scheduleMessage, sendContent, sendRecipient, skipBlocked } from '../db/queries/sending';
 import { composeEmail, IncompleteComplianceSettings, type ComposedEmail } from '../domain/outreach/compose';
 import { contactChannels } from '../domain/outreach/enrollments';
 import { unsubscribeUrl, type UnsubscribeTokens } from '../domain/outreach/unsubscribe-token';
@@ -43,7 +43,7 @@ export type SendOutcome =
   /** requeue: the slot was given back; hold: something (the mailbox, the settings, the enrollment) holds it, wait before booking again. */
   | { status: string; requeue?: boolean; hold?: boolean; reason?: string; stoppedEnrollmentIds?: string[] };
 
-type Prepared = { go: false; outcome: SendOutcome } | { go: true; composed: ComposedEmail; smtp: SmtpSettings; contactId: string | null; mailboxId: string };
+type Prepared = { go: false; outcome: SendOutcome } | { go: true; composed: ComposedEmail; smtp: SmtpSettings; contactId: string | null; mailboxId: string; claimedAt: Date };
 
 export function createSendActivities(deps: SendDeps) {
   const { db } = deps;
@@ -106,6 +106,7 @@ export function createSendActivities(deps: SendDeps) {
         composed,
         mailboxId: m.mailboxId,
         contactId: m.contactId,
+        claimedAt: m.claimedAt,
         smtp: { host: smtpConfig.host, port: smtpConfig.port, secure: smtpConfig.secure ?? false, username: smtpConfig.username ?? null, password },
       };
     });
@@ -141,8 +142,13 @@ export function createSendActivities(deps: SendDeps) {
       const { composed, smtp, contactId } = prepared;
       let result: Awaited<ReturnType<MailSender['send']>>;
       try {
-        result = await deps.sender.send(composed, smtp);
+        // The hand-over is recorded under this attempt's claim right before DATA: a later attempt that finds
+        // the claim without it knows nothing reached the server and sends; with it, delivery is unknown.
+        const claimedAt = prepared.claimedAt;
+        result = await deps.sender.send(composed, smtp, { beforeHandover: () => inOrg(r, (tx) => markHandover(tx, r.messageId, claimedAt)) });
       } catch (err) {
+        // A later attempt took the claim over (this one was given up for dead): it sends, this one ends.
+        if (err instanceof ClaimLostError) throw err;
         // The mailbox's own setup (its password, a relay that refuses the sender, a host the policy refuses):
         // the mailbox is held with the reason, the message waits, nobody's enrollment fails.
         const setup = mailboxSetupFailure(err);

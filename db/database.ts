@@ -371,6 +371,7 @@ export interface Messages {
   enrollment_id: string | null;
   error: string | null;
   from_address: string | null;
+  handover_at: Timestamp | null;
   id: Generated<string>;
   in_reply_to: string | null;
   inbound_source: Buffer | null;

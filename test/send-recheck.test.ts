@@ -7,6 +7,8 @@ import { NodemailerSmtpSender } from '../activities/providers/mail/smtp';
 import { createSendActivities } from '../activities/send';
 import type { MailSender } from '../activities/providers/mail/types';
 import { createDb, type DB } from '../db/pool';
+import { asOrganization } from '../db/tenancy';
+import { claimSend, ClaimLostError, markHandover } from '../db/queries/sending';
 import { SecretBox } from '../db/secrets';
 import { newOrganization, startApi, TestApi, testUnsubscribeTokens } from './helpers/api';
 import { outreachOrg, type OutreachOrg } from './helpers/outreach';
@@ -209,6 +211,39 @@ test('a slow first attempt that succeeds after a retry flagged it is recorded `s
   stall.release();
   expect(await first).toMatchObject({ status: 'sent' });
   expect(await message(m.id)).toMatchObject({ status: 'sent', needs_check: false, error: null });
+});
+
+test('a worker that died after its claim but before the hand-over loses nothing: the next attempt takes the claim over and sends once; the dead one could no longer send', async () => {
+  const o = await sendingOrg({ sendingWindow: { start: '00:00', end: '24:00' }, sendingDays: [1, 2, 3, 4, 5, 6, 7] });
+  const m = await approved(o);
+  const clock = { now: new Date() };
+  const send = activities(clock);
+  await send.scheduleSend({ organizationId: o.orgId, messageId: m.id });
+  clock.now = (await owners.query<{ scheduled_for: Date }>('SELECT scheduled_for FROM messages WHERE id = $1', [m.id])).rows[0]!.scheduled_for;
+  // The first attempt claims, then its worker dies before it hands anything to the server.
+  const dead = await asOrganization(workerDb, o.orgId, (tx) => claimSend(tx, m.id, { now: clock.now }));
+  expect(dead).toMatchObject({ go: true });
+  clock.now = new Date(clock.now.getTime() + 1000);
+  expect(await send.sendMessage({ organizationId: o.orgId, messageId: m.id })).toMatchObject({ status: 'sent' });
+  expect(await smtp.received(m.to)).toHaveLength(1);
+  expect(await message(m.id)).toMatchObject({ status: 'sent', needs_check: false });
+  // Were the dead attempt still alive, its hand-over is refused: it cannot send a second copy.
+  const claimedAt = dead.go ? dead.message.claimedAt : new Date();
+  await expect(asOrganization(workerDb, o.orgId, (tx) => markHandover(tx, m.id, claimedAt))).rejects.toBeInstanceOf(ClaimLostError);
+});
+
+test('a claim whose attempt handed the message over and recorded nothing is flagged for checking, never sent again', async () => {
+  const o = await sendingOrg({ sendingWindow: { start: '00:00', end: '24:00' }, sendingDays: [1, 2, 3, 4, 5, 6, 7] });
+  const m = await approved(o);
+  const clock = { now: new Date() };
+  const send = activities(clock);
+  await send.scheduleSend({ organizationId: o.orgId, messageId: m.id });
+  clock.now = (await owners.query<{ scheduled_for: Date }>('SELECT scheduled_for FROM messages WHERE id = $1', [m.id])).rows[0]!.scheduled_for;
+  const dead = await asOrganization(workerDb, o.orgId, (tx) => claimSend(tx, m.id, { now: clock.now }));
+  await asOrganization(workerDb, o.orgId, (tx) => markHandover(tx, m.id, dead.go ? dead.message.claimedAt : new Date()));
+  expect(await send.sendMessage({ organizationId: o.orgId, messageId: m.id })).toMatchObject({ status: 'failed', flagged: true });
+  expect(await smtp.received(m.to)).toHaveLength(0);
+  expect(await message(m.id)).toMatchObject({ status: 'failed', needs_check: true });
 });
 
 async function enrollment(o: OutreachOrg, contactId: string): Promise<string> {

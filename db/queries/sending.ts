@@ -47,7 +47,7 @@ async function lockForSend(tx: Tx, messageId: string) {
     .selectFrom('messages')
     .select([
       'messages.id', 'messages.organization_id', 'messages.status', 'messages.mailbox_id', 'messages.contact_id', 'messages.enrollment_id', 'messages.step_id',
-      'messages.channel', 'messages.scheduled_for', 'messages.send_attempted_at', 'messages.to_address',
+      'messages.channel', 'messages.scheduled_for', 'messages.send_attempted_at', 'messages.handover_at', 'messages.to_address',
     ])
     .where('messages.id', '=', messageId)
     .forUpdate()
@@ -116,7 +116,7 @@ export async function scheduleMessage(tx: Tx, r: { organizationId: string; messa
 }
 
 export type Claim =
-  | { go: true; message: { id: string; organizationId: string; mailboxId: string; contactId: string | null; toAddress: string | null; sequenceStep: boolean } }
+  | { go: true; message: { id: string; organizationId: string; mailboxId: string; contactId: string | null; toAddress: string | null; sequenceStep: boolean; claimedAt: Date } }
   | { go: false; status: string; requeue?: boolean; flagged?: boolean; hold?: boolean; reason?: string };
 
 /** Takes a scheduled message back to approved (its enrollment paused meanwhile): its slot is given back. */
@@ -147,7 +147,9 @@ export async function claimSend(tx: Tx, messageId: string, at: { now: Date; grac
   const m = await lockForSend(tx, messageId);
   if (!m) return { go: false, status: 'missing' };
   if (m.status !== 'scheduled') return { go: false, status: m.status };
-  if (m.send_attempted_at) {
+  // A claim whose attempt handed the message over and recorded nothing: it may have been delivered. A
+  // claim without a hand-over died before the server could have it: this attempt takes it over below.
+  if (m.send_attempted_at && m.handover_at) {
     await transitionMessage(tx, m.id, 'fail', MESSAGE_TRANSITIONS.fail.to, {
       needs_check: true,
       error: 'delivery unknown: a send was attempted and its outcome not recorded (the worker stopped); check the mailbox’s Sent folder before sending again',
@@ -176,8 +178,30 @@ export async function claimSend(tx: Tx, messageId: string, at: { now: Date; grac
     await unschedule(tx, m.id, reason);
     return { go: false, status: 'approved', requeue: true, reason };
   }
-  await tx.updateTable('messages').set({ send_attempted_at: at.now }).where('id', '=', m.id).execute();
-  return { go: true, message: { id: m.id, organizationId: m.organization_id, mailboxId: m.mailbox_id!, contactId: m.contact_id, toAddress: m.to_address, sequenceStep: m.step_id !== null } };
+  await tx.updateTable('messages').set({ send_attempted_at: at.now, handover_at: null }).where('id', '=', m.id).execute();
+  return { go: true, message: { id: m.id, organizationId: m.organization_id, mailboxId: m.mailbox_id!, contactId: m.contact_id, toAddress: m.to_address, sequenceStep: m.step_id !== null, claimedAt: at.now } };
+}
+
+/** The claim this attempt held was taken over by a later attempt (this one was given up for dead): it must not send. */
+export class ClaimLostError extends Error {
+  override readonly name = 'ClaimLostError';
+}
+
+/**
+ * Records, right before the envelope and DATA, that this attempt hands the message to the server; only
+ * while its claim is still the message's (a later attempt that took the claim over wins, and this one
+ * must not send). From here on a crash leaves the delivery unknown (flagged), never sent twice.
+ */
+export async function markHandover(tx: Tx, messageId: string, claimedAt: Date): Promise<void> {
+  const r = await tx
+    .updateTable('messages')
+    .set({ handover_at: sql`now()` })
+    .where('id', '=', messageId)
+    .where('status', '=', 'scheduled')
+    .where('send_attempted_at', '=', claimedAt)
+    .where('handover_at', 'is', null)
+    .executeTakeFirst();
+  if (Number(r.numUpdatedRows) !== 1) throw new ClaimLostError('the send was taken over by a later attempt; this one sends nothing');
 }
 
 /** sendTimeCheck over the message's reservation and what the mailbox has sent (or is sending), this message excluded. */

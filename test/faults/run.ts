@@ -215,6 +215,8 @@ interface Figures {
   duplicated: number;
   lost: number;
   stranded: number;
+  /** Delivered, but recorded as flagged for checking (the worker died between the hand-over and the record). */
+  flagged: number;
   /** Outbound e-mails by status, to read the figures by. */
   statuses: Record<string, number>;
 }
@@ -241,17 +243,21 @@ async function count(stack: Stack, smtp: MailCatcher, temporal: Client, org: Org
   }
   let duplicated = 0;
   let lost = 0;
+  let flagged = 0;
   for (const r of rows) {
     const got = receipts.get(r.id) ?? 0;
     if (got > 1) duplicated += got - 1;
-    // Lost: it reached the server but the row does not say sent, or it ended without reaching it and will not be tried again.
+    // Lost: it ended without reaching the server and will not be tried again. (One that reached it but
+    // is flagged for checking, the worker having died between the hand-over and the record, is counted
+    // as flagged: delivered, and shown to a person.)
     const waiting = ['pending_approval', 'approved', 'scheduled'].includes(r.status);
-    if ((got >= 1 && r.status !== 'sent') || (got === 0 && !waiting && r.status !== 'skipped')) lost++;
+    if (got === 0 && !waiting && r.status !== 'skipped') lost++;
+    if (got >= 1 && r.status === 'failed') flagged++;
   }
   const stranded = await strandedEnrollments(stack, temporal, org.orgId);
   const statuses: Record<string, number> = {};
   for (const r of rows) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-  return { sent: sentRows.length, outsideWindow, overCap, duplicated, lost, stranded, statuses };
+  return { sent: sentRows.length, outsideWindow, overCap, duplicated, lost, stranded, flagged, statuses };
 }
 
 async function strandedEnrollments(stack: Stack, temporal: Client, orgId: string): Promise<number> {

@@ -5,7 +5,7 @@ import type { ComposedEmail } from '../../../domain/outreach/compose';
 import { xoauth2 } from './oauth';
 import { BlockedDestinationError, type DestinationPolicy } from '../destination';
 import { blockedMailHostReason, MailTarget, resolveMailHost } from './connect';
-import { MailSender, SendFailureKind, SendResult, SMTP_ERROR_NAMES, SmtpSettings } from './types';
+import { MailSender, SendFailureKind, SendHooks, SendResult, SMTP_ERROR_NAMES, SmtpSettings } from './types';
 
 /**
  * SMTP through nodemailer's SMTPConnection, one connection per message, so that what happened is
@@ -169,7 +169,7 @@ export class NodemailerSmtpSender implements MailSender {
     private readonly policy?: () => DestinationPolicy,
   ) {}
 
-  async send(composed: ComposedEmail, smtp: SmtpSettings): Promise<SendResult> {
+  async send(composed: ComposedEmail, smtp: SmtpSettings, hooks: SendHooks = {}): Promise<SendResult> {
     const raw = await buildMessage(composed);
     const messageId = composed.headers['Message-ID'];
     let target: MailTarget;
@@ -204,7 +204,19 @@ export class NodemailerSmtpSender implements MailSender {
       };
       connection.on('error', fail);
       connection.connect(() => {
-        const deliver = () => {
+        const deliver = async () => {
+          if (hooks.beforeHandover) {
+            try {
+              await hooks.beforeHandover();
+            } catch (err) {
+              // Refused by the caller (its claim was taken over): nothing is handed over.
+              if (settled) return;
+              settled = true;
+              connection.close();
+              return reject(err);
+            }
+          }
+          if (settled) return;
           const stream = Readable.from([raw]);
           stream.on('end', () => {
             handedOver = true;
@@ -217,14 +229,14 @@ export class NodemailerSmtpSender implements MailSender {
             resolve({ accepted: info!.accepted, response: info!.response, messageId });
           });
         };
-        if (!smtp.username) return deliver();
+        if (!smtp.username) return void deliver();
         const user = smtp.username;
         const token = smtp.accessToken;
         // An OAuth mailbox: SASL XOAUTH2 with the access token (nodemailer calls getToken, then sends AUTH XOAUTH2).
         const login = token
           ? { user, oauth2: { getToken: (_retry: boolean, cb: (err: Error | null, t?: string) => void) => cb(null, token), buildXOAuth2Token: (t: string) => xoauth2(user, t) } }
           : { user, pass: smtp.password ?? '' };
-        connection.login(login as Parameters<SMTPConnection['login']>[0], (err) => (err ? fail(err) : deliver()));
+        connection.login(login as Parameters<SMTPConnection['login']>[0], (err) => (err ? fail(err) : void deliver()));
       });
     });
   }

@@ -25,7 +25,15 @@ export interface SendResult {
 
 /** Sends one composed e-mail; throws SmtpPermanentError, SmtpTransientError or SmtpAmbiguousError (smtp.ts). */
 export interface MailSender {
-  send(composed: ComposedEmail, smtp: SmtpSettings): Promise<SendResult>;
+  send(composed: ComposedEmail, smtp: SmtpSettings, hooks?: SendHooks): Promise<SendResult>;
+}
+
+export interface SendHooks {
+  /**
+   * Called once the server greeted and took the login, right before the envelope and DATA: the caller
+   * records the hand-over (and may refuse it by throwing; nothing is then sent).
+   */
+  beforeHandover?: () => Promise<void>;
 }
 
 /**
