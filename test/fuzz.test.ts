@@ -278,6 +278,8 @@ const examples: Record<string, (t: Tenant) => Example> = {
   'GET /campaigns': (t) => ({ query: { organizationId: t.org, status: 'proposed' } }),
   'POST /campaigns/{campaignId}/accept': () => ({ body: { mode: 'review' } }),
   'POST /campaigns/{campaignId}/dismiss': () => ({ body: { reason: 'not now' } }),
+  'PATCH /campaigns/{campaignId}': (t) => ({ body: { name: 'Fuzz campaign, pooled', mailboxIds: [t.ids.mailboxId], mode: 'review' } }),
+  'POST /campaigns/{campaignId}/contacts': (t) => ({ body: { contactIds: [t.ids.contactId] } }),
   'GET /enrollments': (t) => ({ query: { organizationId: t.org, status: 'active' } }),
   'POST /enrollments/{enrollmentId}/stop': () => ({ body: { reason: 'fuzz' } }),
   'POST /enrollments/{enrollmentId}/resume': () => ({ body: {} }),

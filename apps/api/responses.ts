@@ -782,7 +782,8 @@ export const Campaign = record(
     persona_keys: z.array(z.string()),
     product_keys: z.array(z.string()),
     min_score: nullable(z.number().int()),
-    mailbox_id: nullable(id),
+    mailbox_id: nullable(id).describe("The pool's first mailbox"),
+    mailbox_ids: z.array(id).describe('The pool: 1..50 mailboxes of the organization that share the sending, in order'),
     proposed_by: z.enum(['user', 'agent']),
     opportunity_id: nullable(id),
     suggested_contact_ids: z.array(id),
@@ -833,6 +834,7 @@ export const Enrollment = record(
     resume_at: nullable(timestamp),
     stopped_reason: nullable(z.string()),
     workflow_id: nullable(z.string()).describe('The id of its sequence workflow: enrollment/<id>'),
+    mailbox_id: nullable(id).describe("The pool mailbox every e-mail to this contact goes from: null until its first e-mail is booked, then fixed"),
     ...stamps,
   }),
 );

@@ -484,12 +484,15 @@ const stepBody = z
 const reasonBody = z.object({ reason: z.string().trim().min(1).max(500).optional() }).strict();
 const contactIdList = z.array(uuid).max(100).refine((ids) => new Set(ids).size === ids.length, 'must not repeat a contact');
 const keyList = z.array(z.string().trim().min(1).max(100)).max(50);
+/** A campaign's mailbox pool (campaign_mailboxes): 1..50 of the organization's mailboxes, in order; the first is `mailbox_id`. */
+const mailboxPool = z.array(uuid).min(1, 'a pool needs at least one mailbox').max(50).refine((ids) => new Set(ids).size === ids.length, 'must not repeat a mailbox');
 export const createCampaignBody = z
   .object({
     organizationId: uuid,
     name,
     opportunityId: uuid.optional(),
     mailboxId: uuid.optional(),
+    mailboxIds: mailboxPool.optional(),
     mode: z.enum(campaignModes).optional(),
     goal: z.string().trim().min(1).max(2000).optional(),
     brief: z.string().trim().min(1).max(20000).optional(),
@@ -502,7 +505,16 @@ export const createCampaignBody = z
   })
   .strict();
 export const listCampaignsQuery = z.object({ ...listBase, opportunityId: uuid.optional(), status: z.enum(campaignStatuses).optional() }).strict();
-export const acceptCampaignBody = z.object({ contactIds: contactIdList.optional(), mailboxId: uuid.optional(), mode: z.enum(campaignModes).optional() }).strict();
+export const acceptCampaignBody = z
+  .object({ contactIds: contactIdList.optional(), mailboxId: uuid.optional(), mailboxIds: mailboxPool.optional(), mode: z.enum(campaignModes).optional() })
+  .strict();
+export const patchCampaignBody = z
+  .object({ name: name.optional(), mailboxIds: mailboxPool.optional(), mode: z.enum(campaignModes).optional() })
+  .strict()
+  .refine((v) => v.name !== undefined || v.mailboxIds !== undefined || v.mode !== undefined, 'must change name, mailboxIds or mode');
+export const addCampaignContactsBody = z
+  .object({ contactIds: z.array(uuid).min(1, 'must name at least one contact').max(1000).refine((ids) => new Set(ids).size === ids.length, 'must not repeat a contact') })
+  .strict();
 export const dismissCampaignBody = reasonBody;
 export const listEnrollmentsQuery = z
   .object({ ...listBase, campaignId: uuid.optional(), contactId: uuid.optional(), status: z.enum(enrollmentStatuses).optional() })

@@ -28,6 +28,8 @@ export interface CampaignInput {
   proposedBy: 'user' | 'agent';
   opportunityId?: string | null;
   mailboxId?: string | null;
+  /** The pool (campaign_mailboxes), first = mailboxId; without it a mailboxId alone is a pool of one. */
+  mailboxIds?: string[];
   mode?: 'review' | 'auto';
   goal?: string | null;
   brief?: string | null;
@@ -50,7 +52,10 @@ function campaignRow(tx: Tx) {
   return tx
     .selectFrom('campaigns')
     .select(CAMPAIGN_COLUMNS)
-    .select((eb) => eb.selectFrom('sequences').select('sequences.id').whereRef('sequences.campaign_id', '=', 'campaigns.id').as('sequence_id'));
+    .select((eb) => eb.selectFrom('sequences').select('sequences.id').whereRef('sequences.campaign_id', '=', 'campaigns.id').as('sequence_id'))
+    .select(
+      sql<string[]>`coalesce((SELECT array_agg(cm.mailbox_id ORDER BY cm.position) FROM campaign_mailboxes cm WHERE cm.campaign_id = campaigns.id), '{}')`.as('mailbox_ids'),
+    );
 }
 
 /** A campaign with its sequence's steps and its enrollments counted by status (the Campaign answer). */
@@ -123,7 +128,7 @@ export async function insertCampaign(tx: Tx, c: CampaignInput): Promise<{ create
       persona_keys: c.personaKeys ?? [],
       product_keys: c.productKeys ?? [],
       min_score: c.minScore ?? null,
-      mailbox_id: c.mailboxId ?? null,
+      mailbox_id: c.mailboxIds?.[0] ?? c.mailboxId ?? null,
       proposed_by: c.proposedBy,
       opportunity_id: c.opportunityId ?? null,
       suggested_contact_ids: c.suggestedContactIds ?? [],
@@ -142,6 +147,8 @@ export async function insertCampaign(tx: Tx, c: CampaignInput): Promise<{ create
     const live = await liveProposal(tx, c.organizationId, c.opportunityId!);
     return { created: false, existing: live!.id };
   }
+  const pool = c.mailboxIds ?? (c.mailboxId ? [c.mailboxId] : []);
+  if (pool.length) await setCampaignPool(tx, c.organizationId, inserted.id, pool);
   const sequence = await tx
     .insertInto('sequences')
     .values({ organization_id: c.organizationId, campaign_id: inserted.id, name: c.name })
@@ -187,6 +194,41 @@ export function transitionCampaign(
     .executeTakeFirst();
 }
 
+/**
+ * Replaces the campaign's pool (campaign_mailboxes, in the given order) and keeps campaigns.mailbox_id
+ * its first. The caller checked the mailboxes are the organization's (mailboxesOf); the foreign key to
+ * (organization_id, mailbox_id) says so again.
+ */
+export async function setCampaignPool(tx: Tx, organizationId: string, campaignId: string, mailboxIds: string[]) {
+  await tx.deleteFrom('campaign_mailboxes').where('campaign_id', '=', campaignId).execute();
+  await tx
+    .insertInto('campaign_mailboxes')
+    .values(mailboxIds.map((mailboxId, position) => ({ organization_id: organizationId, campaign_id: campaignId, mailbox_id: mailboxId, position })))
+    .execute();
+  await tx.updateTable('campaigns').set({ mailbox_id: mailboxIds[0], updated_at: sql`now()` }).where('id', '=', campaignId).execute();
+}
+
+/** A campaign's name and mode (PATCH /campaigns/{id}); its pool is setCampaignPool's. */
+export function updateCampaign(tx: Tx, id: string, patch: { name?: string; mode?: string }) {
+  return tx
+    .updateTable('campaigns')
+    .set({ ...patch, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** A proposal's suggested contacts grow by these (in order, each once). */
+export function addSuggestedContacts(tx: Tx, id: string, contactIds: string[]) {
+  return tx
+    .updateTable('campaigns')
+    .set({
+      suggested_contact_ids: sql<string[]>`(SELECT coalesce(array_agg(c ORDER BY o), '{}') FROM (SELECT DISTINCT ON (c) c, o FROM unnest(suggested_contact_ids || ${contactIds}::uuid[]) WITH ORDINALITY AS u(c, o) ORDER BY c, o) d)`,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
 /** Locks the campaign row: accepts of one campaign take turns. */
 export function lockCampaign(tx: Tx, id: string) {
   return tx.selectFrom('campaigns').select(['id', 'status']).where('id', '=', id).forUpdate().executeTakeFirst();
@@ -199,6 +241,11 @@ export function stepsOf(tx: Tx, sequenceId: string) {
 /** A mailbox of the organization, visible to the caller (id only: the mailbox slice owns the rest). */
 export function mailboxOf(tx: Tx, organizationId: string, mailboxId: string) {
   return tx.selectFrom('mailboxes').select(['id', 'organization_id']).where('id', '=', mailboxId).where('organization_id', '=', organizationId).executeTakeFirst();
+}
+
+/** Those of the given mailboxes that are the organization's and visible to the caller. */
+export function mailboxesOf(tx: Tx, organizationId: string, mailboxIds: string[]) {
+  return tx.selectFrom('mailboxes').select(['id']).where('id', 'in', mailboxIds).where('organization_id', '=', organizationId).execute();
 }
 
 /** The organization's first mailbox whose last health check did not say `sendable: false`. */

@@ -8,7 +8,7 @@ import { recordEvent } from './webhook-events';
 
 export const ENROLLMENT_COLUMNS = [
   'id', 'organization_id', 'campaign_id', 'contact_id', 'status', 'current_step', 'next_action_at', 'pause_reason', 'resume_at', 'stopped_reason',
-  'workflow_id', 'created_at', 'updated_at',
+  'workflow_id', 'mailbox_id', 'created_at', 'updated_at',
 ] as const;
 
 /** The id of an enrollment's sequence workflow (workflows/search-attributes.ts says the same). */

@@ -1069,7 +1069,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change name, mode or the mailbox pool (mailboxIds; 409 once archived)
+         * @description The member role or above in the organization.
+         */
+        patch: operations["patchCampaign"];
         trace?: never;
     };
     "/campaigns/{campaignId}/accept": {
@@ -1086,6 +1090,26 @@ export interface paths {
          * @description The member role or above in the organization.
          */
         post: operations["acceptCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/campaigns/{campaignId}/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add contacts: a proposal suggests them, an active campaign enrolls them at once (409 otherwise)
+         * @description The member role or above in the organization.
+         */
+        post: operations["addCampaignContacts"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2975,7 +2999,10 @@ export interface components {
             persona_keys: string[];
             product_keys: string[];
             min_score: number | null;
+            /** @description The pool's first mailbox */
             mailbox_id: string | null;
+            /** @description The pool: 1..50 mailboxes of the organization that share the sending, in order */
+            mailbox_ids: string[];
             /** @enum {string} */
             proposed_by: "user" | "agent";
             opportunity_id: string | null;
@@ -3053,6 +3080,8 @@ export interface components {
             stopped_reason: string | null;
             /** @description The id of its sequence workflow: enrollment/<id> */
             workflow_id: string | null;
+            /** @description The pool mailbox every e-mail to this contact goes from: null until its first e-mail is booked, then fixed */
+            mailbox_id: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -5818,6 +5847,7 @@ export interface operations {
                     opportunityId?: string;
                     /** Format: uuid */
                     mailboxId?: string;
+                    mailboxIds?: string[];
                     /** @enum {string} */
                     mode?: "review" | "auto";
                     goal?: string;
@@ -5884,6 +5914,46 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    patchCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    mailboxIds?: string[];
+                    /** @enum {string} */
+                    mode?: "review" | "auto";
+                };
+            };
+        };
+        responses: {
+            /** @description Change name, mode or the mailbox pool (mailboxIds; 409 once archived) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     acceptCampaign: {
         parameters: {
             query?: never;
@@ -5902,6 +5972,7 @@ export interface operations {
                     contactIds?: string[];
                     /** Format: uuid */
                     mailboxId?: string;
+                    mailboxIds?: string[];
                     /** @enum {string} */
                     mode?: "review" | "auto";
                 };
@@ -5909,6 +5980,47 @@ export interface operations {
         };
         responses: {
             /** @description Accept a proposal: enroll its contacts (409 when not proposed) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignAcceptance"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    addCampaignContacts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to repeat: the first answer is kept 24 hours per caller and key and answered again (Idempotent-Replayed: true) to the same request */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    contactIds: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Add contacts: a proposal suggests them, an active campaign enrolls them at once (409 otherwise) */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -1,6 +1,7 @@
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import {
-  firstSendableMailbox, getCampaign, insertCampaign, listCampaigns, lockCampaign, mailboxOf, markOpportunityInOutreach, opportunityOf, transitionCampaign,
+  addSuggestedContacts, firstSendableMailbox, getCampaign, insertCampaign, listCampaigns, lockCampaign, mailboxesOf, markOpportunityInOutreach,
+  opportunityOf, setCampaignPool, transitionCampaign, updateCampaign,
 } from '../../../db/queries/campaigns';
 import { complianceGate } from '../../../db/queries/compliance';
 import { contactsForEnrollment, insertEnrollment } from '../../../db/queries/enrollments';
@@ -9,9 +10,9 @@ import {
   CAMPAIGN_TRANSITIONS, contactChannels, enrollmentDecision, type SkipReason, type StepChannel,
 } from '../../../domain/outreach/enrollments';
 import { userOf, visibleOr404, withRecordRole, withRole, WRITE } from '../access';
-import { conflict, notFound } from '../errors';
+import { conflict, notFound, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';
-import { acceptCampaignBody, createCampaignBody, dismissCampaignBody, listCampaignsQuery } from '../schemas';
+import { acceptCampaignBody, addCampaignContactsBody, createCampaignBody, dismissCampaignBody, listCampaignsQuery, patchCampaignBody } from '../schemas';
 import { parseBody, parseQuery, pathId } from '../validate';
 
 type CampaignRecord = NonNullable<Awaited<ReturnType<typeof getCampaign>>>;
@@ -26,6 +27,22 @@ async function requireContacts(tx: Tx, organizationId: string, ids: string[]) {
   const rows = await contactsForEnrollment(tx, organizationId, ids);
   if (rows.length !== new Set(ids).size) throw notFound('contact');
   return rows;
+}
+
+/** Every mailbox of a pool must be the organization's (another tenant's, or none: 404). */
+async function requireMailboxes(tx: Tx, organizationId: string, ids: string[]) {
+  if ((await mailboxesOf(tx, organizationId, ids)).length !== ids.length) throw notFound('mailbox');
+}
+
+/**
+ * The pool a body names: `mailboxIds`, or `mailboxId` alone as a pool of one; both only when
+ * mailboxId is the pool's first (it is the campaign's mailbox_id), else 400 naming mailboxId.
+ */
+function poolOf(body: { mailboxId?: string; mailboxIds?: string[] }): string[] | undefined {
+  if (body.mailboxIds && body.mailboxId && body.mailboxIds[0] !== body.mailboxId) {
+    throw validationFailed([{ path: 'body.mailboxId', message: "must be the pool's first mailbox (mailboxIds[0]) when both are given" }]);
+  }
+  return body.mailboxIds ?? (body.mailboxId ? [body.mailboxId] : undefined);
 }
 
 /**
@@ -70,19 +87,32 @@ export function campaignRoutes({ db, workflows }: ApiDeps): Router {
   const r = Router();
   const loader = (id: string) => ({ what: 'campaign', load: (tx: Tx) => getCampaign(tx, id) });
 
+  // Committed: each enrollment's sequence starts. A start that fails (Temporal unreachable) is logged,
+  // not answered as an error: the enrollments are stored, and the scheduled reconcile/outreach starts
+  // their runs where they stand.
+  const startSequences = (req: Request, { campaign: c, result }: { campaign: CampaignRecord; result: AcceptResult }) =>
+    Promise.all(
+      result.enrolled.map((e) =>
+        workflows
+          .startSequence({ organizationId: c.organization_id, enrollmentId: e.enrollmentId, campaignId: c.id, opportunityId: c.opportunity_id, mailboxId: c.mailbox_id })
+          .catch((err) => req.log?.warn({ err, enrollmentId: e.enrollmentId }, 'sequence start failed; reconcile/outreach will start it')),
+      ),
+    );
+
   /** A person's campaign: proposed, proposed_by user; its steps are its sequence. */
   r.post('/campaigns', async (req, res) => {
     const body = parseBody(createCampaignBody, req);
+    const pool = poolOf(body);
     const campaign = await withRole(db, req, body.organizationId, WRITE, async (tx) => {
       if (body.opportunityId && !(await opportunityOf(tx, body.organizationId, body.opportunityId))) throw notFound('opportunity');
-      if (body.mailboxId && !(await mailboxOf(tx, body.organizationId, body.mailboxId))) throw notFound('mailbox');
+      if (pool) await requireMailboxes(tx, body.organizationId, pool);
       if (body.contactIds) await requireContacts(tx, body.organizationId, body.contactIds);
       const stored = await insertCampaign(tx, {
         organizationId: body.organizationId,
         name: body.name,
         proposedBy: 'user',
         opportunityId: body.opportunityId,
-        mailboxId: body.mailboxId,
+        mailboxIds: pool,
         mode: body.mode,
         goal: body.goal,
         brief: body.brief,
@@ -114,35 +144,68 @@ export function campaignRoutes({ db, workflows }: ApiDeps): Router {
   r.post('/campaigns/:campaignId/accept', async (req, res) => {
     const id = pathId(req, 'campaignId', 'campaign');
     const body = parseBody(acceptCampaignBody, req);
+    const pool = poolOf(body);
     const answer = await withRecordRole(db, req, loader(id), WRITE, async (tx, campaign) => {
       const locked = await lockCampaign(tx, id);
       if (locked?.status !== 'proposed') throw conflict(`The campaign is ${locked?.status ?? 'gone'}; only a proposed campaign can be accepted`);
-      if (body.mailboxId && !(await mailboxOf(tx, campaign.organization_id, body.mailboxId))) throw notFound('mailbox');
-      // E-mail steps need a mailbox: the given one, the campaign's, else the organization's first sendable one.
-      const mailboxId = body.mailboxId ?? campaign.mailbox_id ?? (await firstSendableMailbox(tx, campaign.organization_id))?.id ?? null;
+      if (pool) await requireMailboxes(tx, campaign.organization_id, pool);
+      // E-mail steps need a mailbox: the given pool, the campaign's, else the organization's first sendable one (a pool of one).
+      const mailboxId = pool?.[0] ?? campaign.mailbox_id ?? (await firstSendableMailbox(tx, campaign.organization_id))?.id ?? null;
       // Without one its e-mails would wait for good (a message's mailbox is fixed when it is drafted).
       if (!mailboxId && campaign.steps.some((s) => s.channel === 'email')) {
         throw conflict('The campaign has e-mail steps and the organization has no sendable mailbox; give one (mailboxId) or add a mailbox first');
       }
       const result = await enroll(tx, campaign, body.contactIds ?? campaign.suggested_contact_ids);
-      await transitionCampaign(tx, id, 'accept', CAMPAIGN_TRANSITIONS.accept.to, {
-        ...(mailboxId ? { mailbox_id: mailboxId } : {}),
-        ...(body.mode ? { mode: body.mode } : {}),
-      });
+      await transitionCampaign(tx, id, 'accept', CAMPAIGN_TRANSITIONS.accept.to, body.mode ? { mode: body.mode } : {});
+      if (pool) await setCampaignPool(tx, campaign.organization_id, id, pool);
+      else if (mailboxId && campaign.mailbox_ids.length === 0) await setCampaignPool(tx, campaign.organization_id, id, [mailboxId]);
       if (campaign.opportunity_id && result.enrolled.length > 0) await markOpportunityInOutreach(tx, campaign.opportunity_id);
       return { campaign: (await getCampaign(tx, id))!, result };
     });
-    // Committed: each enrollment's sequence starts. A start that fails (Temporal unreachable) is logged,
-    // not answered as an error: the enrollments are stored, and the scheduled reconcile/outreach starts
-    // their runs where they stand.
-    const c = answer.campaign;
-    await Promise.all(
-      answer.result.enrolled.map((e) =>
-        workflows
-          .startSequence({ organizationId: c.organization_id, enrollmentId: e.enrollmentId, campaignId: c.id, opportunityId: c.opportunity_id, mailboxId: c.mailbox_id })
-          .catch((err) => req.log?.warn({ err, enrollmentId: e.enrollmentId }, 'sequence start failed; reconcile/outreach will start it')),
-      ),
-    );
+    await startSequences(req, answer);
+    res.json(answer);
+  });
+
+  /** Name, mode and the pool; a pool can grow or shrink while the campaign runs (not once archived). */
+  r.patch('/campaigns/:campaignId', async (req, res) => {
+    const id = pathId(req, 'campaignId', 'campaign');
+    const body = parseBody(patchCampaignBody, req);
+    const campaign = await withRecordRole(db, req, loader(id), WRITE, async (tx, existing) => {
+      const locked = await lockCampaign(tx, id);
+      if (!locked || locked.status === 'archived') throw conflict(`The campaign is ${locked?.status ?? 'gone'}; an archived campaign cannot change`);
+      if (body.mailboxIds) {
+        await requireMailboxes(tx, existing.organization_id, body.mailboxIds);
+        await setCampaignPool(tx, existing.organization_id, id, body.mailboxIds);
+      }
+      if (body.name !== undefined || body.mode !== undefined) await updateCampaign(tx, id, { name: body.name, mode: body.mode });
+      return (await getCampaign(tx, id))!;
+    });
+    res.json(campaign);
+  });
+
+  /**
+   * More contacts than one accept carries: a proposal's suggested contacts grow; an active campaign
+   * enrolls them at once, on accept's path (the gate decides, {enrolled, skipped}).
+   */
+  r.post('/campaigns/:campaignId/contacts', async (req, res) => {
+    const id = pathId(req, 'campaignId', 'campaign');
+    const body = parseBody(addCampaignContactsBody, req);
+    const answer = await withRecordRole(db, req, loader(id), WRITE, async (tx, campaign) => {
+      const locked = await lockCampaign(tx, id);
+      const result: AcceptResult = { enrolled: [], skipped: [] };
+      if (locked?.status === 'proposed') {
+        await requireContacts(tx, campaign.organization_id, body.contactIds);
+        await addSuggestedContacts(tx, id, body.contactIds);
+      } else if (locked?.status === 'active') {
+        if (!campaign.mailbox_id && campaign.steps.some((s) => s.channel === 'email')) throw conflict('The campaign has e-mail steps and no mailbox; give it a pool first (PATCH mailboxIds)');
+        Object.assign(result, await enroll(tx, campaign, body.contactIds));
+        if (campaign.opportunity_id && result.enrolled.length > 0) await markOpportunityInOutreach(tx, campaign.opportunity_id);
+      } else {
+        throw conflict(`The campaign is ${locked?.status ?? 'gone'}; contacts join a proposed or active campaign only`);
+      }
+      return { campaign: (await getCampaign(tx, id))!, result };
+    });
+    await startSequences(req, answer);
     res.json(answer);
   });
 
