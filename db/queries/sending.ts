@@ -10,6 +10,8 @@ import { releaseSendSlot, reserveSendSlot, sendPolicyOf } from './send-slots';
 import { lockFor } from '../locks';
 import { judgeMailboxProtection } from './mailbox-protection';
 import { sendTimeCheck, windowCloseOf } from '../../domain/sending/send-check';
+import { choosePoolMailbox, type PoolCandidate } from '../../domain/sending/pools';
+import { localDay } from '../../domain/sending/business-days';
 import { recordEvent } from './webhook-events';
 
 /**
@@ -82,6 +84,49 @@ async function holdReason(tx: Tx, m: { mailbox_id: string | null; enrollment_sta
   return mailboxSendBlock(tx, m.mailbox_id);
 }
 
+/**
+ * One sender per contact (shared/api-contract.md, "Mailbox pools and one sender per contact"): the
+ * mailbox an enrollment's e-mails go from. Pinned already: that one, or a hold while it is out of the
+ * campaign's pool. Not yet: under the advisory locks of every pool mailbox (taken in id order, the
+ * locks bookings and claims take one of), the pool choice (domain/sending/pools.ts) over the pool's
+ * mailboxes with today's cap in force and what is booked against it, pinned on the enrollment (once:
+ * only while its mailbox_id is null). Undefined for a campaign without a pool: the message's own mailbox.
+ */
+async function poolMailbox(tx: Tx, enrollmentId: string, now: Date): Promise<{ mailboxId: string } | { hold: string } | undefined> {
+  const e = await tx.selectFrom('enrollments').select(['organization_id', 'campaign_id', 'mailbox_id']).where('id', '=', enrollmentId).executeTakeFirst();
+  if (!e) return undefined;
+  const pool = (await tx.selectFrom('campaign_mailboxes').select('mailbox_id').where('campaign_id', '=', e.campaign_id).orderBy('position').execute()).map((p) => p.mailbox_id);
+  if (pool.length === 0) return undefined;
+  if (e.mailbox_id) return pool.includes(e.mailbox_id) ? { mailboxId: e.mailbox_id } : { hold: "the contact's mailbox was removed from the campaign's pool" };
+  for (const id of [...pool].sort()) await lockFor(tx, `send_slots:${id}`);
+  const candidates: PoolCandidate[] = [];
+  for (const id of pool) {
+    const block = await mailboxSendBlock(tx, id);
+    const policy = await sendPolicyOf(tx, id, now);
+    if (!policy) continue;
+    const today = localDay(now, policy.timezone);
+    const booked = await sql<{ n: number; last: Date | null }>`
+      SELECT (SELECT count(*)::int FROM send_slots s JOIN messages m ON m.id = s.message_id
+               WHERE s.organization_id = ${e.organization_id} AND s.mailbox_id = ${id} AND s.local_day = ${today}::date AND m.status <> 'skipped') AS n,
+             GREATEST((SELECT max(slot_at) FROM send_slots WHERE organization_id = ${e.organization_id} AND mailbox_id = ${id}),
+                      (SELECT max(sent_at) FROM messages WHERE organization_id = ${e.organization_id} AND mailbox_id = ${id} AND sent_at IS NOT NULL)) AS last`.execute(tx);
+    const row = booked.rows[0]!;
+    candidates.push({ id, usable: block === null || block === 'unchecked', capToday: policy.dailyCap, bookedToday: row.n, lastSlotAt: row.last });
+  }
+  const chosen = choosePoolMailbox(candidates);
+  if (!chosen) return { hold: "no mailbox of the campaign's pool may send now" };
+  const pinned = await tx
+    .updateTable('enrollments')
+    .set({ mailbox_id: chosen, updated_at: sql`now()` })
+    .where('id', '=', enrollmentId)
+    .where('mailbox_id', 'is', null)
+    .returning('mailbox_id')
+    .executeTakeFirst();
+  if (pinned) return { mailboxId: chosen };
+  // Pinned meanwhile by another e-mail of the enrollment: that one.
+  return poolMailbox(tx, enrollmentId, now);
+}
+
 /** The close of the sending window of a slot's local day (the SMTP retries end there). */
 async function windowEndOf(tx: Tx, mailboxId: string, slotAt: Date): Promise<Date> {
   const policy = await sendPolicyOf(tx, mailboxId, slotAt);
@@ -103,6 +148,18 @@ export async function scheduleMessage(tx: Tx, r: { organizationId: string; messa
   if (m.enrollment_status && ENDED.has(m.enrollment_status)) {
     await transitionMessage(tx, m.id, 'skip', MESSAGE_TRANSITIONS.skip.to, { error: `the enrollment is ${m.enrollment_status}` });
     return { state: 'final', status: 'skipped' };
+  }
+  // A pooled campaign's e-mail goes from the enrollment's pinned mailbox (picked now for its first).
+  if (m.enrollment_id && m.channel === 'email') {
+    const pin = await poolMailbox(tx, m.enrollment_id, r.now);
+    if (pin && 'hold' in pin) {
+      await tx.updateTable('messages').set({ error: pin.hold, updated_at: sql`now()` }).where('id', '=', m.id).execute();
+      return { state: 'held', reason: pin.hold };
+    }
+    if (pin && pin.mailboxId !== m.mailbox_id) {
+      await tx.updateTable('messages').set({ mailbox_id: pin.mailboxId, updated_at: sql`now()` }).where('id', '=', m.id).execute();
+      m.mailbox_id = pin.mailboxId;
+    }
   }
   const held = await holdReason(tx, m);
   if (held === 'unchecked') return { state: 'unchecked', mailboxId: m.mailbox_id! };
