@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import {
-  companyContacts, firstSendableMailbox, hasAnyCampaign, insertCampaign, liveProposal, opportunityForStrategist, storeBrief,
+  activeSendableMailboxes, companyContacts, firstSendableMailbox, hasAnyCampaign, insertCampaign, liveProposal, opportunityForStrategist, storeBrief,
 } from '../db/queries/campaigns';
 import { complianceGate } from '../db/queries/compliance';
 import { industryProfile } from '../db/queries/pipeline';
@@ -33,7 +33,10 @@ export interface ProposalWriter {
 }
 
 /** What the strategist decided before the words are written: the contacts, channels and steps (or why none). */
-export type PreparedProposal = { done: ProposalOutcome } | { writerInput: WriterInput; mailboxId: string | null; countryCode: string | null };
+export type PreparedProposal =
+  | { done: ProposalOutcome }
+  // mailboxIds: the proposed pool (absent in histories recorded before pools: mailboxId alone then).
+  | { writerInput: WriterInput; mailboxId: string | null; mailboxIds?: string[]; countryCode: string | null };
 
 export interface StrategistDeps {
   db: DB;
@@ -142,10 +145,13 @@ export function createStrategistActivities(deps: StrategistDeps) {
         }
         const contacts = planContacts(candidates, brief.personas);
         if (contacts.length === 0) return { done: { campaignId: null, created: false, reason: 'no contact at the company that the compliance gate lets through' } };
-        const mailbox = await firstSendableMailbox(tx, ref.organizationId);
+        // The pool: the organization's active, sendable mailboxes (else its first sendable one, as before pools).
+        const pool = (await activeSendableMailboxes(tx, ref.organizationId)).map((m) => m.id);
+        const mailbox = pool.length ? { id: pool[0]! } : await firstSendableMailbox(tx, ref.organizationId);
         return {
           writerInput: { brief, company: { name: company.name, countryCode: company.country_code }, contacts, steps: planSteps(contacts), proposition: profile.proposition },
           mailboxId: mailbox?.id ?? null,
+          mailboxIds: pool,
           countryCode: company.country_code,
         };
       });
@@ -182,6 +188,7 @@ export function createStrategistActivities(deps: StrategistDeps) {
           proposedBy: 'agent',
           opportunityId: ref.opportunityId,
           mailboxId: prepared.mailboxId,
+          mailboxIds: prepared.mailboxIds?.length ? prepared.mailboxIds : undefined,
           goal: written.goal,
           brief: written.brief,
           countryCode: prepared.countryCode,

@@ -316,3 +316,19 @@ test("with the organization's model (an OpenAI-compatible llm integration) the m
     await chat.close();
   }
 });
+
+test("the strategist proposes the organization's active, sendable mailboxes as the pool (a paused one left out)", async () => {
+  const box = async () => (await ok('POST', '/mailboxes', { organizationId: orgId, address: `pool-${randomUUID().slice(0, 8)}@good-mail.nl`, smtp: { host: '127.0.0.1', port: 2525, secure: false }, secret: 'not-used' })).id as string;
+  const [kept, paused, alsoKept] = [await box(), await box(), await box()];
+  await ok('POST', `/mailboxes/${paused}/pause`, { reason: 'warming elsewhere' });
+  const expected = (
+    await owners.query<{ id: string }>(`SELECT id FROM mailboxes WHERE organization_id = $1 AND status = 'active' AND sendable IS DISTINCT FROM false ORDER BY created_at, id`, [orgId])
+  ).rows.map((r) => r.id);
+  expect(expected).toEqual(expect.arrayContaining([kept, alsoKept]));
+  expect(expected).not.toContain(paused);
+  const o = await opportunityWithCompany();
+  const res = await call('POST', `/opportunities/${o.opportunity.id}/strategist`, {});
+  const result = await api.temporal.workflow.getHandle(res.body.workflow_id, res.body.run_id).result();
+  const campaign = (await call('GET', `/campaigns/${result.campaignId}`)).body;
+  expect(campaign).toMatchObject({ mailbox_ids: expected, mailbox_id: expected[0] });
+});

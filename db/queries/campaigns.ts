@@ -261,6 +261,20 @@ export function firstSendableMailbox(tx: Tx, organizationId: string) {
     .executeTakeFirst();
 }
 
+/** The pool the strategist proposes: the organization's active mailboxes that are not judged unsendable, oldest first (at most 50). */
+export function activeSendableMailboxes(tx: Tx, organizationId: string) {
+  return tx
+    .selectFrom('mailboxes')
+    .select(['id'])
+    .where('organization_id', '=', organizationId)
+    .where('status', '=', 'active')
+    .where(sql<boolean>`sendable IS DISTINCT FROM false`)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(50)
+    .execute();
+}
+
 /** An accepted campaign puts its opportunity in outreach (from ready only: a closed one stays closed). */
 export function markOpportunityInOutreach(tx: Tx, opportunityId: string) {
   return tx
