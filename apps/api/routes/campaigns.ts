@@ -58,10 +58,7 @@ async function enroll(tx: Tx, campaign: CampaignRecord, contactIds: string[]): P
   const result: AcceptResult = { enrolled: [], skipped: [] };
   const contacts = await requireContacts(tx, campaign.organization_id, contactIds);
   const stepChannels = [...new Set(campaign.steps.map((s) => s.channel as StepChannel))];
-  // Inserted in id order, so two concurrent accepts sharing contacts wait on each other's insert in
-  // the same order (the second finds the first's row and does nothing) instead of deadlocking on the
-  // enrollments unique indexes; answered in the order given.
-  for (const contactId of [...contactIds].sort()) {
+  for (const contactId of contactIds) {
     const contact = contacts.find((c) => c.id === contactId)!;
     const gate = await complianceGate(tx, contactId);
     if (!gate) throw notFound('contact');
@@ -83,10 +80,6 @@ async function enroll(tx: Tx, campaign: CampaignRecord, contactIds: string[]): P
     if (enrollment) result.enrolled.push({ enrollmentId: enrollment.id, contactId });
     else result.skipped.push({ contactId, reason: 'already_enrolled' });
   }
-  const order = new Map(contactIds.map((id, i) => [id, i]));
-  const given = (a: { contactId: string }, b: { contactId: string }) => order.get(a.contactId)! - order.get(b.contactId)!;
-  result.enrolled.sort(given);
-  result.skipped.sort(given);
   return result;
 }
 
