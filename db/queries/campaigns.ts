@@ -229,6 +229,12 @@ export function addSuggestedContacts(tx: Tx, id: string, contactIds: string[]) {
     .execute();
 }
 
+/** Locks the contacts an accept enrolls, in id order (FOR NO KEY UPDATE: foreign-key checks still pass). */
+export async function lockContactsForEnrollment(tx: Tx, contactIds: string[]) {
+  if (contactIds.length === 0) return;
+  await tx.selectFrom('contacts').select('id').where('id', 'in', contactIds).orderBy('id').forNoKeyUpdate().execute();
+}
+
 /** Locks the campaign row: accepts of one campaign take turns. */
 export function lockCampaign(tx: Tx, id: string) {
   return tx.selectFrom('campaigns').select(['id', 'status']).where('id', '=', id).forUpdate().executeTakeFirst();

@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
 import {
-  addSuggestedContacts, firstSendableMailbox, getCampaign, insertCampaign, listCampaigns, lockCampaign, mailboxesOf, markOpportunityInOutreach,
+  addSuggestedContacts, firstSendableMailbox, lockContactsForEnrollment, getCampaign, insertCampaign, listCampaigns, lockCampaign, mailboxesOf, markOpportunityInOutreach,
   opportunityOf, setCampaignPool, transitionCampaign, updateCampaign,
 } from '../../../db/queries/campaigns';
 import { complianceGate } from '../../../db/queries/compliance';
@@ -58,6 +58,9 @@ async function enroll(tx: Tx, campaign: CampaignRecord, contactIds: string[]): P
   const result: AcceptResult = { enrolled: [], skipped: [] };
   const contacts = await requireContacts(tx, campaign.organization_id, contactIds);
   const stepChannels = [...new Set(campaign.steps.map((s) => s.channel as StepChannel))];
+  // Concurrent accepts sharing contacts take turns per contact, in id order, so they never deadlock
+  // on the enrollments unique indexes (each would wait on the other's uncommitted insert).
+  await lockContactsForEnrollment(tx, contactIds);
   for (const contactId of contactIds) {
     const contact = contacts.find((c) => c.id === contactId)!;
     const gate = await complianceGate(tx, contactId);
