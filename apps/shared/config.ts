@@ -33,6 +33,13 @@ const schema = z.object({
   TEMPORAL_TASK_QUEUE: z.string().default('outreach'),
   TEMPORAL_UI_URL: z.string().url().default('http://127.0.0.1:8233'),
   TEMPORAL_CLI: z.string().optional(),
+  // TLS to Temporal (a cluster or Temporal Cloud): CA, client certificate and key (file paths or PEM text), the certificate's
+  // server name when it differs from the address's host, and Temporal Cloud's API key. Unset: plain gRPC (the dev server).
+  TEMPORAL_TLS_CA: z.string().min(1).optional(),
+  TEMPORAL_TLS_CERT: z.string().min(1).optional(),
+  TEMPORAL_TLS_KEY: z.string().min(1).optional(),
+  TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
+  TEMPORAL_API_KEY: z.string().min(1).optional(),
   SCHEDULE_TIMEZONE: z.string().min(1).default('UTC'),
 
   AUTH_MODE: z.enum(['jwks', 'hs256']).default('jwks'),

@@ -1,6 +1,7 @@
 import { ActivityInterceptorsFactory, NativeConnection, Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { publicBaseUrl, type Config } from '../shared/config';
+import { temporalConnectionOptions } from '../shared/temporal-connection';
 import type { DB } from '../../db/pool';
 import { createActivities } from '../../activities';
 import { PROVIDER_ACTIVITIES, providerTaskQueue } from '../../workflows/task-queues';
@@ -32,7 +33,7 @@ export async function createWorker(opts: {
   activityInterceptors?: ActivityInterceptorsFactory[];
 }): Promise<Workers> {
   const { config } = opts;
-  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const connection = await NativeConnection.connect(temporalConnectionOptions(config));
   const activities = { ...createActivities({ db: opts.db, config, publicBaseUrl: publicBaseUrl(config) }), ...opts.extraActivities };
   const worker = await Worker.create({
     connection,
