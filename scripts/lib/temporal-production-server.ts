@@ -7,6 +7,7 @@ import { msToTs } from '@temporalio/common/lib/time';
 import net from 'node:net';
 import { temporalConnectionOptions, type TemporalConnectionConfig } from '../../apps/shared/temporal-connection';
 import type { TemporalDevConfig } from './temporal-server';
+import { dropDatabase } from '../../db/migrator';
 
 /**
  * The production Temporal Server (not the CLI's dev server): `go.temporal.io/server` at the version
@@ -252,7 +253,7 @@ export interface TemporalProductionServer {
   kill(): Promise<void>;
   /** Starts it again on the same ports, databases and certificates; resolves once it answers. */
   restart(): Promise<void>;
-  /** SIGTERM (then SIGKILL after 15 s); removes the temporary folder. */
+  /** SIGTERM (then SIGKILL after 15 s); removes the temporary folder (and the two databases with dropDatabasesOnStop). */
   stop(): Promise<void>;
 }
 
@@ -268,6 +269,8 @@ export async function startTemporalProductionServer(opts: {
   visibilityDatabase: string;
   config: TemporalDevConfig;
   grpcPort?: number;
+  /** The test runs: fresh databases per run, dropped when the server stops. */
+  dropDatabasesOnStop?: boolean;
   log: (line: string) => void;
 }): Promise<TemporalProductionServer> {
   const pg = postgresTarget(opts.postgresUrl, opts.database, opts.visibilityDatabase);
@@ -377,6 +380,13 @@ export async function startTemporalProductionServer(opts: {
     async stop() {
       await terminate('SIGTERM');
       rmSync(dir, { recursive: true, force: true });
+      if (opts.dropDatabasesOnStop) {
+        for (const db of [pg.database, pg.visibilityDatabase]) {
+          const url = new URL(opts.postgresUrl);
+          url.pathname = `/${db}`;
+          await dropDatabase(url.toString());
+        }
+      }
     },
   };
 }
