@@ -409,6 +409,12 @@ export interface PromptEvals {
   score: Numeric;
 }
 
+export interface RateLimits {
+  expire: Int8 | null;
+  key: string;
+  points: Generated<number>;
+}
+
 export interface RawPublications {
   content_hash: string;
   created_at: Generated<Timestamp>;
@@ -621,6 +627,7 @@ export interface DB {
   products: Products;
   projects: Projects;
   prompt_evals: PromptEvals;
+  rate_limits: RateLimits;
   raw_publications: RawPublications;
   score_components: ScoreComponents;
   scores: Scores;

@@ -4,7 +4,7 @@ import { createLogger } from '../shared/logger';
 import { SecretBox } from '../../db/secrets';
 import { UnsubscribeTokens, unsubscribeTokenKey } from '../../domain/outreach/unsubscribe-token';
 import { connectTemporal, WorkflowStarter } from '../shared/temporal';
-import { createDb } from '../../db/pool';
+import { createDb, poolOf } from '../../db/pool';
 import { assertApiRole } from '../../db/roles';
 import { createApp } from './app';
 import { dnsResolverFrom } from '../../activities/providers/dns/resolver';
@@ -29,14 +29,15 @@ async function main() {
     issuer: auth.issuer,
     bodyLimit: config.BODY_LIMIT,
     secrets: config.INTEGRATION_SECRET_KEY ? new SecretBox(config.INTEGRATION_SECRET_KEY) : null,
-    rateLimits: { userPerMinute: config.RATE_LIMIT_USER_PER_MINUTE, orgPerMinute: config.RATE_LIMIT_ORG_PER_MINUTE },
+    // Counted in PostgreSQL, so every API process behind the balancer shares the limits.
+    rateLimits: { userPerMinute: config.RATE_LIMIT_USER_PER_MINUTE, orgPerMinute: config.RATE_LIMIT_ORG_PER_MINUTE, store: poolOf(db) },
     metricsAccess: { token: config.METRICS_TOKEN, production: config.NODE_ENV === 'production' },
     unsubscribeTokens: unsubscribeKey ? new UnsubscribeTokens(unsubscribeKey) : null,
     dns: dnsResolverFrom(config),
     inbound: { maxBytes: config.INBOUND_MAX_BYTES, llm: config },
   });
   const http = await listen(app, config.PORT, config.HOST);
-  logger.info({ url: http.url }, 'api listening');
+  logger.info({ url: http.url, startup_ms: Math.round(performance.now()) }, 'api listening');
 
   let stopping = false;
   const stop = async (signal: string) => {

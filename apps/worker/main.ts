@@ -38,7 +38,7 @@ async function main() {
     await new WorkflowStarter(client, config).ensureReconcileSchedule();
     await client.connection.close();
   }
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker started');
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS, startup_ms: Math.round(performance.now()) }, 'worker started');
   // Runtime.install's default shutdown signals (SIGINT, SIGTERM) make run() resolve after in-flight tasks finish.
   await Promise.all([worker.run(), providerWorker.run()]);
   await connection.close();
