@@ -28,7 +28,7 @@ async function main() {
     verifyToken: createTokenVerifier(auth),
     issuer: auth.issuer,
     bodyLimit: config.BODY_LIMIT,
-    secrets: config.INTEGRATION_SECRET_KEY ? new SecretBox(config.INTEGRATION_SECRET_KEY) : null,
+    secrets: config.INTEGRATION_SECRET_KEY ? new SecretBox(config.INTEGRATION_SECRET_KEY, config.INTEGRATION_SECRET_KEYS) : null,
     // Counted in PostgreSQL, so every API process behind the balancer shares the limits.
     rateLimits: { userPerMinute: config.RATE_LIMIT_USER_PER_MINUTE, orgPerMinute: config.RATE_LIMIT_ORG_PER_MINUTE, store: poolOf(db) },
     metricsAccess: { token: config.METRICS_TOKEN, production: config.NODE_ENV === 'production' },

@@ -59,6 +59,8 @@ const schema = z.object({
   LLM_API_KEY: z.string().min(1).optional(),
   // 32 bytes (64 hex characters or base64): encrypts integration secrets at rest. Required to add integrations.
   INTEGRATION_SECRET_KEY: z.string().min(32).optional(),
+  // Key rotation: previous keys, still used to open values sealed with them (comma-separated id:key); `npm run secrets:reseal` moves all to the current key.
+  INTEGRATION_SECRET_KEYS: z.string().min(32).optional(),
   // 32 bytes (64 hex or base64): signs one-click unsubscribe tokens; unset: derived from INTEGRATION_SECRET_KEY (HKDF-SHA256).
   UNSUBSCRIBE_TOKEN_KEY: z.string().min(32).optional(),
   // Outbound fetches to loopback/private/link-local addresses: refused unless this is `true` (whatever NODE_ENV says).
