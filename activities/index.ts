@@ -34,7 +34,7 @@ export interface ActivityDeps {
     Config,
     | 'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_MAX_BYTES' | 'SIGNAL_BATCH_SIZE' | 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY' | 'INTEGRATION_SECRET_KEY' | 'INTEGRATION_SECRET_KEYS'
     | 'PROJECT_LINK_WINDOW_DAYS' | 'UNSUBSCRIBE_TOKEN_KEY' | 'DNS_SERVERS' | 'DNS_TIMEOUT_MS' | 'IMAP_TIMEOUT_MS'
-  >;
+  > & Partial<Pick<Config, 'SEND_SLOT_GRACE_SECONDS'>>;
   /** The public base of the links in e-mail (the one-click unsubscribe): apps/shared/config.ts publicBaseUrl. */
   publicBaseUrl: string;
   /** The SMTP client (default nodemailer's; tests may shorten its timeouts). */
@@ -96,6 +96,7 @@ export function createActivities(deps: ActivityDeps) {
       secrets,
       tokens: tokenKey ? new UnsubscribeTokens(tokenKey) : null,
       publicBaseUrl: deps.publicBaseUrl,
+      graceSeconds: deps.config.SEND_SLOT_GRACE_SECONDS,
     }),
     ...createEnrichmentActivities({ db: deps.db, limits, secrets }),
     ...createRetentionActivities({ db: deps.db }),

@@ -1,4 +1,5 @@
 import { stuckSignalIds, unfinishedSignals } from '../db/queries/pipeline';
+import { resumePoints, runningEnrollmentIds, unsequencedWaitingMessageIds, unsequencedWaitingMessages } from '../db/queries/enrollments';
 import { asOrganization } from '../db/tenancy';
 import type { DB } from '../db/pool';
 
@@ -9,20 +10,67 @@ export interface StuckSignal {
   status: string;
 }
 
-/** The scheduled reconcile's activity: which signals were left unfinished, in every organization. */
+/** A running enrollment and where its sequence run would start again (reconcile/outreach). */
+export interface RunningEnrollment {
+  organizationId: string;
+  enrollmentId: string;
+  campaignId: string;
+  opportunityId: string | null;
+  mailboxId: string | null;
+  resume: { position: number; attempt: number; fromMs: number };
+}
+
+/** An approved or scheduled message outside a sequence (a reply draft, a meeting reminder). */
+export interface WaitingMessage {
+  organizationId: string;
+  messageId: string;
+  mailboxId: string | null;
+}
+
+/** Groups (organization_id, id) rows by organization, so each organization's rows are read as it, under row-level security. */
+function byOrganization<R extends { organization_id: string }>(rows: R[], id: (r: R) => string): Map<string, string[]> {
+  const m = new Map<string, string[]>();
+  for (const r of rows) m.set(r.organization_id, [...(m.get(r.organization_id) ?? []), id(r)]);
+  return m;
+}
+
+/** The scheduled reconciles' activities: which signals were left unfinished, which outreach may have lost its run, in every organization. */
 export function createReconcileActivities(deps: { db: DB }) {
   return {
     async findStuckSignals(input: { stuckAfterSeconds: number; limit: number }): Promise<StuckSignal[]> {
       const ids = await stuckSignalIds(deps.db, input.stuckAfterSeconds, input.limit);
-      const byOrganization = new Map<string, string[]>();
-      for (const r of ids) byOrganization.set(r.organization_id, [...(byOrganization.get(r.organization_id) ?? []), r.signal_id]);
       const stuck: StuckSignal[] = [];
       // Each organization's signals are read as that organization, under row-level security.
-      for (const [organizationId, signalIds] of byOrganization) {
+      for (const [organizationId, signalIds] of byOrganization(ids, (r) => r.signal_id)) {
         const rows = await asOrganization(deps.db, organizationId, (tx) => unfinishedSignals(tx, signalIds));
         for (const r of rows) stuck.push({ organizationId: r.organization_id, sourceId: r.source_id, signalId: r.id, status: r.status });
       }
       return stuck;
+    },
+
+    /**
+     * One page (in id order, after afterId) of the running enrollments older than olderThanSeconds,
+     * each with where its run would start again; next is the cursor of the following page (null:
+     * the last page). Whether a run is there is found out by starting it (workflow code).
+     */
+    async findRunningEnrollments(input: { olderThanSeconds: number; afterId: string | null; limit: number; organizationId?: string | null }): Promise<{ enrollments: RunningEnrollment[]; next: string | null }> {
+      const ids = await runningEnrollmentIds(deps.db, input.olderThanSeconds, input.afterId, input.limit, input.organizationId ?? null);
+      const enrollments: RunningEnrollment[] = [];
+      for (const [organizationId, enrollmentIds] of byOrganization(ids, (r) => r.enrollment_id)) {
+        enrollments.push(...(await asOrganization(deps.db, organizationId, (tx) => resumePoints(tx, enrollmentIds))));
+      }
+      return { enrollments, next: ids.length === input.limit ? ids[ids.length - 1]!.enrollment_id : null };
+    },
+
+    /** Approved or scheduled messages outside a sequence, unchanged for olderThanSeconds (their send run may be gone). */
+    async findWaitingMessages(input: { olderThanSeconds: number; limit: number; organizationId?: string | null }): Promise<WaitingMessage[]> {
+      const ids = await unsequencedWaitingMessageIds(deps.db, input.olderThanSeconds, input.limit, input.organizationId ?? null);
+      const waiting: WaitingMessage[] = [];
+      for (const [organizationId, messageIds] of byOrganization(ids, (r) => r.message_id)) {
+        const rows = await asOrganization(deps.db, organizationId, (tx) => unsequencedWaitingMessages(tx, messageIds));
+        for (const r of rows) waiting.push({ organizationId: r.organization_id, messageId: r.id, mailboxId: r.mailbox_id });
+      }
+      return waiting;
     },
   };
 }

@@ -1,4 +1,3 @@
-import { ApplicationFailure } from '@temporalio/activity';
 import type { DB } from '../db/pool';
 import { mailboxSecretContext, type SecretBox } from '../db/secrets';
 import { asOrganization, type Tx } from '../db/tenancy';
@@ -7,11 +6,11 @@ import { complianceSettings } from '../db/queries/compliance/settings';
 import { addressSuppressed } from '../db/queries/compliance/suppressions';
 import { stopContactEnrollments } from '../db/queries/enrollments';
 import { emailedBefore } from '../db/queries/sequence';
-import { claimSend, recordSendFailure, recordSent, releaseClaim, scheduleMessage, sendContent, sendRecipient, skipBlocked } from '../db/queries/sending';
+import { claimSend, holdSend, recordSendFailure, recordSent, releaseClaim, scheduleMessage, sendContent, sendRecipient, skipBlocked } from '../db/queries/sending';
 import { composeEmail, IncompleteComplianceSettings, type ComposedEmail } from '../domain/outreach/compose';
 import { contactChannels } from '../domain/outreach/enrollments';
 import { unsubscribeUrl, type UnsubscribeTokens } from '../domain/outreach/unsubscribe-token';
-import { SmtpAmbiguousError, SmtpPermanentError } from './providers/mail/smtp';
+import { mailboxSetupFailure, SmtpAmbiguousError, SmtpPermanentError } from './providers/mail/smtp';
 import type { MailSender, SmtpSettings } from './providers/mail/types';
 
 /**
@@ -27,6 +26,10 @@ export interface SendDeps {
   secrets: SecretBox | null;
   tokens: UnsubscribeTokens | null;
   publicBaseUrl: string;
+  /** How far from its slot a send may still go (SEND_SLOT_GRACE_SECONDS; default 300). */
+  graceSeconds?: number;
+  /** The clock the booking and the claim read (tests pass a late or early one). */
+  now?: () => Date;
 }
 
 export interface MessageRef {
@@ -37,19 +40,24 @@ export interface MessageRef {
 export type SendOutcome =
   | { status: 'sent'; providerMessageId: string }
   | { status: 'failed'; error: string; hardBounce?: boolean; flagged?: boolean; stoppedEnrollmentIds: string[] }
-  | { status: string; requeue?: boolean; stoppedEnrollmentIds?: string[] };
+  /** requeue: the slot was given back; hold: something (the mailbox, the settings, the enrollment) holds it, wait before booking again. */
+  | { status: string; requeue?: boolean; hold?: boolean; reason?: string; stoppedEnrollmentIds?: string[] };
 
-type Prepared = { go: false; outcome: SendOutcome } | { go: true; composed: ComposedEmail; smtp: SmtpSettings; contactId: string | null };
+type Prepared = { go: false; outcome: SendOutcome } | { go: true; composed: ComposedEmail; smtp: SmtpSettings; contactId: string | null; mailboxId: string };
 
 export function createSendActivities(deps: SendDeps) {
   const { db } = deps;
+  const now = deps.now ?? (() => new Date());
   const inOrg = <T>(ref: { organizationId: string }, fn: (tx: Tx) => Promise<T>) => asOrganization(db, ref.organizationId, fn);
 
   /** Claims the send, asks the gate, composes the e-mail; everything in one transaction, committed before SMTP. */
   async function prepare(r: MessageRef): Promise<Prepared> {
     return inOrg(r, async (tx) => {
-      const claim = await claimSend(tx, r.messageId);
-      if (!claim.go) return { go: false, outcome: { status: claim.status, requeue: claim.requeue, ...(claim.flagged ? { flagged: true } : {}) } as SendOutcome };
+      const claim = await claimSend(tx, r.messageId, { now: now(), graceSeconds: deps.graceSeconds });
+      if (!claim.go) {
+        const { go: _go, ...outcome } = claim;
+        return { go: false, outcome: outcome as SendOutcome };
+      }
       const m = claim.message;
       const gate = m.contactId ? await complianceGate(tx, m.contactId) : undefined;
       const contact = m.contactId ? await sendRecipient(tx, m.contactId) : undefined;
@@ -67,7 +75,7 @@ export function createSendActivities(deps: SendDeps) {
       }
       const { message, mailbox } = await sendContent(tx, m.id, m.mailboxId);
       const settings = await complianceSettings(tx, r.organizationId);
-      if (!deps.tokens) throw ApplicationFailure.nonRetryable('unsubscribe links are not configured (UNSUBSCRIBE_TOKEN_KEY or INTEGRATION_SECRET_KEY)', 'SendConfiguration');
+      if (!deps.tokens) throw new SendSetupError('unsubscribe links are not configured on the worker (UNSUBSCRIBE_TOKEN_KEY or INTEGRATION_SECRET_KEY)');
       const smtpConfig = mailbox.smtp_config as { host: string; port: number; secure?: boolean; username?: string | null };
       const password = smtpConfig.username && mailbox.secret_ciphertext && deps.secrets ? deps.secrets.open(mailbox.secret_ciphertext, mailboxSecretContext(r.organizationId, m.mailboxId)) : null;
       const composed = composeEmail({
@@ -78,6 +86,7 @@ export function createSendActivities(deps: SendDeps) {
         to: { address: allowedAddress, name: route === 'generic' && m.sequenceStep ? contact?.company_name : (contact?.full_name ?? null) },
         locale: contact?.locale ?? settings?.default_locale ?? 'nl-NL',
         firstToPerson: !(await emailedBefore(tx, m.contactId, allowedAddress, m.id)),
+        lawfulBasis: gate?.lawful_basis?.basis ?? 'legitimate_interest',
         compliance: {
           sender_legal_name: settings?.sender_legal_name ?? null,
           sender_address: settings?.sender_address ?? null,
@@ -94,6 +103,7 @@ export function createSendActivities(deps: SendDeps) {
       return {
         go: true,
         composed,
+        mailboxId: m.mailboxId,
         contactId: m.contactId,
         smtp: { host: smtpConfig.host, port: smtpConfig.port, secure: smtpConfig.secure ?? false, username: smtpConfig.username ?? null, password },
       };
@@ -104,9 +114,9 @@ export function createSendActivities(deps: SendDeps) {
     /** Books the approved message's send slot (or says what holds it, or that it is past sending). */
     async scheduleSend(
       r: MessageRef,
-    ): Promise<{ state: 'scheduled'; slotAtMs: number } | { state: 'held'; reason: string } | { state: 'unchecked'; mailboxId: string } | { state: 'final'; status: string }> {
-      const out = await inOrg(r, (tx) => scheduleMessage(tx, { ...r, now: new Date() }));
-      return out.state === 'scheduled' ? { state: 'scheduled', slotAtMs: out.slotAt.getTime() } : out;
+    ): Promise<{ state: 'scheduled'; slotAtMs: number; windowEndsAtMs: number } | { state: 'held'; reason: string } | { state: 'unchecked'; mailboxId: string } | { state: 'final'; status: string }> {
+      const out = await inOrg(r, (tx) => scheduleMessage(tx, { ...r, now: now(), graceSeconds: deps.graceSeconds }));
+      return out.state === 'scheduled' ? { state: 'scheduled', slotAtMs: out.slotAt.getTime(), windowEndsAtMs: out.windowEndsAt.getTime() } : out;
     },
 
     /**
@@ -120,9 +130,11 @@ export function createSendActivities(deps: SendDeps) {
       try {
         prepared = await prepare(r);
       } catch (err) {
-        if (!(err instanceof IncompleteComplianceSettings)) throw err;
-        const stopped = await inOrg(r, (tx) => recordSendFailure(tx, { messageId: r.messageId, organizationId: r.organizationId, error: err.message, hardBounce: false, address: '', contactId: null }));
-        return { status: 'failed', error: err.message, stoppedEnrollmentIds: stopped };
+        // Setup errors are no recipient's fault: the message waits (approved, its slot given back) until they are mended.
+        if (!(err instanceof IncompleteComplianceSettings) && !(err instanceof SendSetupError)) throw err;
+        const reason = err.message;
+        await inOrg(r, (tx) => holdSend(tx, r.messageId, { reason }));
+        return { status: 'approved', requeue: true, hold: true, reason };
       }
       if (!prepared.go) return prepared.outcome;
       const { composed, smtp, contactId } = prepared;
@@ -130,6 +142,13 @@ export function createSendActivities(deps: SendDeps) {
       try {
         result = await deps.sender.send(composed, smtp);
       } catch (err) {
+        // The mailbox's own setup (its password, a relay that refuses the sender, a host the policy refuses):
+        // the mailbox is held with the reason, the message waits, nobody's enrollment fails.
+        const setup = mailboxSetupFailure(err);
+        if (setup) {
+          await inOrg(r, (tx) => holdSend(tx, r.messageId, { reason: setup, mailboxId: prepared.go ? prepared.mailboxId : undefined }));
+          return { status: 'approved', requeue: true, hold: true, reason: setup };
+        }
         if (err instanceof SmtpPermanentError || err instanceof SmtpAmbiguousError) {
           const flagged = err instanceof SmtpAmbiguousError;
           const hardBounce = err instanceof SmtpPermanentError && err.hardBounce;
@@ -148,4 +167,9 @@ export function createSendActivities(deps: SendDeps) {
       return { status: 'sent', providerMessageId: result.messageId };
     },
   };
+}
+
+/** A setup error of the worker (no unsubscribe token key): the message waits instead of failing. */
+export class SendSetupError extends Error {
+  override readonly name = 'SendSetupError';
 }

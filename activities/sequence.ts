@@ -2,15 +2,17 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { DB } from '../db/pool';
 import { asOrganization, type Tx } from '../db/tenancy';
 import { complianceGate } from '../db/queries/compliance/gate';
-import { recordEnrollmentProgress, skipWaitingMessages, transitionEnrollment } from '../db/queries/enrollments';
+import { lockEnrollment, recordEnrollmentProgress, skipWaitingMessages, transitionEnrollment } from '../db/queries/enrollments';
 import { sendPolicyOf } from '../db/queries/send-slots';
-import { draftByKey, draftContext, emailedBefore, enrollmentEmailedBefore, insertDraft, rejectedDraft, resumeWhenDue, sequenceOf, stepMessage } from '../db/queries/sequence';
+import { draftByKey, draftContext, emailedBefore, enrollmentEmailedBefore, insertDraft, rejectedDraft, resumeWhenDue, routeTakenByAnother, sequenceOf, stepMessage } from '../db/queries/sequence';
 import type { OutreachBrief } from '../domain/outreach/brief';
 import { draftWhy, templateDraft, type DraftInput, type MessageWhy, type WrittenDraft } from '../domain/outreach/draft';
 import { contactChannels, ENROLLMENT_TRANSITIONS, type StepChannel } from '../domain/outreach/enrollments';
 import { draftKey, initialDraftStatus, stepOutcome, type StepOutcome } from '../domain/outreach/messages';
 import { addBusinessDays } from '../domain/sending/business-days';
 import type { DraftWriter } from './draft-writer';
+import { ProviderError } from './providers/llm/chat-json';
+import { InvalidModelOutputError } from '../domain/classification/types';
 
 /**
  * The sequence workflow's activities (workflows/sequence.ts): where the enrollment stands, when a
@@ -95,6 +97,9 @@ export function createSequenceActivities(deps: SequenceDeps) {
         const s = await loadSequence(tx, r);
         const step = s.steps.find((x) => x.position === r.position);
         if (!step) throw ApplicationFailure.nonRetryable(`step ${r.position} not found`, 'StagePrecondition');
+        // A step whose first draft is stored already was due then (a run started again where it stood).
+        const drafted = await draftByKey(tx, r.organizationId, draftKey(r.enrollmentId, r.position, 1));
+        if (drafted) return { dueMs: drafted.created_at.getTime() };
         const from = new Date(r.fromMs);
         const policy = s.enrollment.mailbox_id ? await sendPolicyOf(tx, s.enrollment.mailbox_id, from) : undefined;
         const due = step.delay_days === 0 ? from : policy ? addBusinessDays(from, step.delay_days, policy) : new Date(r.fromMs + step.delay_days * 86_400_000);
@@ -130,6 +135,9 @@ export function createSequenceActivities(deps: SequenceDeps) {
         const policyChannel = channel === 'email' ? (channels.email === 'personal' ? 'email_personal' : 'email_generic') : channel;
         const decision = gate.channels.find((x) => x.channel === policyChannel);
         const toAddress = channel === 'email' ? (channels.email === 'personal' ? c.email : c.generic_email) : null;
+        if (toAddress && (await routeTakenByAnother(tx, r.enrollmentId, toAddress))) {
+          return { skip: `the e-mail step's address (${channels.email === 'generic' ? "the company's generic address" : 'the contact\'s address'}) is mailed by another running enrollment` };
+        }
         const locale = c.locale ?? ctx.settings?.default_locale ?? 'nl-NL';
         const previous = r.attempt > 1 ? await rejectedDraft(tx, r.organizationId, draftKey(r.enrollmentId, r.position, r.attempt - 1)) : undefined;
         const brief = (ctx.brief ?? null) as OutreachBrief | null;
@@ -172,16 +180,38 @@ export function createSequenceActivities(deps: SequenceDeps) {
       });
     },
 
-    /** The words of a draft: the organization's model when it has one, else the template writer. On the providers queue. */
+    /**
+     * The words of a draft: the organization's model when it has one, else the template writer. On the
+     * providers queue. A provider's refusal (a revoked key: 401, 403, 400) is final (non-retryable, so
+     * the run ends the enrollment `failed` with the reason at once instead of retrying for hours);
+     * an outage or a 429 and invalid model output are retried.
+     */
     async writeDraft(r: { organizationId: string; input: DraftInput }): Promise<WrittenDraft> {
       const writer = deps.draftWriterFor ? await deps.draftWriterFor(r.organizationId) : null;
-      return writer ? writer.write(r.input) : templateDraft(r.input);
+      if (!writer) return templateDraft(r.input);
+      try {
+        return await writer.write(r.input);
+      } catch (err) {
+        if (err instanceof InvalidModelOutputError) throw ApplicationFailure.retryable(err.message, 'InvalidModelOutput');
+        if (err instanceof ProviderError) {
+          throw err.retryable ? ApplicationFailure.retryable(err.message, 'WriterUnavailable') : ApplicationFailure.nonRetryable(err.message, 'WriterRejected');
+        }
+        throw err;
+      }
     },
 
-    /** Stores the draft once per (enrollment, step, attempt); the enrollment shows the step. */
+    /**
+     * Stores the draft once per (enrollment, step, attempt); the enrollment shows the step. The
+     * enrollment's row is locked first: one that stopped (or ended otherwise) while the model wrote
+     * gets the draft as `skipped` (kept for the record, never in the approval inbox) and no
+     * next_action_at; the run then sees the enrollment ended.
+     */
     async storeDraft(r: SequenceRef & { position: number; attempt: number; prepared: Extract<PreparedDraft, { input: DraftInput }>; written: WrittenDraft }): Promise<string> {
       return inOrg(r, async (tx) => {
-        const { context, input } = r.prepared;
+        const { input } = r.prepared;
+        const enrollment = await lockEnrollment(tx, r.enrollmentId);
+        const running = enrollment?.status === 'active' || enrollment?.status === 'paused';
+        const context = running ? r.prepared.context : { ...r.prepared.context, status: 'skipped' };
         const why: MessageWhy = draftWhy({ ...context.why, risks: r.written.risks });
         const id = await insertDraft(tx, {
           organizationId: r.organizationId,
@@ -204,17 +234,30 @@ export function createSequenceActivities(deps: SequenceDeps) {
           draftKey: draftKey(r.enrollmentId, r.position, r.attempt),
           redraftOf: context.redraftOf,
         });
-        await recordEnrollmentProgress(tx, r.enrollmentId, { currentStep: r.position, nextActionAt: context.status === 'approved' ? new Date() : null });
+        if (running) await recordEnrollmentProgress(tx, r.enrollmentId, { currentStep: r.position, nextActionAt: context.status === 'approved' ? new Date() : null });
         return id;
       });
     },
 
-    /** What became of a step's message (null while it waits), and whether its enrollment still runs. */
-    async stepMessageState(r: { organizationId: string; messageId: string }): Promise<{ status: string; outcome: StepOutcome | null; enrollmentStatus: string | null }> {
+    /**
+     * What became of a step's message (null while it waits), and whether its enrollment still runs;
+     * an out-of-office pause whose resume_at passed is resumed first (resumed: true), so a pause ends
+     * by itself whatever stage the step is at (pending, approved, scheduled). resumeAtMs: when a
+     * paused enrollment resumes by itself (null: a person resumes it).
+     */
+    async stepMessageState(r: { organizationId: string; messageId: string }): Promise<{
+      status: string;
+      outcome: StepOutcome | null;
+      enrollmentStatus: string | null;
+      resumeAtMs?: number | null;
+      resumed?: boolean;
+    }> {
       return inOrg(r, async (tx) => {
-        const m = await stepMessage(tx, r.messageId);
-        if (!m) throw ApplicationFailure.nonRetryable(`message ${r.messageId} not found`, 'StagePrecondition');
-        return { status: m.status, outcome: stepOutcome(m), enrollmentStatus: m.enrollment_status };
+        const before = await stepMessage(tx, r.messageId);
+        if (!before) throw ApplicationFailure.nonRetryable(`message ${r.messageId} not found`, 'StagePrecondition');
+        const resumed = before.enrollment_id ? await resumeWhenDue(tx, before.enrollment_id) : false;
+        const m = resumed ? (await stepMessage(tx, r.messageId))! : before;
+        return { status: m.status, outcome: stepOutcome(m), enrollmentStatus: m.enrollment_status, resumeAtMs: m.resume_at ? m.resume_at.getTime() : null, resumed };
       });
     },
 

@@ -153,6 +153,7 @@ export interface Enrollments {
   organization_id: string;
   pause_reason: string | null;
   resume_at: Timestamp | null;
+  route_address: string | null;
   sequence_id: string;
   status: Generated<string>;
   stopped_reason: string | null;
@@ -218,6 +219,7 @@ export interface Mailboxes {
   min_gap_seconds: Generated<number>;
   organization_id: string;
   secret_ciphertext: Buffer | null;
+  send_hold_reason: string | null;
   sendable: boolean | null;
   sending_days: Generated<number[]>;
   smtp_config: Generated<Json>;

@@ -14,8 +14,13 @@ import { testEnv, type TestUser } from './helpers/tokens';
 
 // The transitions, as data: one test per edge, and every other status refused. ---------------------------
 describe('status transitions', () => {
-  test.each(Object.entries(CAMPAIGN_TRANSITIONS))('campaign %s: only from its statuses', (action, t) => {
-    for (const status of CAMPAIGN_STATUSES) expect(canCampaign(action as keyof typeof CAMPAIGN_TRANSITIONS, status)).toBe((t.from as readonly string[]).includes(status));
+  // What canCampaign answers for every (action, status), against the allowed pairs written out here
+  // (not read back from CAMPAIGN_TRANSITIONS, which is what canCampaign itself reads).
+  test('canCampaign allows exactly these (action, status) pairs', () => {
+    const allowed = CAMPAIGN_STATUSES.flatMap((status) => Object.keys(CAMPAIGN_TRANSITIONS).filter((a) => canCampaign(a as keyof typeof CAMPAIGN_TRANSITIONS, status)).map((a) => `${a}@${status}`));
+    expect(allowed.sort()).toEqual(
+      ['accept@proposed', 'dismiss@proposed', 'pause@active', 'resume@paused', 'complete@active', 'archive@active', 'archive@paused', 'archive@completed'].sort(),
+    );
   });
   test('campaign edges', () => {
     expect(Object.fromEntries(Object.entries(CAMPAIGN_TRANSITIONS).map(([a, t]) => [a, `${t.from.join('|')} -> ${t.to}`]))).toEqual({
@@ -27,8 +32,9 @@ describe('status transitions', () => {
       archive: 'active|paused|completed -> archived',
     });
   });
-  test.each(Object.entries(ENROLLMENT_TRANSITIONS))('enrollment %s: only from its statuses', (action, t) => {
-    for (const status of ENROLLMENT_STATUSES) expect(canEnrollment(action as keyof typeof ENROLLMENT_TRANSITIONS, status)).toBe((t.from as readonly string[]).includes(status));
+  test('canEnrollment allows exactly these (action, status) pairs', () => {
+    const allowed = ENROLLMENT_STATUSES.flatMap((status) => Object.keys(ENROLLMENT_TRANSITIONS).filter((a) => canEnrollment(a as keyof typeof ENROLLMENT_TRANSITIONS, status)).map((a) => `${a}@${status}`));
+    expect(allowed.sort()).toEqual(['stop@active', 'stop@paused', 'pause@active', 'resume@paused', 'complete@active', 'fail@active', 'fail@paused'].sort());
   });
   test('enrollment edges', () => {
     expect(Object.fromEntries(Object.entries(ENROLLMENT_TRANSITIONS).map(([a, t]) => [a, `${t.from.join('|')} -> ${t.to}`]))).toEqual({
@@ -310,4 +316,81 @@ test("another tenant gets 404 on every campaign and enrollment endpoint", async 
   // Nothing changed.
   expect((await call('GET', `/campaigns/${d.id}`)).body.status).toBe('proposed');
   expect((await call('GET', `/enrollments/${e}`)).body.status).toBe('active');
+});
+
+test('one running enrollment per person: concurrent accepts of two campaigns sharing contacts enroll each person once (a database constraint)', async () => {
+  const people = [];
+  // Each with the own address (consent) at a company of their own, so only the person is shared.
+  for (let i = 0; i < 4; i++) people.push(await contact((await company()).id, { basis: 'consent' }));
+  const ids = people.map((p) => p.id);
+  const [a, b] = [
+    await created('POST', '/campaigns', { organizationId: orgId, name: 'Race A', contactIds: ids, steps }),
+    await created('POST', '/campaigns', { organizationId: orgId, name: 'Race B', contactIds: [...ids].reverse(), steps }),
+  ];
+  const [ra, rb] = await Promise.all([call('POST', `/campaigns/${a.id}/accept`, {}), call('POST', `/campaigns/${b.id}/accept`, {})]);
+  expect([ra.status, rb.status]).toEqual([200, 200]);
+  const enrolled = [...ra.body.result.enrolled, ...rb.body.result.enrolled].map((e: { contactId: string }) => e.contactId);
+  const skipped = [...ra.body.result.skipped, ...rb.body.result.skipped];
+  expect(enrolled.sort()).toEqual([...ids].sort());
+  expect(skipped.map((x: { reason: string }) => x.reason)).toEqual(['already_enrolled', 'already_enrolled', 'already_enrolled', 'already_enrolled']);
+  const { rows } = await owners.query(`SELECT contact_id, count(*)::int AS n FROM enrollments WHERE contact_id = ANY($1) AND status IN ('active', 'paused') GROUP BY contact_id`, [ids]);
+  expect(rows.map((r) => r.n)).toEqual([1, 1, 1, 1]);
+
+  // The database itself refuses a second running enrollment of the person (a check in code could be raced).
+  const c = await created('POST', '/campaigns', { organizationId: orgId, name: 'Direct', steps });
+  await owners.query(`UPDATE campaigns SET status = 'active' WHERE id = $1`, [c.id]);
+  await expect(
+    owners.query(`INSERT INTO enrollments (organization_id, campaign_id, sequence_id, contact_id, status) VALUES ($1, $2, $3, $4, 'active')`, [orgId, c.id, c.sequence_id, ids[0]]),
+  ).rejects.toMatchObject({ code: '23505', constraint: 'enrollments_running_contact_idx' });
+  // A finished one does not count.
+  await expect(
+    owners.query(`INSERT INTO enrollments (organization_id, campaign_id, sequence_id, contact_id, status, stopped_reason) VALUES ($1, $2, $3, $4, 'stopped', 'x')`, [orgId, c.id, c.sequence_id, ids[0]]),
+  ).resolves.toBeDefined();
+});
+
+test("one company's generic inbox gets one sequence's e-mails: the others routed to it are enrolled without e-mail steps (or skipped when e-mail is all there is)", async () => {
+  const co = await company();
+  // Legitimate interest at a Dutch B.V.: e-mail goes to the company's generic address for each of them.
+  const [p1, p2, p3] = [await contact(co.id), await contact(co.id), await contact(co.id)];
+  const mixed = await created('POST', '/campaigns', { organizationId: orgId, name: 'Generic mixed', contactIds: [p1.id, p2.id], steps });
+  const res = await call('POST', `/campaigns/${mixed.id}/accept`, {});
+  expect(res.body.result.enrolled.map((e: { contactId: string }) => e.contactId)).toEqual([p1.id, p2.id]);
+  const { rows } = await owners.query(`SELECT contact_id, route_address FROM enrollments WHERE campaign_id = $1`, [mixed.id]);
+  const route = Object.fromEntries(rows.map((r) => [r.contact_id, r.route_address]));
+  expect(route).toEqual({ [p1.id]: co.generic_email, [p2.id]: null });
+  // An e-mail-only campaign for the third person: the inbox is taken.
+  const emailOnly = await created('POST', '/campaigns', { organizationId: orgId, name: 'Generic e-mail', contactIds: [p3.id], steps: [{ channel: 'email', delayDays: 0 }] });
+  const again = await call('POST', `/campaigns/${emailOnly.id}/accept`, {});
+  expect(again.body.result).toEqual({ enrolled: [], skipped: [{ contactId: p3.id, reason: 'already_enrolled' }] });
+  // The database refuses a second running enrollment routed to the same address, in any letter case.
+  await expect(
+    owners.query(`UPDATE enrollments SET route_address = upper($2) WHERE campaign_id = $1 AND contact_id = $3`, [mixed.id, co.generic_email, p2.id]),
+  ).rejects.toMatchObject({ code: '23505', constraint: 'enrollments_running_route_idx' });
+});
+
+test('accept without a usable mailbox answers 409 when the campaign has e-mail steps, and nothing changes', async () => {
+  const { owner: o, orgId: bare } = await newOrganization(api, 'Zonder Mailbox B.V.');
+  const co = await company(bare, o.token);
+  const p = await contact(co.id, { org: bare, token: o.token });
+  const c = await created('POST', '/campaigns', { organizationId: bare, name: 'No mailbox', contactIds: [p.id], steps }, o.token);
+  expectProblem(await call('POST', `/campaigns/${c.id}/accept`, {}, o.token), 409, 'CONFLICT');
+  expect((await call('GET', `/campaigns/${c.id}`, undefined, o.token)).body).toMatchObject({ status: 'proposed', enrollment_counts: {} });
+  // A campaign without e-mail steps needs none.
+  const tasks = await created('POST', '/campaigns', { organizationId: bare, name: 'Tasks only', contactIds: [p.id], steps: [{ channel: 'linkedin', delayDays: 0 }] }, o.token);
+  expect((await call('POST', `/campaigns/${tasks.id}/accept`, {}, o.token)).status).toBe(200);
+});
+
+test('the hot outreach lookups use their indexes (EXPLAIN): emailedBefore by address, a send thread by enrollment, the reconcile candidates', async () => {
+  const client = await owners.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SET LOCAL enable_seqscan = off');
+    const plan = async (q: string, params: unknown[]) => (await client.query(`EXPLAIN ${q}`, params)).rows.map((r) => r['QUERY PLAN']).join('\n');
+    expect(await plan(`SELECT id FROM messages WHERE organization_id = $1 AND lower(to_address) = $2 AND to_address IS NOT NULL AND direction = 'outbound' LIMIT 1`, [orgId, 'a@b.nl'])).toContain('messages_org_to_address_idx');
+    expect(await plan(`SELECT id FROM threads WHERE organization_id = $1 AND enrollment_id = $2 ORDER BY created_at LIMIT 1`, [orgId, randomUUID()])).toContain('threads_org_enrollment_idx');
+    expect(await plan(`SELECT id FROM enrollments WHERE status IN ('active', 'paused') AND id > $1 ORDER BY id LIMIT 10`, [randomUUID()])).toContain('enrollments_running_idx');
+    await client.query('ROLLBACK');
+  } finally {
+    client.release();
+  }
 });

@@ -153,3 +153,27 @@ describe('the unsubscribe token', () => {
     expect(unsubscribeUrl('https://x.example/', 'T')).toBe('https://x.example/u/T');
   });
 });
+
+describe('the recorded lawful basis and header injection (issue 15)', () => {
+  test('a consent contact’s notice states Art. 6(1)(a) and the right to withdraw, not legitimate interest', () => {
+    const nl = composeEmail(input({ lawfulBasis: 'consent' })).text;
+    expect(nl).toContain('uw toestemming (art. 6 lid 1 sub a AVG)');
+    expect(nl).toContain('toestemming op elk moment intrekken');
+    expect(nl).not.toContain('sub f');
+    const en = composeEmail(input({ lawfulBasis: 'consent', locale: 'en-GB' })).text;
+    expect(en).toContain('your consent (Art. 6(1)(a) GDPR)');
+    expect(en).toContain('withdraw your consent at any time');
+    expect(en).not.toContain('6(1)(f)');
+    // Legitimate interest (and no basis given): Art. 6(1)(f) and the right to object.
+    const li = composeEmail(input({ lawfulBasis: 'legitimate_interest', locale: 'en-GB' })).text;
+    expect(li).toContain('legitimate interest (Art. 6(1)(f) GDPR)');
+    expect(li).toContain('Right to object');
+    expect(li).not.toContain('6(1)(a)');
+  });
+
+  test('white space, line breaks and angle brackets in unsubscribe_mailto never reach the header', () => {
+    const mail = composeEmail(input({ compliance: { ...input().compliance, unsubscribe_mailto: 'mailto:x@acme.nl?subject=x\r\nBcc: a@evil.example\r\n\r\n<X-Injected: 1>' } }));
+    expect(mail.headers['List-Unsubscribe']).toBe(`<${URL}>, <mailto:x@acme.nl?subject=xBcc:a@evil.exampleX-Injected:1>`);
+    expect(mail.headers['List-Unsubscribe']).not.toMatch(/[\r\n]/);
+  });
+});

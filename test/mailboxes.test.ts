@@ -237,3 +237,30 @@ test('without INTEGRATION_SECRET_KEY a mailbox cannot be added or given a new se
     await keyless.close();
   }
 });
+
+test('where the password goes (host, port, username, TLS) changes only with the secret again: 400 naming body.secret, nothing changed (review 2 C1)', async () => {
+  const made = await create({ address: `moved-${Date.now()}@acme.nl`, imap: { host: 'imap.example.nl', port: 993, username: 'verkoop' } });
+  expect(made.status).toBe(201);
+  const id = made.body.id;
+  const patch = (body: Record<string, unknown>) => api.call('PATCH', `/mailboxes/${id}`, { token: owner.token, body });
+  for (const body of [
+    { smtp: { ...smtp, host: 'smtp.evil.example' } },
+    { smtp: { ...smtp, port: 465 } },
+    { smtp: { ...smtp, username: 'someone-else' } },
+    { smtp: { ...smtp, secure: true } },
+    { imap: { host: 'imap.evil.example', port: 993, username: 'verkoop' } },
+  ]) {
+    const res = await patch(body);
+    expectProblem(res, 400, 'VALIDATION_FAILED');
+    expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.secret']);
+  }
+  const row = (await owners.query('SELECT smtp_config, imap_config FROM mailboxes WHERE id = $1', [id])).rows[0];
+  expect(row.smtp_config).toMatchObject({ host: 'smtp.example.nl', port: 587, username: 'verkoop@acme.nl' });
+  expect(row.imap_config).toMatchObject({ host: 'imap.example.nl' });
+  // The same server settings again, or with the secret: fine.
+  expect((await patch({ smtp })).status).toBe(200);
+  expect((await patch({ smtp: { ...smtp, host: 'smtp2.example.nl' }, secret: 'the-password-again' })).body.smtp).toMatchObject({ host: 'smtp2.example.nl' });
+  // Another tenant gets 404.
+  const other = await newOrganization(api, 'Other Mailboxes B.V.');
+  expect((await api.call('PATCH', `/mailboxes/${id}`, { token: other.owner.token, body: { smtp: { ...smtp, host: 'x.example' }, secret: 'x' } })).status).toBe(404);
+});

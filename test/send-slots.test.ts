@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { addBusinessDays, localDay, SendingCalendar } from '../domain/sending/business-days';
 import { publicHolidays } from '../domain/sending/holidays';
+import { sendTimeCheck, SentState } from '../domain/sending/send-check';
 import { nextSendSlot, SendPolicy, SlotState } from '../domain/sending/slots';
 
 /** Business days and send slots: pure functions, in the mailbox's time zone (luxon), holidays passed in. */
@@ -156,5 +157,68 @@ describe('nextSendSlot', () => {
     expect(() => nextSendSlot(new Date(), policy({ window: { start: '17:00', end: '09:00' } }), empty)).toThrow(RangeError);
     expect(() => nextSendSlot(new Date(), policy({ window: { start: '9:00', end: '17:00' } }), empty)).toThrow(RangeError);
     expect(() => nextSendSlot(new Date(), policy({ sendingDays: [] }), empty)).toThrow(RangeError);
+  });
+});
+
+describe('sendTimeCheck: the last look at the moment of sending', () => {
+  const none: SentState = { goneOutOnDay: 0, lastSendAt: null };
+  const moment = (nowIso: string, slotIso = nowIso, zone = AMS) => ({
+    now: local(nowIso, zone),
+    slotAt: local(slotIso, zone),
+    slotLocalDay: slotIso.slice(0, 10),
+    graceSeconds: 300,
+  });
+
+  test('inside the window, at its slot, under the cap and after the gap: go', () => {
+    expect(sendTimeCheck(moment('2027-04-08T10:00'), policy(), none)).toEqual({ go: true });
+    expect(sendTimeCheck(moment('2027-04-08T10:04', '2027-04-08T10:00'), policy(), { goneOutOnDay: 29, lastSendAt: local('2027-04-08T10:02') })).toEqual({ go: true });
+  });
+
+  test('a timer that fires after the window closes does not send (the 21:00 burst)', () => {
+    const v = sendTimeCheck(moment('2027-04-08T21:00', '2027-04-08T16:50'), policy(), none);
+    expect(v).toMatchObject({ go: false, reason: expect.stringContaining('slot passed') });
+    // Within the grace of its slot but past the window's close: still no.
+    expect(sendTimeCheck(moment('2027-04-08T17:02', '2027-04-08T16:59'), policy(), none)).toMatchObject({ go: false, reason: expect.stringContaining('window') });
+  });
+
+  test('late beyond the grace, early, or on another local day than the reservation: no', () => {
+    expect(sendTimeCheck(moment('2027-04-08T10:06', '2027-04-08T10:00'), policy(), none).go).toBe(false);
+    expect(sendTimeCheck(moment('2027-04-08T09:54', '2027-04-08T10:00'), policy(), none).go).toBe(false);
+    // Open around the clock: a slot at 23:58 sent at 00:01 would count against the wrong day.
+    const always = policy({ window: { start: '00:00', end: '24:00' }, sendingDays: [1, 2, 3, 4, 5, 6, 7], holidays: [] });
+    expect(sendTimeCheck(moment('2027-04-09T00:01', '2027-04-08T23:58'), always, none)).toMatchObject({ go: false, reason: expect.stringContaining('local day') });
+  });
+
+  test('a weekend or a public holiday: no', () => {
+    expect(sendTimeCheck(moment('2027-04-10T10:00'), policy(), none).go).toBe(false); // Saturday
+    expect(sendTimeCheck(moment('2027-04-27T10:00'), policy(), none)).toMatchObject({ go: false, reason: expect.stringContaining('holiday') }); // Koningsdag
+  });
+
+  test('the day’s cap counts what went out; the gap counts from the last send', () => {
+    expect(sendTimeCheck(moment('2027-04-08T10:00'), policy(), { goneOutOnDay: 30, lastSendAt: null })).toMatchObject({ go: false, reason: expect.stringContaining('cap') });
+    expect(sendTimeCheck(moment('2027-04-08T10:00'), policy(), { goneOutOnDay: 0, lastSendAt: local('2027-04-08T09:59') })).toMatchObject({ go: false, reason: expect.stringContaining('after the last send') });
+  });
+
+  test('DST: the spring gap and the autumn repeat read the window as nextSendSlot does', () => {
+    // 2027-03-28: 02:00-03:00 does not exist in Amsterdam. A window 02:30-03:00 lies wholly in the gap: never open.
+    const gap = policy({ window: { start: '02:30', end: '03:00' }, sendingDays: [7], holidays: [] });
+    expect(sendTimeCheck(moment('2027-03-28T03:30'), gap, none).go).toBe(false);
+    // A 09:00-17:00 window on the spring day is 09:00+02:00 to 17:00+02:00.
+    const sunday = policy({ sendingDays: [7], holidays: [] });
+    expect(sendTimeCheck(moment('2027-03-28T09:00'), sunday, none).go).toBe(true);
+    expect(sendTimeCheck(moment('2027-03-28T08:59', '2027-03-28T09:00'), sunday, none).go).toBe(false);
+    // 2027-10-31: 02:00-03:00 happens twice. A window opening at 02:30 opens at its first occurrence (+02:00).
+    const autumn = policy({ window: { start: '02:30', end: '05:00' }, sendingDays: [7], holidays: [] });
+    const first = DateTime.fromISO('2027-10-31T02:35+02:00').toJSDate();
+    expect(sendTimeCheck({ now: first, slotAt: first, slotLocalDay: '2027-10-31', graceSeconds: 300 }, autumn, none).go).toBe(true);
+    const before = DateTime.fromISO('2027-10-31T02:25+02:00').toJSDate();
+    expect(sendTimeCheck({ now: before, slotAt: before, slotLocalDay: '2027-10-31', graceSeconds: 300 }, autumn, none).go).toBe(false);
+  });
+
+  test('New York: the day and the window are the mailbox’s, not UTC’s', () => {
+    const ny = policy({ timezone: 'America/New_York', holidays: [] });
+    // 2027-04-08 16:30 New York is 20:30 UTC, and 2027-04-08 20:30 in New York is the next UTC day.
+    expect(sendTimeCheck(moment('2027-04-08T16:30', '2027-04-08T16:30', 'America/New_York'), ny, none).go).toBe(true);
+    expect(sendTimeCheck(moment('2027-04-08T20:30', '2027-04-08T20:30', 'America/New_York'), ny, none).go).toBe(false);
   });
 });

@@ -1,7 +1,10 @@
 import net from 'node:net';
 import { composeEmail, ComposeInput } from '../domain/outreach/compose';
-import { NodemailerSmtpSender, SmtpAmbiguousError, SmtpPermanentError, SmtpTransientError } from '../activities/providers/mail/smtp';
+import { mailboxSetupFailure, NodemailerSmtpSender, SmtpAmbiguousError, SmtpPermanentError, SmtpTransientError } from '../activities/providers/mail/smtp';
 import { NON_RETRYABLE_SMTP_ERRORS } from '../activities/providers/mail/types';
+import { blockedMailHostReason, resolveMailHost } from '../activities/providers/mail/connect';
+import { allowPrivateDestinations, BlockedDestinationError, destinationPolicy, isPrivateAddress, type DestinationPolicy } from '../activities/providers/destination';
+import { ImapInboxReader } from '../activities/providers/mail/imap';
 import { composeInput } from './helpers/compose-input';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp-server';
 
@@ -58,14 +61,15 @@ test('a message arrives with the exact headers, the body, the notice and the foo
   expect(server.messages.at(-1)!.from).toBe('anna@acme-installaties.nl');
 });
 
-test('550 on the recipient: permanent, a hard bounce, with the server text; nothing stored', async () => {
+test('550 on the recipient: permanent, a hard bounce; the server text kept on the error, not in its message; nothing stored', async () => {
   server.refuse('gone@bouw.nl', 550, '5.1.1 <gone@bouw.nl>: Recipient address rejected: User unknown');
   const before = server.messages.length;
   const err = await sender.send(mail('gone@bouw.nl'), smtp()).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(SmtpPermanentError);
   expect(err).toMatchObject({ name: 'SmtpPermanentError', kind: 'permanent', hardBounce: true, responseCode: 550, command: 'RCPT TO' });
   expect((err as SmtpPermanentError).response).toContain('Recipient address rejected: User unknown');
-  expect((err as Error).message).toContain('User unknown');
+  // The message (messages.error, shown to the tenant) carries the command, the code and the enhanced code only.
+  expect((err as Error).message).toBe('SMTP RCPT TO refused: 550 5.1.1');
   expect(server.messages.length).toBe(before);
 });
 
@@ -74,7 +78,8 @@ test('451 on the recipient: transient (retry)', async () => {
   const err = await sender.send(mail('busy@bouw.nl'), smtp()).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(SmtpTransientError);
   expect(err).toMatchObject({ name: 'SmtpTransientError', kind: 'transient', responseCode: 451 });
-  expect((err as Error).message).toContain('Greylisted');
+  expect((err as Error).message).toBe('SMTP RCPT TO deferred: 451 4.7.1');
+  expect((err as SmtpTransientError).response).toContain('Greylisted');
 });
 
 test('the connection dropped after the whole message was sent: ambiguous, never retried', async () => {
@@ -126,6 +131,8 @@ describe('authentication', () => {
     const err = await sender.send(mail('piet@bouw.nl'), { ...settings, password: 'wrong' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SmtpPermanentError);
     expect(err).toMatchObject({ responseCode: 535, hardBounce: false });
+    // A mailbox fault, not the recipient's: the send activity holds the mailbox with this reason.
+    expect(mailboxSetupFailure(err)).toMatch(/refused the mailbox’s login \(535\)/);
   });
 
   test('a password is never sent unencrypted unless allowed: a server without STARTTLS is refused', async () => {
@@ -135,4 +142,57 @@ describe('authentication', () => {
     expect(err).toBeInstanceOf(Error);
     expect((await authed.received('piet@bouw.nl')).length).toBe(1);
   });
+});
+
+describe('tenant-chosen SMTP hosts pass the outbound policy (activities/providers/mail/connect.ts)', () => {
+  const denyPrivate: DestinationPolicy = { allowPrivate: false, isPrivate: isPrivateAddress, resolve: async (h) => (h === 'smtp.intern.example' ? [{ address: '10.1.2.3', family: 4 }] : [{ address: '203.0.113.7', family: 4 }]) };
+  const strict = new NodemailerSmtpSender({ connectionMs: 2000, greetingMs: 1000, socketMs: 1000 }, undefined, () => denyPrivate);
+
+  test('loopback, a private address, or a name resolving to one: refused before any connection, with a generic reason', async () => {
+    const before = server.messages.length;
+    for (const host of ['127.0.0.1', '10.0.0.5', '169.254.169.254', 'smtp.intern.example']) {
+      const err = await strict.send(mail('jan@bouw.nl'), { host, port: 587, secure: false }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(BlockedDestinationError);
+      expect(mailboxSetupFailure(err)).toBe(blockedMailHostReason('smtp'));
+    }
+    // The same server that accepts mail when private networks are allowed receives nothing.
+    const err = await strict.send(mail('jan@bouw.nl'), smtp()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BlockedDestinationError);
+    expect(server.messages.length).toBe(before);
+  });
+
+  test('ports other than 25, 465, 587 and 2525 are refused (IMAP: 143, 993)', async () => {
+    const err = await strict.send(mail('jan@bouw.nl'), { host: 'smtp.public.example', port: 6379, secure: false }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BlockedDestinationError);
+    await expect(resolveMailHost('smtp', 'smtp.public.example', 587, denyPrivate)).resolves.toEqual({ address: '203.0.113.7', servername: 'smtp.public.example' });
+    await expect(resolveMailHost('imap', 'smtp.public.example', 993, denyPrivate)).resolves.toMatchObject({ address: '203.0.113.7' });
+    await expect(resolveMailHost('imap', 'smtp.public.example', 22, denyPrivate)).rejects.toBeInstanceOf(BlockedDestinationError);
+    // Allowed private networks (development, the tests) allow any port.
+    await expect(resolveMailHost('smtp', '127.0.0.1', 6379, { ...denyPrivate, allowPrivate: true })).resolves.toEqual({ address: '127.0.0.1', servername: undefined });
+  });
+
+  test('a service that is no SMTP server: its banner never reaches the error message', async () => {
+    const fake = net.createServer((socket) => socket.end('SSH-2.0-OpenSSH_9.6 internal-db-01\r\n'));
+    await new Promise<void>((r) => fake.listen(0, '127.0.0.1', r));
+    try {
+      const err = await sender.send(mail('jan@bouw.nl'), { host: '127.0.0.1', port: (fake.address() as net.AddressInfo).port, secure: false }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(Error);
+      expect((err as Error).message).not.toContain('SSH');
+      expect((err as Error).message).not.toContain('internal-db');
+    } finally {
+      fake.close();
+    }
+  });
+});
+
+test('an IMAP host on 127.0.0.1 or 10.x is refused when private networks are not allowed (the setting flipped for one call)', async () => {
+  const was = destinationPolicy().allowPrivate;
+  allowPrivateDestinations(false);
+  try {
+    for (const host of ['127.0.0.1', '10.0.0.8']) {
+      await expect(new ImapInboxReader().readSince({ host, port: 993, secure: true, username: 'x', password: 'y' }, { uidValidity: null, lastUid: 0 }, 10)).rejects.toThrow(blockedMailHostReason('imap'));
+    }
+  } finally {
+    allowPrivateDestinations(was);
+  }
 });

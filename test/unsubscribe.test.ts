@@ -193,3 +193,32 @@ test('only the API role may call app.unsubscribe_message; the workers and PUBLIC
     await worker.end();
   }
 });
+
+test('a claimed message (its SMTP conversation under way) is left to its send, and recorded `sent` when the server took it (T5, M3)', async () => {
+  const s = await seed(`claimed.${randomUUID().slice(0, 8)}@bouw.nl`);
+  // The claim committed: scheduled with send_attempted_at (what claimSend leaves before SMTP).
+  await owner.query('UPDATE messages SET send_attempted_at = now() WHERE id = $1', [s.pending.scheduled]);
+  expect((await post(tokens.sign(s.sent))).status).toBe(200);
+  const after = new Map((await state(s)).messages.map((m) => [m.id, m.status]));
+  expect(after.get(s.pending.scheduled!)).toBe('scheduled');
+  expect(after.get(s.pending.approved!)).toBe('skipped');
+  // The 250 arrives: the send records it (the worker's recordSent, through the owner here: the same SQL guard).
+  const { rowCount } = await owner.query(
+    `UPDATE messages SET status = 'sent', sent_at = now() WHERE id = $1 AND (status = 'scheduled' OR (status = 'skipped' AND send_attempted_at IS NOT NULL))`,
+    [s.pending.scheduled],
+  );
+  expect(rowCount).toBe(1);
+});
+
+test('header injection through unsubscribe_mailto is a 400 naming the field, and nothing changes (S1)', async () => {
+  const { owner: user, orgId: org } = await newOrganization(api, `Mailto ${randomUUID().slice(0, 6)} B.V.`);
+  const patch = (unsubscribeMailto: string) => api.call('PATCH', '/compliance/settings', { token: user.token, body: { organizationId: org, unsubscribeMailto } });
+  expect((await patch('mailto:afmelden@acme.nl?subject=stop')).status).toBe(200);
+  for (const bad of ['mailto:afmelden@acme.nl?subject=x\r\nBcc: a@evil.example', 'mailto:afmelden@acme.nl?subject=a b', 'mailto:afmelden@acme.nl>, <https://evil.example']) {
+    const res = await patch(bad);
+    expectProblem(res, 400, 'VALIDATION_FAILED');
+    expect([...new Set(res.body.errors.map((e: { path: string }) => e.path))]).toEqual(['body.unsubscribeMailto']);
+  }
+  const row = (await owner.query('SELECT unsubscribe_mailto FROM compliance_settings WHERE organization_id = $1', [org])).rows[0];
+  expect(row.unsubscribe_mailto).toBe('mailto:afmelden@acme.nl?subject=stop');
+});

@@ -5,6 +5,7 @@ export { processSignalWorkflow } from './process-signal';
 export { enrichCompanyWorkflow } from './enrich-company';
 export { retentionSweepWorkflow } from './retention';
 export { reconcileSignalsWorkflow } from './reconcile';
+export { reconcileOutreachWorkflow } from './reconcile-outreach';
 export { strategistWorkflow } from './strategist';
 export { sequenceWorkflow } from './sequence';
 export { sendMessageWorkflow } from './send-message';

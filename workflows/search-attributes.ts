@@ -39,6 +39,8 @@ export const workflowIds = {
   /** One verified booking webhook delivery (bookingWorkflow): the same body twice is one run. */
   booking: (integrationId: string, deliveryDigest: string) => `booking/${integrationId}/${deliveryDigest}`,
   reconcileSchedule: 'reconcile/signals',
+  /** The scheduled restart of sequence runs and sends that are missing (reconcileOutreachWorkflow). */
+  reconcileOutreachSchedule: 'reconcile/outreach',
   /** The mailbox's daily health check: the Schedule and the runs it starts. */
   mailboxHealth: (mailboxId: string) => `mailbox/${mailboxId}/health`,
   /** A mailbox's inbox read: the workflow and its Temporal Schedule share the id. */

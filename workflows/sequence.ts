@@ -1,5 +1,5 @@
 import {
-  ChildWorkflowHandle, condition, continueAsNew, log, ParentClosePolicy, proxyActivities, setHandler, startChild, workflowInfo,
+  ActivityFailure, CancellationScope, ChildWorkflowHandle, condition, continueAsNew, log, ParentClosePolicy, patched, proxyActivities, setHandler, startChild, workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { StepOutcome } from '../domain/outreach/messages';
@@ -33,6 +33,19 @@ export interface SequenceResult {
 
 const ENDED = new Set(['stopped', 'completed', 'failed']);
 
+/** Runs recorded before an activity that finally failed marked the enrollment `failed` (before: the run failed, the enrollment stayed active). */
+const FAIL_ENROLLMENT_PATCH = 'sequence-activity-failure-fails-enrollment';
+/** Runs recorded before the step's wait ended at an out-of-office pause's resume_at (before: it waited recheckMs). */
+const STEP_RESUME_AT_PATCH = 'sequence-step-wait-until-resume-at';
+/** Runs recorded before a failed child send was started again after a back-off (before: at once). */
+const CHILD_BACKOFF_PATCH = 'sequence-child-failure-backoff';
+
+/** The reason an activity's final failure gives the enrollment (the cause's message, bounded). */
+function failureReason(err: ActivityFailure): string {
+  const cause = err.cause?.message ?? err.message;
+  return `${err.activityType ?? 'an activity'} failed: ${cause}`.slice(0, 500);
+}
+
 /**
  * One contact's sequence (`enrollment/<id>`). For each step: wait its business-day delay (a durable
  * timer; a pause holds it, an out-of-office pause ends by itself at resume_at), ask the compliance
@@ -45,6 +58,26 @@ const ENDED = new Set(['stopped', 'completed', 'failed']);
  * cancelled with it). A run whose history grows continues as new where it was.
  */
 export async function sequenceWorkflow(input: SequenceInput): Promise<SequenceResult> {
+  try {
+    return await runSequence(input);
+  } catch (err) {
+    // An activity that used up its budget (or failed for good: a revoked model key) ends the
+    // enrollment `failed` with the reason, even when the run is being cancelled; the run then ends
+    // normally. Without this the enrollment stayed `active` with no run behind it.
+    if (err instanceof ActivityFailure && patched(FAIL_ENROLLMENT_PATCH)) {
+      const reason = failureReason(err);
+      log.warn('an activity failed for good; the enrollment fails', { reason });
+      const db = proxyActivities<Activities>(dbActivityOptions(input.retryInitialIntervalMs));
+      await CancellationScope.nonCancellable(() =>
+        db.finishEnrollment({ organizationId: input.organizationId, enrollmentId: input.enrollmentId, action: 'fail', reason }),
+      );
+      return { ended: 'failed', position: input.resume?.position ?? 0 };
+    }
+    throw err;
+  }
+}
+
+async function runSequence(input: SequenceInput): Promise<SequenceResult> {
   let wake = 0;
   let child: ChildWorkflowHandle<typeof sendMessageWorkflow> | undefined;
   setHandler(enrollmentChangedSignal, () => {
@@ -96,10 +129,13 @@ export async function sequenceWorkflow(input: SequenceInput): Promise<SequenceRe
           : await db.storeDraft({ ...ref, position, attempt, prepared, written: await providers.writeDraft({ organizationId: input.organizationId, input: prepared.input }) });
 
       // 3. A person's decision, then the send.
+      let childFailures = 0;
       for (;;) {
         const seen = wake;
         const m = await db.stepMessageState({ organizationId: input.organizationId, messageId });
         if (m.enrollmentStatus && ENDED.has(m.enrollmentStatus)) return { ended: m.enrollmentStatus, position };
+        // An out-of-office pause that ended by itself also concerns the send waiting in the child.
+        if (m.resumed && child) void child.signal(enrollmentChangedSignal).catch(() => undefined);
         if (m.outcome) {
           outcome = m.outcome;
           rejected = m.status === 'rejected';
@@ -119,18 +155,27 @@ export async function sequenceWorkflow(input: SequenceInput): Promise<SequenceRe
             }),
           });
         }
+        // A paused enrollment with resume_at looks again then (it resumes by itself), at the latest after recheckMs.
+        const untilResume = m.enrollmentStatus === 'paused' && m.resumeAtMs != null && patched(STEP_RESUME_AT_PATCH) ? Math.max(m.resumeAtMs - Date.now(), 1000) : recheckMs;
         if (child) {
           const running = child;
           let finished = false;
+          let failed = false;
           void running.result().then(
             () => void (finished = true),
-            () => void (finished = true),
+            () => void ((finished = true), (failed = true)),
           );
-          await condition(() => finished || wake !== seen, recheckMs);
+          await condition(() => finished || wake !== seen, Math.min(untilResume, recheckMs));
           if (finished) child = undefined;
+          if (failed && patched(CHILD_BACKOFF_PATCH)) {
+            // A child that failed (a send error no retry heals) is started again after a back-off, not at once.
+            childFailures += 1;
+            const backoff = Math.min(recheckMs, input.holdRecheckMs ?? 15 * 60_000, (input.retryInitialIntervalMs ?? 2000) * 2 ** Math.min(childFailures, 20));
+            await condition(() => false, backoff);
+          }
           continue;
         }
-        await waitForChange(seen, recheckMs);
+        await waitForChange(seen, untilResume);
       }
     }
 

@@ -1,5 +1,5 @@
 import { allowPrivateDestinations } from '../../activities/providers/destination';
-import { allowsPrivateNetworks, apiDatabaseUrl, loadAuthConfig, loadConfig } from '../shared/config';
+import { allowsPrivateNetworks, apiDatabaseUrl, ConfigError, loadAuthConfig, loadConfig, productionProblems } from '../shared/config';
 import { createLogger } from '../shared/logger';
 import { SecretBox } from '../../db/secrets';
 import { UnsubscribeTokens, unsubscribeTokenKey } from '../../domain/outreach/unsubscribe-token';
@@ -13,6 +13,8 @@ import { listen } from './server';
 
 async function main() {
   const config = loadConfig();
+  const problems = productionProblems(config, 'api');
+  if (problems.length) throw new ConfigError(`The API refuses to start:\n  ${problems.join('\n  ')}`);
   const auth = loadAuthConfig(config);
   allowPrivateDestinations(allowsPrivateNetworks(config)); // integration checks call providers
   const logger = createLogger(config.LOG_LEVEL, 'api');

@@ -280,6 +280,7 @@ export const patchComplianceSettingsBody = z
     unsubscribeMailto: z
       .string()
       .refine((v) => /^mailto:/i.test(v) && checkEmail(percentDecoded(v.slice(7).split('?')[0] ?? '') ?? '').ok, 'must be a mailto: URI with a valid address')
+      .refine((v) => !/[\s<>]/.test(v), 'must not contain white space, line breaks or angle brackets (percent-encode them)')
       .nullable()
       .optional(),
   })

@@ -63,6 +63,8 @@ const schema = z.object({
   INTEGRATION_SECRET_KEYS: z.string().min(32).optional(),
   // 32 bytes (64 hex or base64): signs one-click unsubscribe tokens; unset: derived from INTEGRATION_SECRET_KEY (HKDF-SHA256).
   UNSUBSCRIBE_TOKEN_KEY: z.string().min(32).optional(),
+  // How far from its booked slot a send may still go out (the claim checks again at the moment of sending).
+  SEND_SLOT_GRACE_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
   // Outbound fetches to loopback/private/link-local addresses: refused unless this is `true` (whatever NODE_ENV says).
   OUTBOUND_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).optional(),
   INGEST_RETRY_INITIAL_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),
@@ -71,10 +73,12 @@ const schema = z.object({
   // The scheduled reconcile (reconcile/signals): how often, and how long a signal may sit unfinished.
   RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(10).default(300),
   RECONCILE_STUCK_AFTER_SECONDS: z.coerce.number().int().min(0).default(600),
+  // The scheduled outreach reconcile (reconcile/outreach): how often it restarts missing sequence runs and sends.
+  RECONCILE_OUTREACH_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(600),
   // Workflow runs a worker keeps in memory between tasks; the rest are replayed from history when they wake.
   // Parked runs (sequences waiting days for a person or a timer) far outnumber busy ones, so the cache is bounded.
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(500),
-  // Whether this worker keeps the reconcile/signals schedule (pointed at its task queue); `false` for workers of a side queue.
+  // Whether this worker keeps the reconcile/signals and reconcile/outreach schedules (pointed at its task queue); `false` for workers of a side queue.
   RECONCILE_SCHEDULE: z.enum(['true', 'false']).default('true'),
   // Sequence runs and held sends look at the database this often when no signal wakes them (a safety net: every change signals).
   SEQUENCE_RECHECK_SECONDS: z.coerce.number().int().min(1).default(6 * 3600),
@@ -135,6 +139,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 /** The public base of links in e-mail (PUBLIC_BASE_URL, else the API on 127.0.0.1), without a trailing slash. */
 export function publicBaseUrl(c: Pick<Config, 'PUBLIC_BASE_URL' | 'PORT'>): string {
   return (c.PUBLIC_BASE_URL ?? `http://127.0.0.1:${c.PORT}`).replace(/\/+$/, '');
+}
+
+/**
+ * What production requires of the links in e-mail and of the worker that sends (review S2, M4):
+ * PUBLIC_BASE_URL set and https (RFC 8058 one-click and the footer the law requires), and for the
+ * worker a key to sign unsubscribe links. Answers the problems, none outside production.
+ */
+export function productionProblems(c: Pick<Config, 'NODE_ENV' | 'PUBLIC_BASE_URL' | 'UNSUBSCRIBE_TOKEN_KEY' | 'INTEGRATION_SECRET_KEY'>, role: 'api' | 'worker'): string[] {
+  if (c.NODE_ENV !== 'production') return [];
+  const problems: string[] = [];
+  if (!c.PUBLIC_BASE_URL) problems.push('PUBLIC_BASE_URL must be set in production (the unsubscribe links in e-mail)');
+  else if (!c.PUBLIC_BASE_URL.startsWith('https://')) problems.push('PUBLIC_BASE_URL must be https in production (RFC 8058 one-click unsubscribe)');
+  if (role === 'worker' && !c.UNSUBSCRIBE_TOKEN_KEY && !c.INTEGRATION_SECRET_KEY) {
+    problems.push('UNSUBSCRIBE_TOKEN_KEY (or INTEGRATION_SECRET_KEY) must be set in production: no e-mail goes out without an unsubscribe link');
+  }
+  return problems;
 }
 
 /** Private destinations: refused unless allowed explicitly (`npm run dev` and the tests allow them, for local feeds). */

@@ -13,6 +13,9 @@ import { meetingChangedSignal } from '../../workflows/meeting-signals';
 import type { PipelineStage } from '../../workflows/stages';
 import { enrollmentChangedSignal } from '../../workflows/sequence-signals';
 
+/** How many signals notifyEnrollments sends at once. */
+const NOTIFY_BATCH = 100;
+
 /** A run for this workflow id is already in progress. */
 export class WorkflowRunningError extends Error {}
 
@@ -27,7 +30,7 @@ export class WorkflowStarter {
   /** First retry delay of the workflows it starts (INGEST_RETRY_INITIAL_INTERVAL_MS; tests shorten it). */
   private readonly retryInitialIntervalMs: number;
   private readonly scheduleTimezone: string;
-  private readonly reconcile: { intervalSeconds: number; stuckAfterSeconds: number };
+  private readonly reconcile: { intervalSeconds: number; stuckAfterSeconds: number; outreachIntervalSeconds: number };
   /** How often a sequence run and a held send look at the database when nothing wakes them. */
   private readonly sequenceTiming: { recheckMs?: number; holdRecheckMs?: number };
   /** How often each mailbox's inbox is read; 0 (not configured): no inbox schedules are made. */
@@ -36,7 +39,7 @@ export class WorkflowStarter {
   constructor(
     private readonly client: Client,
     config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'INGEST_RETRY_INITIAL_INTERVAL_MS'> &
-      Partial<Pick<Config, 'SCHEDULE_TIMEZONE' | 'RECONCILE_INTERVAL_SECONDS' | 'RECONCILE_STUCK_AFTER_SECONDS' | 'SEQUENCE_RECHECK_SECONDS' | 'SEND_HOLD_RECHECK_SECONDS' | 'INBOX_POLL_SECONDS'>>,
+      Partial<Pick<Config, 'SCHEDULE_TIMEZONE' | 'RECONCILE_INTERVAL_SECONDS' | 'RECONCILE_STUCK_AFTER_SECONDS' | 'RECONCILE_OUTREACH_INTERVAL_SECONDS' | 'SEQUENCE_RECHECK_SECONDS' | 'SEND_HOLD_RECHECK_SECONDS' | 'INBOX_POLL_SECONDS'>>,
   ) {
     this.taskQueue = config.TEMPORAL_TASK_QUEUE;
     this.retryInitialIntervalMs = config.INGEST_RETRY_INITIAL_INTERVAL_MS;
@@ -45,7 +48,11 @@ export class WorkflowStarter {
       recheckMs: config.SEQUENCE_RECHECK_SECONDS ? config.SEQUENCE_RECHECK_SECONDS * 1000 : undefined,
       holdRecheckMs: config.SEND_HOLD_RECHECK_SECONDS ? config.SEND_HOLD_RECHECK_SECONDS * 1000 : undefined,
     };
-    this.reconcile = { intervalSeconds: config.RECONCILE_INTERVAL_SECONDS ?? 300, stuckAfterSeconds: config.RECONCILE_STUCK_AFTER_SECONDS ?? 600 };
+    this.reconcile = {
+      intervalSeconds: config.RECONCILE_INTERVAL_SECONDS ?? 300,
+      stuckAfterSeconds: config.RECONCILE_STUCK_AFTER_SECONDS ?? 600,
+      outreachIntervalSeconds: config.RECONCILE_OUTREACH_INTERVAL_SECONDS ?? 600,
+    };
     this.inboxPollSeconds = config.INBOX_POLL_SECONDS ?? 0;
   }
 
@@ -99,6 +106,33 @@ export class WorkflowStarter {
       args: [{ stuckAfterSeconds: this.reconcile.stuckAfterSeconds, retryInitialIntervalMs: this.retryInitialIntervalMs }],
     };
     const note = 'starts processing for signals left ingested or mid-pipeline';
+    try {
+      await this.client.schedule.create({ scheduleId, spec, action, policies: { overlap: ScheduleOverlapPolicy.SKIP }, state: { note } });
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+      await this.client.schedule.getHandle(scheduleId).update((prev) => ({ ...prev, spec, action, policies: { ...prev.policies, overlap: ScheduleOverlapPolicy.SKIP } }));
+    }
+  }
+
+  /**
+   * The scheduled outreach reconcile (`reconcile/outreach`, every RECONCILE_OUTREACH_INTERVAL_SECONDS,
+   * overlap skip): active or paused enrollments whose sequence run is missing or closed are started
+   * again where they stand, and approved or scheduled messages outside a sequence (reply drafts,
+   * meeting reminders) whose send run is missing or closed get one. Only rows older than
+   * RECONCILE_STUCK_AFTER_SECONDS are looked at (an accept or approve is starting their runs itself).
+   * Ensured by every worker at start-up, like reconcile/signals.
+   */
+  async ensureOutreachReconcileSchedule(): Promise<void> {
+    const scheduleId = workflowIds.reconcileOutreachSchedule;
+    const spec = { intervals: [{ every: this.reconcile.outreachIntervalSeconds * 1000 }] };
+    const action = {
+      type: 'startWorkflow' as const,
+      workflowType: 'reconcileOutreachWorkflow',
+      taskQueue: this.taskQueue,
+      workflowId: scheduleId,
+      args: [{ olderThanSeconds: this.reconcile.stuckAfterSeconds, retryInitialIntervalMs: this.retryInitialIntervalMs, ...this.sequenceTiming }],
+    };
+    const note = 'starts the sequence runs and sends that are missing (nothing stranded)';
     try {
       await this.client.schedule.create({ scheduleId, spec, action, policies: { overlap: ScheduleOverlapPolicy.SKIP }, state: { note } });
     } catch (err) {
@@ -218,14 +252,15 @@ export class WorkflowStarter {
 
   /**
    * Starts an enrollment's sequence (`enrollment/<id>`); a run already there for it is kept (an
-   * accept retried by its client starts nothing twice).
+   * accept retried by its client starts nothing twice). A closed run of the id may be followed by a
+   * new one (reconcile/outreach restarts runs that died; it starts them from workflow code).
    */
   async startSequence(e: { organizationId: string; enrollmentId: string; campaignId: string; opportunityId: string | null; mailboxId: string | null }) {
     const handle = await this.client.workflow.start<typeof sequenceWorkflow>('sequenceWorkflow', {
       taskQueue: this.taskQueue,
       workflowId: workflowIds.sequence(e.enrollmentId),
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
       args: [{ ...e, retryInitialIntervalMs: this.retryInitialIntervalMs, ...this.sequenceTiming }],
       typedSearchAttributes: searchAttributes({
         OrganizationId: e.organizationId,
@@ -280,19 +315,28 @@ export class WorkflowStarter {
    * Wakes the sequence workflows of these enrollments after their rows (or their drafts) changed: a
    * stop, pause, resume, approval or rejection already committed. A run that is not there (finished,
    * or never started) is fine: the database is the truth, the signal only saves waiting for a timer.
+   * It never throws: the change is committed, so a signal that cannot be delivered (Temporal
+   * unreachable) must not turn the answer into an error; the run reads the change at its next
+   * recheck. Such failures go to onNotifyError. At most NOTIFY_BATCH signals are in flight at once.
    */
   async notifyEnrollments(enrollmentIds: readonly string[]): Promise<void> {
-    await Promise.all(
-      enrollmentIds.map((id) =>
-        this.client.workflow
-          .getHandle(workflowIds.sequence(id))
-          .signal(enrollmentChangedSignal)
-          .catch((err) => {
-            if (!(err instanceof WorkflowNotFoundError)) throw err;
-          }),
-      ),
-    );
+    for (let i = 0; i < enrollmentIds.length; i += NOTIFY_BATCH) {
+      await Promise.all(
+        enrollmentIds.slice(i, i + NOTIFY_BATCH).map((id) =>
+          this.client.workflow
+            .getHandle(workflowIds.sequence(id))
+            .signal(enrollmentChangedSignal)
+            .catch((err) => {
+              if (!(err instanceof WorkflowNotFoundError)) this.onNotifyError(err, id);
+            }),
+        ),
+      );
+    }
   }
+
+  /** Where a signal that could not be delivered after a commit is reported (the API sets its logger). */
+  onNotifyError: (err: unknown, enrollmentId: string) => void = (err, enrollmentId) =>
+    console.warn(`enrollmentChanged signal to ${workflowIds.sequence(enrollmentId)} failed: ${err instanceof Error ? err.message : String(err)}`);
 
   /**
    * Starts a meeting's workflow (`meeting/<id>`: reminder and CRM sync) or wakes the one that runs

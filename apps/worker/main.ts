@@ -1,6 +1,6 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { allowPrivateDestinations } from '../../activities/providers/destination';
-import { allowsPrivateNetworks, workerDatabaseUrl, loadConfig } from '../shared/config';
+import { allowsPrivateNetworks, ConfigError, workerDatabaseUrl, loadConfig, productionProblems } from '../shared/config';
 import { createLogger } from '../shared/logger';
 import { connectTemporal, WorkflowStarter } from '../shared/temporal';
 import { createDb, poolOf } from '../../db/pool';
@@ -10,6 +10,8 @@ import { createWorker } from './worker';
 
 async function main() {
   const config = loadConfig();
+  const problems = productionProblems(config, 'worker');
+  if (problems.length) throw new ConfigError(`The worker refuses to start:\n  ${problems.join('\n  ')}`);
   allowPrivateDestinations(allowsPrivateNetworks(config));
   const logger = createLogger(config.LOG_LEVEL, 'worker');
   // Metrics (WORKER_METRICS_PORT): the SDK's Core serves its own on a loopback port, appended to ours.
@@ -35,7 +37,9 @@ async function main() {
   // (by the workers of the deployment's queue; workers of another queue leave it alone).
   if (config.RECONCILE_SCHEDULE === 'true') {
     const client = await connectTemporal(config);
-    await new WorkflowStarter(client, config).ensureReconcileSchedule();
+    const starter = new WorkflowStarter(client, config);
+    await starter.ensureReconcileSchedule();
+    await starter.ensureOutreachReconcileSchedule();
     await client.connection.close();
   }
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS, startup_ms: Math.round(performance.now()) }, 'worker started');

@@ -1,4 +1,6 @@
-import { sql } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import type { DB as Database } from '../database';
 import type { Reader, Tx } from '../tenancy';
 import { enrollmentFrom, WAITING_MESSAGE_STATUSES, type EnrollmentAction, type PauseReason } from '../../domain/outreach/enrollments';
 import { newestFirst } from './pagination';
@@ -25,47 +27,36 @@ export function listEnrollments(tx: Reader, f: { organizationId: string; campaig
 }
 
 /**
- * Of these contacts, those already enrolled: in this campaign (any status), or running (active or
- * paused) in another campaign; one sequence at a time per person.
+ * A new enrollment, active, acting now: its workflow id is the one its sequence workflow runs under,
+ * routeAddress the e-mail address its e-mail steps go to. Undefined when the contact is already
+ * enrolled in the campaign (unique (campaign_id, contact_id)), or the contact or the address is in a
+ * running enrollment already (0016's partial unique indexes: one sequence at a time per person and per
+ * inbox, decided by the database, so concurrent accepts cannot both win).
  */
-export async function alreadyEnrolled(tx: Tx, organizationId: string, campaignId: string, contactIds: string[]): Promise<Set<string>> {
-  if (contactIds.length === 0) return new Set();
-  const rows = await tx
-    .selectFrom('enrollments')
-    .select('contact_id')
-    .where('organization_id', '=', organizationId)
-    .where('contact_id', 'in', contactIds)
-    .where((eb) => eb.or([eb('campaign_id', '=', campaignId), eb('status', 'in', ['active', 'paused'])]))
-    .execute();
-  return new Set(rows.map((r) => r.contact_id));
-}
-
-/**
- * A new enrollment, active, acting now: its workflow id is the one its sequence workflow runs under.
- * Undefined when the contact is already enrolled in the campaign (unique (campaign_id, contact_id)).
- */
-export async function insertEnrollment(tx: Tx, e: { organizationId: string; campaignId: string; sequenceId: string; contactId: string }) {
-  const row = await tx
+export async function insertEnrollment(tx: Tx, e: { organizationId: string; campaignId: string; sequenceId: string; contactId: string; routeAddress: string | null }) {
+  const id = randomUUID();
+  return tx
     .insertInto('enrollments')
     .values({
+      id,
       organization_id: e.organizationId,
       campaign_id: e.campaignId,
       sequence_id: e.sequenceId,
       contact_id: e.contactId,
+      route_address: e.routeAddress,
       status: 'active',
       current_step: 0,
       next_action_at: sql`now()`,
+      workflow_id: enrollmentWorkflowId(id),
     })
-    .onConflict((oc) => oc.columns(['campaign_id', 'contact_id']).doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  if (!row) return undefined;
-  return tx
-    .updateTable('enrollments')
-    .set({ workflow_id: enrollmentWorkflowId(row.id) })
-    .where('id', '=', row.id)
+    .onConflict((oc) => oc.doNothing())
     .returning(ENROLLMENT_COLUMNS)
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+}
+
+/** Locks the enrollment row (a draft stored or a step recorded takes turns with a stop); answers its status. */
+export function lockEnrollment(tx: Tx, id: string) {
+  return tx.selectFrom('enrollments').select(['id', 'status']).where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
 /**
@@ -113,12 +104,13 @@ export async function skipWaitingMessages(tx: Tx, enrollmentId: string): Promise
   return rows.length;
 }
 
-/** The sequence workflow's progress: the step it is at and when it acts next. */
+/** The sequence workflow's progress: the step it is at and when it acts next (a running enrollment only: a stopped one keeps next_action_at empty). */
 export function recordEnrollmentProgress(tx: Tx, id: string, p: { currentStep: number; nextActionAt: Date | null }) {
   return tx
     .updateTable('enrollments')
     .set({ current_step: p.currentStep, next_action_at: p.nextActionAt, updated_at: sql`now()` })
     .where('id', '=', id)
+    .where('status', 'in', ['active', 'paused'])
     .returning(ENROLLMENT_COLUMNS)
     .executeTakeFirst();
 }
@@ -156,4 +148,95 @@ export async function stopContactEnrollments(tx: Tx, contactId: string, reason: 
     }
   }
   return stopped;
+}
+
+// What reconcile/outreach reads -----------------------------------------------------------------------
+
+/**
+ * Running (active or paused) enrollments created more than olderThanSeconds ago, in every
+ * organization, after `afterId` in id order: ids only, through the SECURITY DEFINER function
+ * app.running_enrollments (the caller has no tenant context).
+ */
+export async function runningEnrollmentIds(db: Kysely<Database>, olderThanSeconds: number, afterId: string | null, limit: number, onlyOrganizationId: string | null = null) {
+  const rows = await sql<{ organization_id: string; enrollment_id: string }>`
+    SELECT organization_id, enrollment_id FROM app.running_enrollments(${olderThanSeconds}::int, ${afterId}::uuid, ${limit}::int, ${onlyOrganizationId}::uuid)`.execute(db);
+  return rows.rows;
+}
+
+/** Approved or scheduled messages outside a sequence (reply drafts, meeting reminders) unchanged for olderThanSeconds, in every organization: ids only. */
+export async function unsequencedWaitingMessageIds(db: Kysely<Database>, olderThanSeconds: number, limit: number, onlyOrganizationId: string | null = null) {
+  const rows = await sql<{ organization_id: string; message_id: string }>`
+    SELECT organization_id, message_id FROM app.unsequenced_waiting_messages(${olderThanSeconds}::int, ${limit}::int, ${onlyOrganizationId}::uuid)`.execute(db);
+  return rows.rows;
+}
+
+/**
+ * Where each of these running enrollments stands, read as its organization: what its sequence run
+ * needs to start again, and the step to start at. With a draft stored, its step and attempt (the run
+ * waits on that draft again, not on the next step); without, the step after current_step, its delay
+ * counted from when the last message of the enrollment last changed (or the enrollment was created).
+ */
+export async function resumePoints(tx: Tx, enrollmentIds: string[]) {
+  if (enrollmentIds.length === 0) return [];
+  const rows = await tx
+    .selectFrom('enrollments')
+    .innerJoin('campaigns', 'campaigns.id', 'enrollments.campaign_id')
+    .select([
+      'enrollments.id', 'enrollments.organization_id', 'enrollments.campaign_id', 'enrollments.current_step', 'enrollments.created_at',
+      'campaigns.opportunity_id', 'campaigns.mailbox_id',
+    ])
+    .select((eb) => [
+      eb
+        .selectFrom('messages')
+        .select('messages.draft_key')
+        .whereRef('messages.enrollment_id', '=', 'enrollments.id')
+        .where('messages.draft_key', 'is not', null)
+        .orderBy(sql`split_part(messages.draft_key, ':', 2)::int`, 'desc')
+        .orderBy(sql`split_part(messages.draft_key, ':', 3)::int`, 'desc')
+        .limit(1)
+        .as('last_draft_key'),
+      eb
+        .selectFrom('messages')
+        .select(sql<string>`messages.status || ':' || (extract(epoch FROM messages.updated_at) * 1000)::bigint`.as('s'))
+        .whereRef('messages.enrollment_id', '=', 'enrollments.id')
+        .where('messages.draft_key', 'is not', null)
+        .orderBy(sql`split_part(messages.draft_key, ':', 2)::int`, 'desc')
+        .orderBy(sql`split_part(messages.draft_key, ':', 3)::int`, 'desc')
+        .limit(1)
+        .as('last_draft_state'),
+      eb
+        .selectFrom('messages')
+        .select(sql<Date>`max(messages.updated_at)`.as('at'))
+        .whereRef('messages.enrollment_id', '=', 'enrollments.id')
+        .as('last_message_at'),
+    ])
+    .where('enrollments.id', 'in', enrollmentIds)
+    .where('enrollments.status', 'in', ['active', 'paused'])
+    .execute();
+  return rows.map((r) => {
+    const [, position, attempt] = (r.last_draft_key ?? '').split(':').map(Number);
+    const [status, changedAt] = (r.last_draft_state ?? '').split(':');
+    // A step whose draft was sent, done or skipped is behind the enrollment: the next one starts, its delay from then.
+    const stepDone = status === 'sent' || status === 'task_done' || status === 'skipped';
+    const resume =
+      position && attempt && position >= r.current_step && !stepDone
+        ? { position, attempt, fromMs: Date.now() }
+        : position && stepDone && position >= r.current_step
+          ? { position: position + 1, attempt: 1, fromMs: Number(changedAt) }
+          : { position: r.current_step + 1, attempt: 1, fromMs: new Date(r.last_message_at ?? r.created_at).getTime() };
+    return { enrollmentId: r.id, organizationId: r.organization_id, campaignId: r.campaign_id, opportunityId: r.opportunity_id, mailboxId: r.mailbox_id, resume };
+  });
+}
+
+/** Of these messages, those still approved or scheduled outside a sequence, read as their organization. */
+export function unsequencedWaitingMessages(tx: Tx, messageIds: string[]) {
+  if (messageIds.length === 0) return Promise.resolve([]);
+  return tx
+    .selectFrom('messages')
+    .select(['id', 'organization_id', 'mailbox_id'])
+    .where('id', 'in', messageIds)
+    .where('enrollment_id', 'is', null)
+    .where('direction', '=', 'outbound')
+    .where('status', 'in', ['approved', 'scheduled'])
+    .execute();
 }

@@ -160,7 +160,13 @@ export async function insertMailbox(
 export async function updateMailbox(tx: Tx, id: string, patch: Partial<MailboxValues> & { secret?: Buffer }): Promise<Mailbox | undefined> {
   await tx
     .updateTable('mailboxes')
-    .set({ ...columns(patch), ...(patch.secret && { secret_ciphertext: patch.secret }), updated_at: sql`now()` })
+    .set({
+      ...columns(patch),
+      ...(patch.secret && { secret_ciphertext: patch.secret }),
+      // New SMTP settings or a new secret end a hold a setup error put on the mailbox's sends (db/queries/sending.ts holdSend).
+      ...((patch.secret || patch.smtp) && { send_hold_reason: null }),
+      updated_at: sql`now()`,
+    })
     .where('id', '=', id)
     .execute();
   return getMailbox(tx, id);

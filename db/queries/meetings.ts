@@ -215,7 +215,7 @@ export async function upcomingMeetingIds(tx: Tx, organizationId: string): Promis
     .execute();
 }
 
-/** The open reminder of a meeting is withdrawn: its task cancelled, its e-mail draft skipped when not yet sent. */
+/** The open reminder of a meeting is withdrawn: its task cancelled, its e-mail draft skipped when not yet sent (a send under way goes on). */
 export async function withdrawReminder(tx: Tx, meetingId: string): Promise<void> {
   await tx
     .updateTable('tasks')
@@ -229,6 +229,8 @@ export async function withdrawReminder(tx: Tx, meetingId: string): Promise<void>
     .set({ status: 'skipped', updated_at: sql`now()` })
     .where('id', '=', (eb) => eb.selectFrom('meetings').select('reminder_message_id').where('id', '=', meetingId))
     .where('status', 'in', ['pending_approval', 'approved', 'scheduled'])
+    // A claimed reminder (its SMTP conversation under way) is left to its send: recordSent records the truth.
+    .where((eb) => eb.not(eb.and([eb('status', '=', 'scheduled'), eb('send_attempted_at', 'is not', null)])))
     .execute();
 }
 

@@ -95,15 +95,15 @@ export async function reserveSendSlot(
     .where('messages.status', '<>', 'skipped')
     .groupBy('send_slots.local_day')
     .execute();
-  // The latest reservation or send so far, and the latest of all (a reservation may lie ahead: a
+  // The latest reservation or send (or claimed send: the claim's gap counts from it, sendTimeCheck) so far, and the latest of all (a reservation may lie ahead: a
   // message booked for the next opening, before the window was widened).
   const last = await sql<{ past: Date | null; any: Date | null }>`
     SELECT GREATEST(
              (SELECT max(slot_at) FROM send_slots WHERE organization_id = ${r.organizationId} AND mailbox_id = ${r.mailboxId} AND slot_at <= ${r.now}),
-             (SELECT max(sent_at) FROM messages WHERE organization_id = ${r.organizationId} AND mailbox_id = ${r.mailboxId} AND sent_at IS NOT NULL)) AS past,
+             (SELECT GREATEST(max(sent_at), max(send_attempted_at)) FROM messages WHERE organization_id = ${r.organizationId} AND mailbox_id = ${r.mailboxId} AND (sent_at IS NOT NULL OR send_attempted_at IS NOT NULL))) AS past,
            GREATEST(
              (SELECT max(slot_at) FROM send_slots WHERE organization_id = ${r.organizationId} AND mailbox_id = ${r.mailboxId}),
-             (SELECT max(sent_at) FROM messages WHERE organization_id = ${r.organizationId} AND mailbox_id = ${r.mailboxId} AND sent_at IS NOT NULL)) AS any`.execute(tx);
+             (SELECT GREATEST(max(sent_at), max(send_attempted_at)) FROM messages WHERE organization_id = ${r.organizationId} AND mailbox_id = ${r.mailboxId} AND (sent_at IS NOT NULL OR send_attempted_at IS NOT NULL))) AS any`.execute(tx);
   const state = (lastSlotAt: Date | null) => ({ reservationsByLocalDay: new Map(perDay.map((d) => [d.day, d.n])), lastSlotAt });
   // The earliest slot after what has gone out; if a reservation ahead lies within the gap of it, after the latest one.
   let slotAt = nextSendSlot(r.now, policy, state(last.rows[0]?.past ?? null));

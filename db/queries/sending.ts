@@ -1,11 +1,14 @@
 import { sql } from 'kysely';
 import type { Tx } from '../tenancy';
-import { MESSAGE_TRANSITIONS } from '../../domain/outreach/messages';
+import { MESSAGE_TRANSITIONS, messageFrom } from '../../domain/outreach/messages';
 import { addSuppression } from './compliance/suppressions';
 import { mailboxSendability } from './mailbox-health';
 import { stopContactEnrollments } from './enrollments';
 import { transitionMessage } from './messages';
-import { releaseSendSlot, reserveSendSlot } from './send-slots';
+import { resumeWhenDue } from './sequence';
+import { releaseSendSlot, reserveSendSlot, sendPolicyOf } from './send-slots';
+import { lockFor } from '../locks';
+import { sendTimeCheck, windowCloseOf } from '../../domain/sending/send-check';
 
 /**
  * A message's way out, in three transactions around the SMTP conversation:
@@ -18,43 +21,80 @@ import { releaseSendSlot, reserveSendSlot } from './send-slots';
  */
 
 export type ScheduleOutcome =
-  | { state: 'scheduled'; slotAt: Date }
+  | { state: 'scheduled'; slotAt: Date; windowEndsAt: Date }
   | { state: 'held'; reason: string }
   /** The mailbox was never checked: run its deliverability check first, then book again. */
   | { state: 'unchecked'; mailboxId: string }
   | { state: 'final'; status: string };
 
-function lockForSend(tx: Tx, messageId: string) {
-  return tx
+/**
+ * Locks a message for its send: its enrollment row first, FOR SHARE (the order a stop takes: the
+ * enrollment, then its messages), so a stop and a claim are ordered and a stop that answered
+ * `stopped` is seen by the claim; then the message, FOR UPDATE. A step's enrollment paused out of
+ * office until a moment now past is resumed first (resumeWhenDue, which locks the same row).
+ */
+async function lockForSend(tx: Tx, messageId: string) {
+  const ref = await tx.selectFrom('messages').select(['enrollment_id', 'step_id']).where('id', '=', messageId).executeTakeFirst();
+  if (!ref) return undefined;
+  // An out-of-office pause whose resume_at passed ends here too (the booking and the claim are stages of the step).
+  if (ref.enrollment_id && ref.step_id !== null) await resumeWhenDue(tx, ref.enrollment_id);
+  const enrollment = ref.enrollment_id
+    ? await tx.selectFrom('enrollments').select('status').where('id', '=', ref.enrollment_id).forShare().executeTakeFirst()
+    : undefined;
+  const m = await tx
     .selectFrom('messages')
-    .leftJoin('enrollments', 'enrollments.id', 'messages.enrollment_id')
     .select([
       'messages.id', 'messages.organization_id', 'messages.status', 'messages.mailbox_id', 'messages.contact_id', 'messages.enrollment_id', 'messages.step_id',
       'messages.channel', 'messages.scheduled_for', 'messages.send_attempted_at', 'messages.to_address',
-      // Only a sequence step follows its enrollment: a reply or a meeting-reminder draft goes out whatever became of it.
-      sql<string | null>`CASE WHEN messages.step_id IS NOT NULL THEN enrollments.status END`.as('enrollment_status'),
     ])
     .where('messages.id', '=', messageId)
-    .forUpdate('messages')
+    .forUpdate()
     .executeTakeFirst();
+  // Only a sequence step follows its enrollment: a reply or a meeting-reminder draft goes out whatever became of it.
+  return m && { ...m, enrollment_status: m.step_id !== null ? (enrollment?.status ?? null) : null };
 }
 
 const ENDED = new Set(['stopped', 'completed', 'failed']);
 
-/** Why an approved message cannot be booked now ('unchecked': its mailbox needs a first check), or null. */
-async function holdReason(tx: Tx, m: { mailbox_id: string | null; enrollment_status: string | null }): Promise<string | 'unchecked' | null> {
-  if (m.enrollment_status === 'paused') return 'the enrollment is paused';
-  if (!m.mailbox_id) return 'no mailbox to send from: give the campaign a mailbox';
-  const health = await mailboxSendability(tx, m.mailbox_id);
+/**
+ * Why a mailbox may not send now ('unchecked': it needs a first deliverability check), or null: the
+ * one place that decides it, asked when booking and again when claiming the send. Its last health
+ * check must allow sending, and no setup error (SMTP authentication, relay refused) holds it.
+ */
+export async function mailboxSendBlock(tx: Tx, mailboxId: string): Promise<string | 'unchecked' | null> {
+  const mailbox = await tx.selectFrom('mailboxes').select('send_hold_reason').where('id', '=', mailboxId).executeTakeFirst();
+  if (!mailbox) return 'the mailbox no longer exists';
+  if (mailbox.send_hold_reason) return `the mailbox is held: ${mailbox.send_hold_reason}`;
+  const health = await mailboxSendability(tx, mailboxId);
   if (!health.checked) return 'unchecked';
   if (!health.sendable) return `the mailbox is not sendable: ${health.reason ?? 'its last deliverability check failed'}`;
   return null;
 }
 
-export async function scheduleMessage(tx: Tx, r: { organizationId: string; messageId: string; now: Date }): Promise<ScheduleOutcome> {
+/** Why an approved message cannot be booked now ('unchecked': its mailbox needs a first check), or null. */
+async function holdReason(tx: Tx, m: { mailbox_id: string | null; enrollment_status: string | null }): Promise<string | 'unchecked' | null> {
+  if (m.enrollment_status === 'paused') return 'the enrollment is paused';
+  if (!m.mailbox_id) return 'no mailbox to send from: give the campaign a mailbox';
+  return mailboxSendBlock(tx, m.mailbox_id);
+}
+
+/** The close of the sending window of a slot's local day (the SMTP retries end there). */
+async function windowEndOf(tx: Tx, mailboxId: string, slotAt: Date): Promise<Date> {
+  const policy = await sendPolicyOf(tx, mailboxId, slotAt);
+  return policy ? windowCloseOf(slotAt, policy) : slotAt;
+}
+
+export async function scheduleMessage(tx: Tx, r: { organizationId: string; messageId: string; now: Date; graceSeconds?: number }): Promise<ScheduleOutcome> {
   const m = await lockForSend(tx, r.messageId);
   if (!m) return { state: 'final', status: 'missing' };
-  if (m.status === 'scheduled') return { state: 'scheduled', slotAt: m.scheduled_for! };
+  if (m.status === 'scheduled') {
+    // A slot long past with no send under way (a restarted run, SMTP retries that ran out) is booked
+    // again rather than sent late; a claimed one goes to its claim, which flags it.
+    const stale = !m.send_attempted_at && m.scheduled_for && r.now.getTime() - m.scheduled_for.getTime() > (r.graceSeconds ?? DEFAULT_SEND_GRACE_SECONDS) * 1000;
+    if (!stale) return { state: 'scheduled', slotAt: m.scheduled_for!, windowEndsAt: await windowEndOf(tx, m.mailbox_id!, m.scheduled_for!) };
+    await unschedule(tx, m.id, 'the send slot passed before it was sent; booked again');
+    m.status = 'approved';
+  }
   if (m.status !== 'approved') return { state: 'final', status: m.status };
   if (m.enrollment_status && ENDED.has(m.enrollment_status)) {
     await transitionMessage(tx, m.id, 'skip', MESSAGE_TRANSITIONS.skip.to, { error: `the enrollment is ${m.enrollment_status}` });
@@ -68,12 +108,12 @@ export async function scheduleMessage(tx: Tx, r: { organizationId: string; messa
   }
   const slot = await reserveSendSlot(tx, { organizationId: r.organizationId, mailboxId: m.mailbox_id!, messageId: m.id, now: r.now });
   await transitionMessage(tx, m.id, 'schedule', MESSAGE_TRANSITIONS.schedule.to, { scheduled_for: slot.slotAt, error: null });
-  return { state: 'scheduled', slotAt: slot.slotAt };
+  return { state: 'scheduled', slotAt: slot.slotAt, windowEndsAt: await windowEndOf(tx, m.mailbox_id!, slot.slotAt) };
 }
 
 export type Claim =
   | { go: true; message: { id: string; organizationId: string; mailboxId: string; contactId: string | null; toAddress: string | null; sequenceStep: boolean } }
-  | { go: false; status: string; requeue?: boolean; flagged?: boolean };
+  | { go: false; status: string; requeue?: boolean; flagged?: boolean; hold?: boolean; reason?: string };
 
 /** Takes a scheduled message back to approved (its enrollment paused meanwhile): its slot is given back. */
 async function unschedule(tx: Tx, messageId: string, why: string) {
@@ -86,12 +126,20 @@ async function unschedule(tx: Tx, messageId: string, why: string) {
     .execute();
 }
 
+/** How far from its slot a send may still go when SEND_SLOT_GRACE_SECONDS is not given. */
+export const DEFAULT_SEND_GRACE_SECONDS = 300;
+
 /**
  * The last look before the SMTP conversation (the compliance gate is the caller's, in the same
- * transaction, right after this answers go): sets send_attempted_at so that a retry after a crash
- * knows a send may have happened.
+ * transaction, right after this answers go). Under the mailbox's advisory lock (the one bookings
+ * take), the moment is checked again (domain/sending/send-check.ts sendTimeCheck: in the window on a
+ * sending day, close to the slot, under the day's cap of what went out, after the gap) and the
+ * mailbox must still be sendable (mailboxSendBlock); otherwise the slot is given back, the message
+ * is `approved` again and the answer is `requeue` (hold: something holds the mailbox or the
+ * enrollment, wait for it; else book a fresh slot at once). A go sets send_attempted_at, so that a
+ * retry after a crash knows a send may have happened.
  */
-export async function claimSend(tx: Tx, messageId: string): Promise<Claim> {
+export async function claimSend(tx: Tx, messageId: string, at: { now: Date; graceSeconds?: number } = { now: new Date() }): Promise<Claim> {
   const m = await lockForSend(tx, messageId);
   if (!m) return { go: false, status: 'missing' };
   if (m.status !== 'scheduled') return { go: false, status: m.status };
@@ -109,10 +157,69 @@ export async function claimSend(tx: Tx, messageId: string): Promise<Claim> {
   }
   if (m.enrollment_status === 'paused') {
     await unschedule(tx, m.id, 'the enrollment is paused');
-    return { go: false, status: 'approved', requeue: true };
+    return { go: false, status: 'approved', requeue: true, hold: true, reason: 'the enrollment is paused' };
   }
-  await tx.updateTable('messages').set({ send_attempted_at: sql`now()` }).where('id', '=', m.id).execute();
+  await lockFor(tx, `send_slots:${m.mailbox_id}`);
+  const block = await mailboxSendBlock(tx, m.mailbox_id!);
+  if (block) {
+    const reason = block === 'unchecked' ? 'the mailbox needs a deliverability check' : block;
+    await unschedule(tx, m.id, reason);
+    return { go: false, status: 'approved', requeue: true, hold: block !== 'unchecked', reason };
+  }
+  const verdict = await sendMomentVerdict(tx, m, at.now, at.graceSeconds ?? DEFAULT_SEND_GRACE_SECONDS);
+  if (!verdict.go) {
+    const reason = `not sent at ${at.now.toISOString()}: ${verdict.reason}; booked again`;
+    await unschedule(tx, m.id, reason);
+    return { go: false, status: 'approved', requeue: true, reason };
+  }
+  await tx.updateTable('messages').set({ send_attempted_at: at.now }).where('id', '=', m.id).execute();
   return { go: true, message: { id: m.id, organizationId: m.organization_id, mailboxId: m.mailbox_id!, contactId: m.contact_id, toAddress: m.to_address, sequenceStep: m.step_id !== null } };
+}
+
+/** sendTimeCheck over the message's reservation and what the mailbox has sent (or is sending), this message excluded. */
+async function sendMomentVerdict(tx: Tx, m: { id: string; organization_id: string; mailbox_id: string | null }, now: Date, graceSeconds: number) {
+  const slot = await tx
+    .selectFrom('send_slots')
+    .select(['slot_at', sql<string>`local_day::text`.as('local_day')])
+    .where('organization_id', '=', m.organization_id)
+    .where('message_id', '=', m.id)
+    .executeTakeFirst();
+  if (!slot) return { go: false as const, reason: 'it holds no send slot' };
+  const policy = await sendPolicyOf(tx, m.mailbox_id!, now);
+  if (!policy) return { go: false as const, reason: 'the mailbox no longer exists' };
+  const state = await sql<{ gone: number; last: Date | null }>`
+    SELECT (SELECT count(*)::int FROM send_slots s JOIN messages x ON x.organization_id = s.organization_id AND x.id = s.message_id
+             WHERE s.organization_id = ${m.organization_id} AND s.mailbox_id = ${m.mailbox_id} AND s.local_day = ${slot.local_day}::date
+               AND s.message_id <> ${m.id} AND (x.sent_at IS NOT NULL OR x.send_attempted_at IS NOT NULL)) AS gone,
+           (SELECT GREATEST(max(sent_at), max(send_attempted_at)) FROM messages
+             WHERE organization_id = ${m.organization_id} AND mailbox_id = ${m.mailbox_id} AND id <> ${m.id}
+               AND (sent_at IS NOT NULL OR send_attempted_at IS NOT NULL)) AS last`.execute(tx);
+  const row = state.rows[0]!;
+  return sendTimeCheck({ now, slotAt: slot.slot_at, slotLocalDay: slot.local_day, graceSeconds }, policy, { goneOutOnDay: row.gone, lastSendAt: row.last });
+}
+
+/**
+ * A setup error holds the send (M4): the message is `approved` again with the reason, its slot and
+ * claim given back (nothing was handed over). With a mailbox, the mailbox is held too
+ * (send_hold_reason, shown in last_error) until its SMTP settings or secret change; without, the
+ * reason goes to the mailbox's last_error only (organization settings: the run looks again later).
+ */
+export async function holdSend(tx: Tx, messageId: string, r: { reason: string; mailboxId?: string }): Promise<void> {
+  await releaseSendSlot(tx, messageId);
+  const held = await tx
+    .updateTable('messages')
+    .set({ status: 'approved', scheduled_for: null, send_attempted_at: null, error: r.reason, updated_at: sql`now()` })
+    .where('id', '=', messageId)
+    .where('status', '=', 'scheduled')
+    .returning('mailbox_id')
+    .executeTakeFirst();
+  const mailboxId = r.mailboxId ?? held?.mailbox_id;
+  if (!mailboxId) return;
+  await tx
+    .updateTable('mailboxes')
+    .set({ last_error: r.reason.slice(0, 1000), ...(r.mailboxId ? { send_hold_reason: r.reason.slice(0, 1000) } : {}), updated_at: sql`now()` })
+    .where('id', '=', mailboxId)
+    .execute();
 }
 
 /** The gate closed between scheduling and sending: the message is skipped with the gate's reasons; its slot is given back. */
@@ -141,21 +248,48 @@ async function threadFor(tx: Tx, m: { organization_id: string; contact_id: strin
   return made.id;
 }
 
-export async function recordSent(tx: Tx, r: { messageId: string; providerMessageId: string; fromAddress: string; toAddress: string }): Promise<void> {
+/**
+ * The server took the message (250): it is `sent`, whatever happened meanwhile (M3). From `scheduled`,
+ * and also from `skipped` with send_attempted_at (an unsubscribe or a withdrawn reminder that landed
+ * during the SMTP conversation) and from a flagged `failed` (a retry flagged it while this slow first
+ * attempt went on): 250 is the truth. The addresses are not written back for an erased contact (M6).
+ * Answers the status it was recorded from (null: it was not, the message being gone or sent already).
+ */
+export async function recordSent(tx: Tx, r: { messageId: string; providerMessageId: string; fromAddress: string; toAddress: string }): Promise<string | null> {
   const m = await tx
     .selectFrom('messages')
-    .select(['organization_id', 'contact_id', 'enrollment_id', 'mailbox_id', 'subject', 'thread_id'])
-    .where('id', '=', r.messageId)
+    .leftJoin('contacts', (j) => j.onRef('contacts.organization_id', '=', 'messages.organization_id').onRef('contacts.id', '=', 'messages.contact_id'))
+    .select([
+      'messages.organization_id', 'messages.contact_id', 'messages.enrollment_id', 'messages.mailbox_id', 'messages.subject', 'messages.thread_id', 'messages.status',
+      'contacts.erased_at',
+    ])
+    .where('messages.id', '=', r.messageId)
+    .forUpdate('messages')
     .executeTakeFirstOrThrow();
-  const threadId = m.thread_id ?? (await threadFor(tx, m));
-  await transitionMessage(tx, r.messageId, 'send', MESSAGE_TRANSITIONS.send.to, {
-    sent_at: sql`now()`,
-    provider_message_id: r.providerMessageId,
-    from_address: r.fromAddress,
-    to_address: r.toAddress,
-    thread_id: threadId,
-    error: null,
-  });
+  const erased = m.erased_at !== null && m.erased_at !== undefined;
+  const threadId = m.thread_id ?? (erased ? null : await threadFor(tx, m));
+  const recorded = await tx
+    .updateTable('messages')
+    .set({
+      status: MESSAGE_TRANSITIONS.send.to,
+      sent_at: sql`now()`,
+      provider_message_id: r.providerMessageId,
+      ...(erased ? {} : { from_address: r.fromAddress, to_address: r.toAddress }),
+      thread_id: threadId,
+      needs_check: false,
+      error: null,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', r.messageId)
+    .where((eb) =>
+      eb.or([
+        eb('status', 'in', messageFrom('send')),
+        eb.and([eb('status', '=', 'skipped'), eb('send_attempted_at', 'is not', null)]),
+        eb.and([eb('status', '=', 'failed'), eb('needs_check', '=', true)]),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(recorded.numUpdatedRows) === 1 ? m.status : null;
 }
 
 /**

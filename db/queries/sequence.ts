@@ -46,21 +46,21 @@ export async function draftContext(tx: Tx, e: { contactId: string; opportunityId
   return { contact, brief: brief?.brief ?? null, settings, mailbox };
 }
 
-/** Whether an e-mail to this contact (or this address) has gone out before: the first one carries the Art. 14 notice. */
+/**
+ * Whether an e-mail to this contact (or this address) has gone out before: the first one carries the
+ * Art. 14 notice. Gone out means `sent`, or flagged needs_check (it may have been delivered); a first
+ * e-mail refused for good was never read, so the next one still carries the notice. One indexed
+ * lookup per branch (by contact: messages_org_contact_idx; by address: 0016's
+ * messages_org_to_address_idx), joined by UNION ALL instead of an OR no index serves.
+ */
 export async function emailedBefore(tx: Tx, contactId: string | null, address: string | null, exceptMessageId?: string): Promise<boolean> {
-  let q = tx
-    .selectFrom('messages')
-    .select('id')
-    .where('direction', '=', 'outbound')
-    .where('channel', '=', 'email')
-    .where((eb) => eb.or([eb('status', '=', 'sent'), eb('send_attempted_at', 'is not', null)]))
-    .where((eb) => {
-      const byAddress = address ? [eb(sql`lower(to_address)`, '=', address.toLowerCase())] : [];
-      const byContact = contactId ? [eb('contact_id', '=', contactId)] : [];
-      return eb.or([...byContact, ...byAddress]);
-    });
-  if (exceptMessageId) q = q.where('id', '<>', exceptMessageId);
-  return (await q.limit(1).executeTakeFirst()) !== undefined;
+  if (!contactId && !address) return false;
+  const gone = sql`direction = ${'outbound'} AND channel = ${'email'} AND (status = ${'sent'} OR needs_check) AND id <> ${exceptMessageId ?? '00000000-0000-0000-0000-000000000000'}::uuid`;
+  const byContact = contactId ? sql`(SELECT id FROM messages WHERE contact_id = ${contactId}::uuid AND ${gone} LIMIT 1)` : undefined;
+  const byAddress = address ? sql`(SELECT id FROM messages WHERE lower(to_address) = ${address.toLowerCase()} AND to_address IS NOT NULL AND ${gone} LIMIT 1)` : undefined;
+  const branches = [byContact, byAddress].filter((q) => q !== undefined);
+  const rows = await sql<{ id: string }>`${sql.join(branches, sql` UNION ALL `)} LIMIT 1`.execute(tx);
+  return rows.rows.length > 0;
 }
 
 /** Whether an e-mail step of this enrollment went out before this one (the next is a follow-up). */
@@ -78,7 +78,7 @@ export async function enrollmentEmailedBefore(tx: Tx, enrollmentId: string): Pro
 
 /** The draft written for a step attempt, when it is there already (a retried activity). */
 export function draftByKey(tx: Tx, organizationId: string, key: string) {
-  return tx.selectFrom('messages').select(['id', 'status']).where('organization_id', '=', organizationId).where('draft_key', '=', key).executeTakeFirst();
+  return tx.selectFrom('messages').select(['id', 'status', 'created_at']).where('organization_id', '=', organizationId).where('draft_key', '=', key).executeTakeFirst();
 }
 
 /** The rejected draft a redraft answers: its text and what the person said. */
@@ -153,9 +153,27 @@ export function stepMessage(tx: Tx, messageId: string) {
   return tx
     .selectFrom('messages')
     .leftJoin('enrollments', 'enrollments.id', 'messages.enrollment_id')
-    .select(['messages.id', 'messages.status', 'messages.redraft_requested', 'enrollments.status as enrollment_status'])
+    .select(['messages.id', 'messages.status', 'messages.redraft_requested', 'messages.enrollment_id', 'enrollments.status as enrollment_status', 'enrollments.resume_at'])
     .where('messages.id', '=', messageId)
     .executeTakeFirst();
+}
+
+/**
+ * Whether this address is the route of another running enrollment (0016's route index): a company's
+ * generic inbox gets the e-mails of one enrollment at a time, so another contact's e-mail step to it
+ * is skipped.
+ */
+export async function routeTakenByAnother(tx: Tx, enrollmentId: string, address: string): Promise<boolean> {
+  const row = await tx
+    .selectFrom('enrollments')
+    .select('id')
+    .where(sql`lower(route_address)`, '=', address.toLowerCase())
+    .where('route_address', 'is not', null)
+    .where('status', 'in', ['active', 'paused'])
+    .where('id', '<>', enrollmentId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** A paused enrollment whose resume_at has passed (an out-of-office) becomes active again; true when it did. */

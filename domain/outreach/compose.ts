@@ -33,6 +33,8 @@ export interface ComposeInput {
   to: { address: string; name?: string | null };
   /** The recipient's locale ("nl-NL"): the notice and the footers are Dutch for nl, English otherwise. */
   locale: string;
+  /** The contact's recorded lawful basis, which the Art. 14 notice states (default legitimate interest). */
+  lawfulBasis?: 'consent' | 'legitimate_interest';
   /** The first message to this person: it carries the Art. 14 notice. */
   firstToPerson: boolean;
   compliance: ComposeCompliance;
@@ -99,8 +101,13 @@ export function unsubscribeMailto(c: Pick<ComposeCompliance, 'unsubscribe_mailto
 }
 
 /** One header, https first (RFC 8058 needs it; the mailto serves clients without one-click). */
+/**
+ * The List-Unsubscribe header: the one-click URL and the mailto. White space (CR and LF above all)
+ * and angle brackets are stripped from both, so a stored value can never end the header or add one.
+ */
 export function listUnsubscribeHeader(unsubscribeUrl: string, mailto: string): string {
-  return `<${unsubscribeUrl}>, <${mailto}>`;
+  const clean = (uri: string) => uri.replace(/[\s<>]/g, '');
+  return `<${clean(unsubscribeUrl)}>, <${clean(mailto)}>`;
 }
 
 const FOOTER: Record<NoticeLanguage, { optOut: (url: string) => string; ai: string }> = {
@@ -136,6 +143,7 @@ export function composeEmail(input: ComposeInput): ComposedEmail {
         retentionMonths: c.retention_months,
         dataSource: input.dataSource,
         unsubscribeUrl: input.unsubscribeUrl,
+        lawfulBasis: input.lawfulBasis,
       },
       language,
     );

@@ -23,7 +23,7 @@ function reservedOn(state: SlotState, day: string): number {
  * DST gap moves forward by the gap; a time that happens twice (the autumn change) is its later
  * occurrence, or with `earliest` its first.
  */
-function at(day: DateTime, minutes: number, zone: string, earliest = false): DateTime {
+export function at(day: DateTime, minutes: number, zone: string, earliest = false): DateTime {
   if (minutes >= 24 * 60) return day.plus({ days: 1 }).startOf('day');
   const t = DateTime.fromObject({ year: day.year, month: day.month, day: day.day, hour: Math.floor(minutes / 60), minute: minutes % 60 }, { zone });
   if (!earliest) return t;

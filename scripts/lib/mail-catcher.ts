@@ -26,9 +26,10 @@ export interface CatcherOptions {
   onRecipient?: (address: string) => { code: number; message: string } | undefined;
   /**
    * After the whole message arrived: 'drop' closes the connection without a reply, 'hang' never
-   * replies (the client times out); either way the client cannot know whether it was kept.
+   * replies (the client times out); either way the client cannot know whether it was kept. A
+   * promise stalls the reply until it settles.
    */
-  afterData?: (to: string[]) => 'accept' | 'drop' | 'hang';
+  afterData?: (to: string[]) => 'accept' | 'drop' | 'hang' | Promise<'accept' | 'drop'>;
   /** Keep at most this many messages (oldest dropped first). */
   maxMessages?: number;
 }
@@ -68,9 +69,10 @@ export async function startMailCatcher(opts: CatcherOptions = {}): Promise<MailC
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
+      stream.on('end', async () => {
         const to = session.envelope.rcptTo.map((r) => r.address);
-        const after = opts.afterData?.(to.map((a) => a.toLowerCase()));
+        // A promise stalls the reply to DATA until it settles (a test acts during the SMTP conversation).
+        const after = await opts.afterData?.(to.map((a) => a.toLowerCase()));
         if (after === 'hang') return;
         if (after === 'drop') {
           // Everything arrived, and the client hears nothing: the connection just ends.

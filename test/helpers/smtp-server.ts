@@ -24,10 +24,17 @@ export interface TestSmtpServer {
   messages: CaughtMessage[];
   /** Answer RCPT TO for this address with this reply. */
   refuse(address: string, code: number, message: string): void;
+  /** Accept this address again (undo refuse). */
+  accept(address: string): void;
   /** Take the whole message for this address, then close the connection without answering. */
   dropAfterData(address: string): void;
   /** Take the whole message for this address, then never answer (the client's socket timeout ends it). */
   hangAfterData(address: string): void;
+  /**
+   * Take the whole message for this address, then stall the reply until release() (T1): `arrived`
+   * resolves when the message is in, so a test can act during the SMTP conversation.
+   */
+  stallAfterData(address: string): { arrived: Promise<void>; release(): void };
   /** The received messages to this address, parsed. */
   received(address: string): Promise<ParsedMail[]>;
   close(): Promise<void>;
@@ -37,18 +44,35 @@ export async function startSmtpServer(opts: { auth?: { username: string; passwor
   const refusals = new Map<string, { code: number; message: string }>();
   const drops = new Set<string>();
   const hangs = new Set<string>();
+  const stalls = new Map<string, { arrive: () => void; released: Promise<void> }>();
   const catcher = await startMailCatcher({
     auth: opts.auth,
     onRecipient: (address) => refusals.get(address),
-    afterData: (to) => (to.some((a) => drops.has(a)) ? 'drop' : to.some((a) => hangs.has(a)) ? 'hang' : 'accept'),
+    afterData: (to) => {
+      const stall = to.map((a) => stalls.get(a)).find(Boolean);
+      if (stall) {
+        stall.arrive();
+        return stall.released.then(() => 'accept' as const);
+      }
+      return to.some((a) => drops.has(a)) ? 'drop' : to.some((a) => hangs.has(a)) ? 'hang' : 'accept';
+    },
   });
   return {
     host: catcher.host,
     port: catcher.port,
     messages: catcher.messages,
     refuse: (address, code, message) => void refusals.set(address.toLowerCase(), { code, message }),
+    accept: (address) => void refusals.delete(address.toLowerCase()),
     dropAfterData: (address) => void drops.add(address.toLowerCase()),
     hangAfterData: (address) => void hangs.add(address.toLowerCase()),
+    stallAfterData: (address) => {
+      let arrive!: () => void;
+      let release!: () => void;
+      const arrived = new Promise<void>((r) => (arrive = r));
+      const released = new Promise<void>((r) => (release = r));
+      stalls.set(address.toLowerCase(), { arrive, released });
+      return { arrived, release };
+    },
     received: (address) =>
       Promise.all(catcher.messages.filter((m) => m.to.some((t) => t.toLowerCase() === address.toLowerCase())).map((m) => simpleParser(m.raw))),
     close: () => catcher.close(),

@@ -1,4 +1,6 @@
+import { Pool } from 'pg';
 import { workflowIds } from '../../workflows/search-attributes';
+import { startChatServer } from '../helpers/chat-server';
 import { newOrganization, startApi } from '../helpers/api';
 import { outreachOrg, until } from '../helpers/outreach';
 import { startSmtpServer } from '../helpers/smtp-server';
@@ -8,13 +10,18 @@ import { exportHistory } from './export-history';
 /**
  * Records test/histories/sequence-*.json and send-message.json through the real worker (part of
  * `npm run record-histories`): a sequence of two e-mail steps (approved and sent; rejected with a
- * redraft, then rejected), a sequence stopped while its draft waits, and the send child of the first.
+ * redraft, then rejected), a sequence stopped while its draft waits, and the send child of the first;
+ * then (issue 15, section 3) a sequence whose model key is refused (the enrollment fails), one paused
+ * out of office while its draft waits (it resumes by itself), and a run lost and restarted by
+ * reconcile/outreach where it stood (reconcile-outreach.json, sequence-restarted.json).
  */
 
 
 test('record sequence histories through the real worker', async () => {
   const api = await startApi();
   const smtp = await startSmtpServer();
+  const chat = await startChatServer();
+  const owners = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
   try {
     const o = await outreachOrg(api, newOrganization, smtp);
     const steps = [
@@ -49,7 +56,49 @@ test('record sequence histories through the real worker', async () => {
     await o.ok('POST', `/enrollments/${eb}/stop`, {});
     await api.temporal.workflow.getHandle(workflowIds.sequence(eb)).result();
     exportHistory(workflowIds.sequence(eb), undefined, 'sequence-stopped.json');
+
+    // The organization's model refuses its key: the enrollment fails with the reason.
+    const refusing = await outreachOrg(api, newOrganization, smtp);
+    await refusing.ok('POST', '/integrations', { organizationId: refusing.orgId, providerKey: 'openai_compatible', kind: 'llm', config: { baseUrl: chat.baseUrl, model: 'm' }, secret: 'sk-revoked' });
+    chat.reply({ status: 401, body: { error: { message: 'invalid api key' } } });
+    const person = await refusing.contact();
+    const failing = await refusing.ok('POST', '/campaigns', { organizationId: refusing.orgId, name: 'Refused', mailboxId: refusing.mailboxId, contactIds: [person.id], steps });
+    const ef = (await refusing.ok('POST', `/campaigns/${failing.id}/accept`, {})).result.enrolled[0].enrollmentId;
+    await api.temporal.workflow.getHandle(workflowIds.sequence(ef)).result();
+    exportHistory(workflowIds.sequence(ef), undefined, 'sequence-failed.json');
+
+    // Out of office while the draft waits: resumes by itself at resume_at, then stopped.
+    const [c, d] = [await o.contact({ fullName: 'Carla Jansen' }), await o.contact({ fullName: 'Dirk Smit' })];
+    const later = await o.ok('POST', '/campaigns', { organizationId: o.orgId, name: 'Recorded later', mailboxId: o.mailboxId, contactIds: [c.id, d.id], steps });
+    const more = (await o.ok('POST', `/campaigns/${later.id}/accept`, {})).result.enrolled as Array<{ enrollmentId: string; contactId: string }>;
+    const ec = more.find((e) => e.contactId === c.id)!.enrollmentId;
+    const ed = more.find((e) => e.contactId === d.id)!.enrollmentId;
+    await pending(ec, 1);
+    await owners.query(`UPDATE enrollments SET status = 'paused', pause_reason = 'out_of_office', resume_at = now() + interval '3 seconds' WHERE id = $1`, [ec]);
+    await api.temporal.workflow.getHandle(workflowIds.sequence(ec)).signal('enrollmentChanged');
+    await until('resumed by itself', async () => (await o.ok('GET', `/enrollments/${ec}`)).status === 'active', 60_000);
+    await o.ok('POST', `/enrollments/${ec}/stop`, {});
+    await api.temporal.workflow.getHandle(workflowIds.sequence(ec)).result();
+    exportHistory(workflowIds.sequence(ec), undefined, 'sequence-ooo-resumed.json');
+
+    // A run lost while its draft waits: reconcile/outreach restarts it on that draft, which is then stopped.
+    await pending(ed, 1);
+    await api.temporal.workflow.getHandle(workflowIds.sequence(ed)).terminate('recorded: the run is lost');
+    const reconcile = await api.temporal.workflow.start('reconcileOutreachWorkflow', {
+      taskQueue: testEnv('TEMPORAL_TASK_QUEUE'),
+      workflowId: 'reconcile/outreach-recorded',
+      args: [{ olderThanSeconds: 0, organizationId: o.orgId }],
+    });
+    const reconciled = await reconcile.result();
+    if (!reconciled.restarted.includes(ed)) throw new Error(`reconcile did not restart ${ed}: ${JSON.stringify(reconciled)}`);
+    await until('the restarted run waits on the draft', async () => (await api.temporal.workflow.getHandle(workflowIds.sequence(ed)).describe()).historyLength > 10);
+    await o.ok('POST', `/enrollments/${ed}/stop`, {});
+    await api.temporal.workflow.getHandle(workflowIds.sequence(ed)).result();
+    exportHistory('reconcile/outreach-recorded', reconcile.firstExecutionRunId, 'reconcile-outreach.json');
+    exportHistory(workflowIds.sequence(ed), undefined, 'sequence-restarted.json');
   } finally {
+    await owners.end();
+    await chat.close();
     await smtp.close();
     await api.close();
   }

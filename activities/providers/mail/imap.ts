@@ -1,4 +1,6 @@
 import { ImapFlow } from 'imapflow';
+import { BlockedDestinationError } from '../destination';
+import { blockedMailHostReason, resolveMailHost } from './connect';
 
 /**
  * A mailbox's inbox over IMAP (imapflow): the messages after the last UID read, with the folder's
@@ -50,8 +52,13 @@ export class ImapConnectError extends Error {
 export class ImapInboxReader implements InboxReader {
   async readSince(settings: ImapSettings, since: { uidValidity: string | null; lastUid: number }, limit: number): Promise<InboxBatch> {
     const timeout = settings.timeoutMs ?? 30_000;
+    // The outbound policy of mail servers (connect.ts): the checked address is dialled, the name kept for TLS.
+    const target = await resolveMailHost('imap', settings.host, settings.port).catch((e: unknown) => {
+      throw new ImapConnectError(e instanceof BlockedDestinationError ? blockedMailHostReason('imap') : `IMAP server ${settings.host}:${settings.port} could not be resolved`);
+    });
     const client = new ImapFlow({
-      host: settings.host,
+      host: target.address,
+      ...(target.servername ? { servername: target.servername } : {}),
       port: settings.port,
       secure: settings.secure,
       auth: { user: settings.username, pass: settings.password },

@@ -2,6 +2,8 @@ import { Readable } from 'node:stream';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type { ComposedEmail } from '../../../domain/outreach/compose';
+import { BlockedDestinationError, type DestinationPolicy } from '../destination';
+import { blockedMailHostReason, MailTarget, resolveMailHost } from './connect';
 import { MailSender, SendFailureKind, SendResult, SMTP_ERROR_NAMES, SmtpSettings } from './types';
 
 /**
@@ -87,7 +89,18 @@ interface NodemailerFailure extends Error {
 // Errors nodemailer raises on its own, no server reply, that no retry can mend.
 const PERMANENT_WITHOUT_REPLY = new Set(['ECONFIG', 'ENOAUTH', 'EMESSAGE', 'EENVELOPE', 'EREQUIRETLS']);
 
-/** Which kind of failure a nodemailer error is, given whether the whole message had been handed over. */
+/** The enhanced status code of a reply ("5.1.1"), the only part of the server's text that is kept. */
+function enhancedCode(response: string | undefined): string {
+  const m = /^\d{3}[ -]([245]\.\d{1,3}\.\d{1,3})\b/.exec(response ?? '');
+  return m ? ` ${m[1]}` : '';
+}
+
+/**
+ * Which kind of failure a nodemailer error is, given whether the whole message had been handed over.
+ * The message (stored in messages.error, shown to the tenant) is generic: the command, the reply code
+ * and its enhanced status code, never the server's text or greeting (a tenant-chosen host could be
+ * any service; its banner is not echoed). The reply stays on the error (`response`) for the logs.
+ */
 export function classifySmtpFailure(err: NodemailerFailure, handedOver: boolean): SmtpError {
   const detail: SmtpFailureDetail = {
     responseCode: typeof err.responseCode === 'number' ? err.responseCode : undefined,
@@ -95,16 +108,33 @@ export function classifySmtpFailure(err: NodemailerFailure, handedOver: boolean)
     command: err.command,
     code: err.code,
   };
-  const text = detail.response ?? err.message;
-  if (detail.responseCode !== undefined && detail.responseCode >= 500) {
-    return new SmtpPermanentError(`SMTP ${detail.command ?? ''} refused: ${text}`.replace(/ {2,}/g, ' '), detail, detail.command === 'RCPT TO');
+  const command = detail.command && /^[A-Z][A-Z ]{0,20}$/.test(detail.command) ? ` ${detail.command}` : '';
+  const code = err.code && /^E[A-Z]{1,20}$/.test(err.code) ? err.code : 'error';
+  if (detail.responseCode !== undefined && detail.responseCode >= 500 && detail.responseCode < 600) {
+    return new SmtpPermanentError(`SMTP${command} refused: ${detail.responseCode}${enhancedCode(detail.response)}`, detail, detail.command === 'RCPT TO');
   }
-  if (detail.responseCode !== undefined && detail.responseCode >= 400) {
-    return new SmtpTransientError(`SMTP ${detail.command ?? ''} deferred: ${text}`.replace(/ {2,}/g, ' '), detail);
+  if (detail.responseCode !== undefined && detail.responseCode >= 400 && detail.responseCode < 500) {
+    return new SmtpTransientError(`SMTP${command} deferred: ${detail.responseCode}${enhancedCode(detail.response)}`, detail);
   }
-  if (err.code && PERMANENT_WITHOUT_REPLY.has(err.code)) return new SmtpPermanentError(`SMTP: ${err.message}`, detail, false);
-  if (handedOver) return new SmtpAmbiguousError(`SMTP: no reply after the message was handed over (${err.code ?? 'error'}: ${err.message}); it may have been delivered`, detail);
-  return new SmtpTransientError(`SMTP: ${err.code ?? 'error'}: ${err.message}`, detail);
+  if (err.code && PERMANENT_WITHOUT_REPLY.has(err.code)) return new SmtpPermanentError(`SMTP${command}: ${code}`, detail, false);
+  if (handedOver) return new SmtpAmbiguousError(`SMTP: no reply after the message was handed over (${code}); it may have been delivered`, detail);
+  return new SmtpTransientError(`SMTP${command}: the connection failed (${code})`, detail);
+}
+
+/**
+ * A failure of the mailbox's own setup rather than of the recipient: its login refused (AUTH, 530,
+ * 534, 535), its sender refused (MAIL FROM: relay denied), no TLS for its password, or a host or
+ * port the outbound policy refuses. Answers the generic reason that holds the mailbox, or null.
+ */
+export function mailboxSetupFailure(err: unknown): string | null {
+  if (err instanceof BlockedDestinationError) return blockedMailHostReason('smtp');
+  if (!(err instanceof SmtpPermanentError)) return null;
+  if (err.command?.startsWith('AUTH') || [530, 534, 535].includes(err.responseCode ?? 0) || err.code === 'EAUTH' || err.code === 'ENOAUTH') {
+    return `the SMTP server refused the mailbox’s login (${err.responseCode ?? err.code}): set its username and secret again`;
+  }
+  if (err.command === 'MAIL FROM') return `the SMTP server refused the mailbox’s sender address (${err.responseCode ?? err.code}, relay denied?)`;
+  if (err.code === 'EREQUIRETLS') return 'the SMTP server offers no TLS, and the mailbox’s password is never sent unencrypted';
+  return null;
 }
 
 /** The RFC 5322 message: From, To, Subject (encoded when not ASCII), Date, the composed headers exactly, the text. */
@@ -131,13 +161,24 @@ export class NodemailerSmtpSender implements MailSender {
     private readonly timeouts: SmtpTimeouts = DEFAULT_SMTP_TIMEOUTS,
     /** The EHLO name (the sending host's name); default nodemailer's (the machine's host name). */
     private readonly clientName?: string,
+    /** The outbound policy (default: the process's, destination.ts); a test may pass its own. */
+    private readonly policy?: () => DestinationPolicy,
   ) {}
 
   async send(composed: ComposedEmail, smtp: SmtpSettings): Promise<SendResult> {
     const raw = await buildMessage(composed);
     const messageId = composed.headers['Message-ID'];
+    let target: MailTarget;
+    try {
+      target = await resolveMailHost('smtp', smtp.host, smtp.port, this.policy?.());
+    } catch (err) {
+      if (err instanceof BlockedDestinationError) throw err;
+      throw classifySmtpFailure(Object.assign(err as Error, { command: 'CONN' }), false);
+    }
     const connection = new SMTPConnection({
-      host: smtp.host,
+      // The checked address, never the name again; the name stays the TLS server name.
+      host: target.address,
+      ...(target.servername ? { servername: target.servername } : {}),
       port: smtp.port,
       secure: smtp.secure,
       requireTLS: !smtp.secure && (smtp.requireTls ?? Boolean(smtp.password)),

@@ -3,7 +3,7 @@ import {
   firstSendableMailbox, getCampaign, insertCampaign, listCampaigns, lockCampaign, mailboxOf, markOpportunityInOutreach, opportunityOf, transitionCampaign,
 } from '../../../db/queries/campaigns';
 import { complianceGate } from '../../../db/queries/compliance';
-import { alreadyEnrolled, contactsForEnrollment, insertEnrollment } from '../../../db/queries/enrollments';
+import { contactsForEnrollment, insertEnrollment } from '../../../db/queries/enrollments';
 import type { Tx } from '../../../db/tenancy';
 import {
   CAMPAIGN_TRANSITIONS, contactChannels, enrollmentDecision, type SkipReason, type StepChannel,
@@ -29,22 +29,20 @@ async function requireContacts(tx: Tx, organizationId: string, ids: string[]) {
 }
 
 /**
- * Enrolls the contacts in an accepted campaign, each decided by the compliance gate: already in
- * this campaign or running in another (already_enrolled), the gate's own reasons (erased,
- * suppressed, no_lawful_basis, no_allowed_channel), or no step that can reach them (no_email,
- * channel_not_allowed). domain/outreach/enrollments.ts decides; this loads and writes.
+ * Enrolls the contacts in an accepted campaign, each decided by the compliance gate: the gate's own
+ * reasons (erased, suppressed, no_lawful_basis, no_allowed_channel), or no step that can reach them
+ * (no_email, channel_not_allowed); domain/outreach/enrollments.ts decides, this loads and writes.
+ * already_enrolled is the database's answer, not a check in code: the insert does nothing when the
+ * contact is in this campaign already, or the contact or the address its e-mail steps go to (a
+ * company's generic inbox shared by several people) is in another running enrollment, a concurrent
+ * accept's included (unique (campaign_id, contact_id) and 0016's partial unique indexes).
  */
 async function enroll(tx: Tx, campaign: CampaignRecord, contactIds: string[]): Promise<AcceptResult> {
   const result: AcceptResult = { enrolled: [], skipped: [] };
   const contacts = await requireContacts(tx, campaign.organization_id, contactIds);
-  const already = await alreadyEnrolled(tx, campaign.organization_id, campaign.id, contactIds);
   const stepChannels = [...new Set(campaign.steps.map((s) => s.channel as StepChannel))];
   for (const contactId of contactIds) {
     const contact = contacts.find((c) => c.id === contactId)!;
-    if (already.has(contactId)) {
-      result.skipped.push({ contactId, reason: 'already_enrolled' });
-      continue;
-    }
     const gate = await complianceGate(tx, contactId);
     if (!gate) throw notFound('contact');
     const channels = contactChannels(gate, contact, { generic_email: contact.generic_email, phone: contact.company_phone });
@@ -53,7 +51,15 @@ async function enroll(tx: Tx, campaign: CampaignRecord, contactIds: string[]): P
       result.skipped.push({ contactId, reason: decision.reason });
       continue;
     }
-    const enrollment = await insertEnrollment(tx, { organizationId: campaign.organization_id, campaignId: campaign.id, sequenceId: campaign.sequence_id!, contactId });
+    const routeAddress = stepChannels.includes('email') ? (channels.email === 'personal' ? contact.email : channels.email === 'generic' ? contact.generic_email : null) : null;
+    const row = { organizationId: campaign.organization_id, campaignId: campaign.id, sequenceId: campaign.sequence_id!, contactId };
+    let enrollment = await insertEnrollment(tx, { ...row, routeAddress });
+    // The address is another running enrollment's (a company's generic inbox, one cold e-mail per
+    // company): enrolled for the steps that reach the contact otherwise, its e-mail steps skipped
+    // (prepareDraft); with e-mail steps only, not at all.
+    if (!enrollment && routeAddress && stepChannels.some((c) => c !== 'email' && channels.usable.includes(c))) {
+      enrollment = await insertEnrollment(tx, { ...row, routeAddress: null });
+    }
     if (enrollment) result.enrolled.push({ enrollmentId: enrollment.id, contactId });
     else result.skipped.push({ contactId, reason: 'already_enrolled' });
   }
@@ -114,6 +120,10 @@ export function campaignRoutes({ db, workflows }: ApiDeps): Router {
       if (body.mailboxId && !(await mailboxOf(tx, campaign.organization_id, body.mailboxId))) throw notFound('mailbox');
       // E-mail steps need a mailbox: the given one, the campaign's, else the organization's first sendable one.
       const mailboxId = body.mailboxId ?? campaign.mailbox_id ?? (await firstSendableMailbox(tx, campaign.organization_id))?.id ?? null;
+      // Without one its e-mails would wait for good (a message's mailbox is fixed when it is drafted).
+      if (!mailboxId && campaign.steps.some((s) => s.channel === 'email')) {
+        throw conflict('The campaign has e-mail steps and the organization has no sendable mailbox; give one (mailboxId) or add a mailbox first');
+      }
       const result = await enroll(tx, campaign, body.contactIds ?? campaign.suggested_contact_ids);
       await transitionCampaign(tx, id, 'accept', CAMPAIGN_TRANSITIONS.accept.to, {
         ...(mailboxId ? { mailbox_id: mailboxId } : {}),
@@ -122,11 +132,15 @@ export function campaignRoutes({ db, workflows }: ApiDeps): Router {
       if (campaign.opportunity_id && result.enrolled.length > 0) await markOpportunityInOutreach(tx, campaign.opportunity_id);
       return { campaign: (await getCampaign(tx, id))!, result };
     });
-    // Committed: each enrollment's sequence starts (an accept retried by its client finds them running).
+    // Committed: each enrollment's sequence starts. A start that fails (Temporal unreachable) is logged,
+    // not answered as an error: the enrollments are stored, and the scheduled reconcile/outreach starts
+    // their runs where they stand.
     const c = answer.campaign;
     await Promise.all(
       answer.result.enrolled.map((e) =>
-        workflows.startSequence({ organizationId: c.organization_id, enrollmentId: e.enrollmentId, campaignId: c.id, opportunityId: c.opportunity_id, mailboxId: c.mailbox_id }),
+        workflows
+          .startSequence({ organizationId: c.organization_id, enrollmentId: e.enrollmentId, campaignId: c.id, opportunityId: c.opportunity_id, mailboxId: c.mailbox_id })
+          .catch((err) => req.log?.warn({ err, enrollmentId: e.enrollmentId }, 'sequence start failed; reconcile/outreach will start it')),
       ),
     );
     res.json(answer);

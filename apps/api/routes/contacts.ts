@@ -10,7 +10,7 @@ import type { ApiDeps } from '../app';
 import { createContactBody, lawfulBasisBody, listContactsQuery } from '../schemas';
 import { parseBody, parseQuery, pathId } from '../validate';
 
-export function contactRoutes({ db }: ApiDeps): Router {
+export function contactRoutes({ db, workflows }: ApiDeps): Router {
   const r = Router();
 
   r.post('/contacts', async (req, res) => {
@@ -91,14 +91,18 @@ export function contactRoutes({ db }: ApiDeps): Router {
     res.json(record);
   });
 
-  /** GDPR Art. 17: erasure on request. The contact stays as an anonymous row and a hashed suppression. */
+  /**
+   * GDPR Art. 17: erasure on request. The contact stays as an anonymous row and a hashed suppression;
+   * its running enrollments are stopped (their waiting drafts skipped) and their runs woken.
+   */
   r.delete('/contacts/:contactId', async (req, res) => {
     const id = pathId(req, 'contactId', 'contact');
-    const erased = await withRecordRole(db, req, { what: 'contact', load: (tx) => getContact(tx, id) }, WRITE, async (tx) => {
-      await eraseContact(tx, id, userOf(req), 'request');
-      return getContact(tx, id);
+    const { contact, stopped } = await withRecordRole(db, req, { what: 'contact', load: (tx) => getContact(tx, id) }, WRITE, async (tx) => {
+      const erasure = await eraseContact(tx, id, userOf(req), 'request');
+      return { contact: await getContact(tx, id), stopped: erasure?.stoppedEnrollments ?? [] };
     });
-    res.json(erased);
+    await workflows.notifyEnrollments(stopped);
+    res.json(contact);
   });
 
   return r;

@@ -21,6 +21,11 @@ const DEFAULTS = { timezone: 'Europe/Amsterdam', sendingWindow: { start: '09:00'
 
 type ServerInput = z.infer<typeof createMailboxBody>['smtp'];
 /** secure defaults to implicit TLS on the protocol's TLS port (SMTP 465, IMAP 993). */
+/** The fields of a mail server that decide where its password is sent, and differ. */
+function serverChanges(before: ServerConfig | null, after: ServerConfig): string[] {
+  if (!before) return ['host'];
+  return (['host', 'port', 'secure', 'username'] as const).filter((f) => (f === 'host' ? before.host.toLowerCase() !== after.host.toLowerCase() : before[f] !== after[f]));
+}
 const server = (s: ServerInput, tlsPort: number): ServerConfig => ({ host: s.host, port: s.port, secure: s.secure ?? s.port === tlsPort, username: s.username ?? null });
 
 function requireRegionOf(country: string, region: string | null | undefined): void {
@@ -104,6 +109,17 @@ export function mailboxRoutes({ db, secrets, workflows, dns }: ApiDeps): Router 
         throw validationFailed([{ path: 'body.holidayRegion', message: `the mailbox's region ${region} is not a region of ${country}: give holidayRegion (or null) with the new country` }]);
       }
       requireRegionOf(country, body.holidayRegion);
+      // Where the stored password goes (host, port, username, TLS) changes only with the password given
+      // again: otherwise a member could point the mailbox at their own server and collect it.
+      if (body.secret === undefined) {
+        const moved = [
+          ...(body.smtp ? serverChanges(existing.smtp, server(body.smtp, 465)).map((f) => `smtp.${f}`) : []),
+          ...(body.imap ? serverChanges(existing.imap, server(body.imap, 993)).map((f) => `imap.${f}`) : []),
+        ];
+        if (moved.length) {
+          throw validationFailed([{ path: 'body.secret', message: `changing ${moved.join(', ')} requires the mailbox's secret again` }]);
+        }
+      }
       const patch: Partial<MailboxValues> & { secret?: Buffer } = {
         displayName: body.displayName,
         smtp: body.smtp && server(body.smtp, 465),

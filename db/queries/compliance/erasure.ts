@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { erasureMarkers } from '../../../domain/compliance/erasure';
 import type { Tx } from '../../tenancy';
 import { writeAudit } from '../audit';
+import { stopContactEnrollments } from '../enrollments';
 import { complianceSettings } from './settings';
 import { findSuppressions } from './suppressions';
 
@@ -9,7 +10,9 @@ import { findSuppressions } from './suppressions';
  * GDPR Art. 17 erasure of one contact: personal fields anonymized, message bodies and addresses
  * redacted, lawful-basis free text cleared. What is kept are hashed markers (suppressions of scope
  * `email_hash` for the address and `person_hash` for the name within the company), so the person is
- * never contacted again nor re-created by enrichment, with or without an address. Idempotent.
+ * never contacted again nor re-created by enrichment, with or without an address. The contact's
+ * running enrollments are stopped ('erased') and their drafts waiting in the inbox skipped first;
+ * stoppedEnrollments names them, so the caller wakes their runs once this has committed. Idempotent.
  */
 export async function eraseContact(tx: Tx, contactId: string, actorId: string | null, reason: 'request' | 'retention') {
   const contact = await tx
@@ -19,7 +22,8 @@ export async function eraseContact(tx: Tx, contactId: string, actorId: string | 
     .forUpdate()
     .executeTakeFirst();
   if (!contact) return undefined;
-  if (contact.erased_at) return { id: contact.id, alreadyErased: true };
+  if (contact.erased_at) return { id: contact.id, alreadyErased: true, stoppedEnrollments: [] as string[] };
+  const stoppedEnrollments = await stopContactEnrollments(tx, contactId, 'erased');
   const markers = erasureMarkers({ companyId: contact.company_id, fullName: contact.full_name, email: contact.email });
   if (markers.length) {
     await tx
@@ -62,7 +66,7 @@ export async function eraseContact(tx: Tx, contactId: string, actorId: string | 
     .where('contact_id', '=', contactId)
     .execute();
   await writeAudit(tx, { organizationId: contact.organization_id, actorId, entity: 'contact', entityId: contactId, action: `erase_${reason}`, changes: [] });
-  return { id: contact.id, alreadyErased: false };
+  return { id: contact.id, alreadyErased: false, stoppedEnrollments };
 }
 
 /** Whether a person (by address, or by name within the company) was erased: enrichment skips them. */
