@@ -60,7 +60,8 @@ function startProcess(name: string, script: string, env: NodeJS.ProcessEnv, read
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
+    child.once('exit', (code, signal) => {
+      if (!(signal === 'SIGKILL' || (code === 0 && signal === null))) log(`${name} (pid ${child.pid}) exited (${signal ?? code}); its last output:\n${output.slice(-1500)}`);
       clearTimeout(timer);
       reject(new Error(`${name} exited (${code}) before it was ready:\n${output}`));
     });
@@ -252,9 +253,9 @@ async function main() {
 
     const expected = Math.min(enrolled, DAILY_CAP);
     // Recovered: the first e-mail after the last disruption (sending goes on); done: every e-mail due today.
-    await until('an e-mail after the restarts', async () => received() > before || received() >= expected, 150_000).catch((e) => log(String(e)));
+    await until('an e-mail after the restarts', async () => received() > before || received() >= expected, crashed ? 30_000 : 150_000).catch((e) => log(String(e)));
     const recoverSeconds = (Date.now() - lastDisruption) / 1000;
-    await until(`${expected} e-mails`, async () => received() >= expected && (await sentInDb()) >= expected, 180_000).catch((e) => log(String(e)));
+    await until(`${expected} e-mails`, async () => received() >= expected && (await sentInDb()) >= expected, crashed ? 30_000 : 180_000).catch((e) => log(String(e)));
     const doneSeconds = (Date.now() - lastDisruption) / 1000;
     // A moment more, for anything that would go over the cap or twice.
     await new Promise((r) => setTimeout(r, 5000));
