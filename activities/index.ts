@@ -34,7 +34,7 @@ export interface ActivityDeps {
   db: DB;
   config: Pick<
     Config,
-    | 'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_MAX_BYTES' | 'SIGNAL_BATCH_SIZE' | 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY' | 'INTEGRATION_SECRET_KEY'
+    | 'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_MAX_BYTES' | 'SIGNAL_BATCH_SIZE' | 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY' | 'INTEGRATION_SECRET_KEY' | 'INTEGRATION_SECRET_KEYS'
     | 'PROJECT_LINK_WINDOW_DAYS' | 'UNSUBSCRIBE_TOKEN_KEY' | 'DNS_SERVERS' | 'DNS_TIMEOUT_MS' | 'IMAP_TIMEOUT_MS'
   > & Partial<Pick<Config, 'SEND_SLOT_GRACE_SECONDS'>>;
   /** The public base of the links in e-mail (the one-click unsubscribe): apps/shared/config.ts publicBaseUrl. */
@@ -49,7 +49,7 @@ const CLASSIFIER_CACHE_MS = 30_000;
 /** Every activity the worker hosts, wired to its dependencies. */
 export function createActivities(deps: ActivityDeps) {
   const limits = { timeoutMs: deps.config.SOURCE_FETCH_TIMEOUT_MS, maxBytes: deps.config.SOURCE_FETCH_MAX_BYTES };
-  const secrets = deps.config.INTEGRATION_SECRET_KEY ? new SecretBox(deps.config.INTEGRATION_SECRET_KEY) : null;
+  const secrets = deps.config.INTEGRATION_SECRET_KEY ? new SecretBox(deps.config.INTEGRATION_SECRET_KEY, deps.config.INTEGRATION_SECRET_KEYS) : null;
   // The organization's own `llm` integration first; else an LLM configured for the deployment; else the rules.
   const fallback: Classifier =
     deps.config.LLM_BASE_URL && deps.config.LLM_MODEL

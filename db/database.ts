@@ -491,6 +491,12 @@ export interface PromptEvals {
   score: Numeric;
 }
 
+export interface RateLimits {
+  expire: Int8 | null;
+  key: string;
+  points: Generated<number>;
+}
+
 export interface RawPublications {
   content_hash: string;
   created_at: Generated<Timestamp>;
@@ -777,6 +783,7 @@ export interface DB {
   products: Products;
   projects: Projects;
   prompt_evals: PromptEvals;
+  rate_limits: RateLimits;
   raw_publications: RawPublications;
   score_components: ScoreComponents;
   scores: Scores;

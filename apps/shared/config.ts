@@ -34,6 +34,13 @@ const schema = z.object({
   TEMPORAL_TASK_QUEUE: z.string().default('outreach'),
   TEMPORAL_UI_URL: z.string().url().default('http://127.0.0.1:8233'),
   TEMPORAL_CLI: z.string().optional(),
+  // TLS to Temporal (a cluster or Temporal Cloud): CA, client certificate and key (file paths or PEM text), the certificate's
+  // server name when it differs from the address's host, and Temporal Cloud's API key. Unset: plain gRPC (the dev server).
+  TEMPORAL_TLS_CA: z.string().min(1).optional(),
+  TEMPORAL_TLS_CERT: z.string().min(1).optional(),
+  TEMPORAL_TLS_KEY: z.string().min(1).optional(),
+  TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
+  TEMPORAL_API_KEY: z.string().min(1).optional(),
   SCHEDULE_TIMEZONE: z.string().min(1).default('UTC'),
 
   AUTH_MODE: z.enum(['jwks', 'hs256']).default('jwks'),
@@ -53,6 +60,8 @@ const schema = z.object({
   LLM_API_KEY: z.string().min(1).optional(),
   // 32 bytes (64 hex characters or base64): encrypts integration secrets at rest. Required to add integrations.
   INTEGRATION_SECRET_KEY: z.string().min(32).optional(),
+  // Key rotation: previous keys, still used to open values sealed with them (comma-separated id:key); `npm run secrets:reseal` moves all to the current key.
+  INTEGRATION_SECRET_KEYS: z.string().min(32).optional(),
   // 32 bytes (64 hex or base64): signs one-click unsubscribe tokens; unset: derived from INTEGRATION_SECRET_KEY (HKDF-SHA256).
   UNSUBSCRIBE_TOKEN_KEY: z.string().min(32).optional(),
   // OAuth mailboxes (README, "Connecting a Google or Microsoft mailbox"): the service's OAuth client per provider.
