@@ -170,10 +170,26 @@ export function createSendActivities(deps: SendDeps) {
       }
       // Outside the try: a failure to record a delivered message is retried, and the retry's claim
       // finds send_attempted_at set and flags the message; it is never released to be sent again.
-      await inOrg(r, (tx) => recordSent(tx, { messageId: r.messageId, providerMessageId: result.messageId, fromAddress: composed.from.address, toAddress: composed.to.address }));
+      await recordDelivered(() => inOrg(r, (tx) => recordSent(tx, { messageId: r.messageId, providerMessageId: result.messageId, fromAddress: composed.from.address, toAddress: composed.to.address })));
       return { status: 'sent', providerMessageId: result.messageId };
     },
   };
+}
+
+/**
+ * The server took the message: recording it is tried again here for about a minute (a database that
+ * restarts or fails over for a few seconds), before the activity's own retry, which could only flag it.
+ */
+async function recordDelivered(record: () => Promise<unknown>, delaysMs: readonly number[] = [250, 500, 1000, 2000, 4000, 8000, 15000, 30000]): Promise<void> {
+  for (const delay of delaysMs) {
+    try {
+      await record();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+  await record();
 }
 
 /** A setup error of the worker (no unsubscribe token key): the message waits instead of failing. */

@@ -266,7 +266,9 @@ async function main() {
     const duplicated = ids.length - distinct;
     const lost = Math.max(0, expected - distinct);
     const overCap = Math.max(0, distinct - DAILY_CAP);
-    const enrollmentIds = (await owners.query<{ id: string }>(`SELECT id FROM enrollments WHERE organization_id = $1`, [o.orgId])).rows.map((r) => r.id);
+    // Stranded: still active or paused in the database with no run behind it (an enrollment that ended, as
+    // `failed` after a send flagged for checking, say, is not stranded: it says what happened).
+    const enrollmentIds = (await owners.query<{ id: string }>(`SELECT id FROM enrollments WHERE organization_id = $1 AND status IN ('active', 'paused')`, [o.orgId])).rows.map((r) => r.id);
     const withSent = new Set(
       (await owners.query<{ enrollment_id: string }>(`SELECT enrollment_id FROM messages WHERE organization_id = $1 AND direction = 'outbound' AND status = 'sent' AND enrollment_id IS NOT NULL`, [o.orgId])).rows.map((r) => r.enrollment_id),
     );
