@@ -2,11 +2,15 @@ import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowIdConflictPolicy } from '@temporalio/client';
 import { Pool } from 'pg';
-import { oauthClientsFrom } from '../activities/providers/mail/oauth';
+import { oauthClientsFrom, OAuthTokenSource } from '../activities/providers/mail/oauth';
+import { dbRefreshTokenStore } from '../activities/providers/mail/oauth-store';
+import { NodemailerSmtpSender } from '../activities/providers/mail/smtp';
+import { createSendActivities } from '../activities/send';
+import { createDb, type DB } from '../db/pool';
 import { mailboxSecretContext, SecretBox } from '../db/secrets';
 import { workflowIds } from '../workflows/search-attributes';
 import type { sendMessageWorkflow } from '../workflows/send-message';
-import { newOrganization, startApi, TestApi } from './helpers/api';
+import { newOrganization, startApi, TestApi, testUnsubscribeTokens } from './helpers/api';
 import { localhostCertificate, startOAuthServer, startXoauthSmtpServer, TestOAuthServer, XoauthSmtpServer } from './helpers/oauth-server';
 import { outreachOrg, until, type OutreachOrg } from './helpers/outreach';
 import { testEnv } from './helpers/tokens';
@@ -27,6 +31,7 @@ let smtp: XoauthSmtpServer;
 let api: TestApi;
 let temporal: Client;
 let owners: Pool;
+let workerDb: DB;
 let worker: ChildProcess | undefined;
 let o: OutreachOrg;
 const box = () => new SecretBox(testEnv('INTEGRATION_SECRET_KEY'));
@@ -39,6 +44,7 @@ beforeAll(async () => {
   api = await startApi({ oauth: { clients: oauthClientsFrom(oauthServer.env('GOOGLE')), redirectUri: REDIRECT_URI } });
   temporal = new Client({ connection: await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') }) });
   owners = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 2 });
+  workerDb = createDb(testEnv('TEST_WORKER_DB_URL'), 2);
   // The worker trusts the SMTP server's certificate like any CA's: a token is only ever sent over TLS.
   worker = await startWorkerProcess({ ...workerEnv(QUEUE), ...oauthServer.env('GOOGLE'), NODE_EXTRA_CA_CERTS: tls.certPath });
   // A mailbox on a domain whose deliverability passes, pointed at the SMTP server, then connected with OAuth (the consent flow gives it the grant).
@@ -52,6 +58,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const id of started) await temporal.workflow.getHandle(workflowIds.sendMessage(id)).terminate('test over').catch(() => undefined);
   worker?.kill('SIGKILL');
+  await workerDb?.destroy();
   await owners?.end();
   await temporal?.connection.close();
   await api?.close();
@@ -59,15 +66,19 @@ afterAll(async () => {
   await oauthServer?.close();
 });
 
-/** An approved e-mail of the OAuth mailbox to a consenting contact (what approval leaves), its send workflow started on the worker's queue. */
-async function send(): Promise<{ id: string; to: string }> {
+/** An approved e-mail of the OAuth mailbox to a consenting contact (what approval leaves). */
+async function approved(): Promise<{ id: string; to: string }> {
   const c = await o.contact();
   const { rows } = await owners.query<{ id: string }>(
     `INSERT INTO messages (organization_id, contact_id, mailbox_id, direction, channel, status, subject, body, to_address, approved_at)
      VALUES ($1, $2, $3, 'outbound', 'email', 'approved', 'Uw project', 'Geachte heer Bakker,', $4, now()) RETURNING id`,
     [o.orgId, c.id, o.mailboxId, c.email],
   );
-  const id = rows[0]!.id;
+  return { id: rows[0]!.id, to: c.email };
+}
+/** An approved e-mail, its send workflow started on the worker's queue. */
+async function send(): Promise<{ id: string; to: string }> {
+  const { id, to } = await approved();
   started.push(id);
   await temporal.workflow.start<typeof sendMessageWorkflow>('sendMessageWorkflow', {
     taskQueue: QUEUE,
@@ -75,7 +86,7 @@ async function send(): Promise<{ id: string; to: string }> {
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     args: [{ organizationId: o.orgId, messageId: id, retryInitialIntervalMs: 200 }],
   });
-  return { id, to: c.email };
+  return { id, to };
 }
 const message = async (id: string) => (await owners.query<{ status: string; error: string | null }>('SELECT status, error FROM messages WHERE id = $1', [id])).rows[0]!;
 const deliveredTo = (to: string) => smtp.received.filter((m) => new RegExp(`^To:.*${to.replace(/[.]/g, '\\.')}`, 'im').test(m.raw));
@@ -103,6 +114,30 @@ test('the send workflow sends an OAuth mailbox’s approved e-mail with XOAUTH2,
   expect(after.at(-1)).toMatchObject({ user: EMAIL, accepted: true });
   expect(after.at(-1)!.token).not.toBe(t1);
 }, 180_000);
+
+test('no OAuth client for the provider on the worker: the claim is released and the e-mail waits with the reason; the mailbox is not paused', async () => {
+  const clock = { now: new Date() };
+  const activities = createSendActivities({
+    db: workerDb,
+    sender: new NodemailerSmtpSender({ connectionMs: 5000, greetingMs: 5000, socketMs: 10000 }),
+    secrets: box(),
+    tokens: testUnsubscribeTokens(),
+    publicBaseUrl: 'http://127.0.0.1:3000',
+    oauthTokens: new OAuthTokenSource({}, dbRefreshTokenStore(workerDb, box())),
+    now: () => clock.now,
+  });
+  const m = await approved();
+  const ref = { organizationId: o.orgId, messageId: m.id };
+  const booked = await activities.scheduleSend(ref);
+  if (booked.state !== 'scheduled') throw new Error(`not booked: ${JSON.stringify(booked)}`);
+  clock.now = new Date(booked.slotAtMs);
+  const out = await activities.sendMessage(ref);
+  expect(out).toMatchObject({ status: 'approved', requeue: true, hold: true, reason: expect.stringMatching(/no OAuth client is configured for google/) });
+  expect(await message(m.id)).toMatchObject({ status: 'approved', error: expect.stringMatching(/OAUTH_GOOGLE_CLIENT_ID/) });
+  expect((await owners.query('SELECT send_attempted_at FROM messages WHERE id = $1', [m.id])).rows[0].send_attempted_at).toBeNull();
+  expect(await o.ok('GET', `/mailboxes/${o.mailboxId}`)).toMatchObject({ status: 'active' });
+  expect(deliveredTo(m.to)).toHaveLength(0);
+}, 120_000);
 
 test('a revoked grant pauses the mailbox (auth) and holds the e-mail, unsent, with the reason', async () => {
   const lastToken = smtp.logins.filter((l) => l.accepted).at(-1)!.token;
