@@ -25,6 +25,8 @@ import { unsubscribeTokenKey, UnsubscribeTokens } from '../domain/outreach/unsub
 import { OpenAiCompatibleDraftWriter } from './draft-writer';
 import type { ChatModelConfig } from './providers/llm/chat-json';
 import { NodemailerSmtpSender } from './providers/mail/smtp';
+import { oauthClientsFrom, OAuthTokenSource } from './providers/mail/oauth';
+import { dbRefreshTokenStore } from './providers/mail/oauth-store';
 import type { MailSender } from './providers/mail/types';
 import { createSendActivities } from './send';
 import { createSequenceActivities } from './sequence';
@@ -36,7 +38,9 @@ export interface ActivityDeps {
     Config,
     | 'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_MAX_BYTES' | 'SIGNAL_BATCH_SIZE' | 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY' | 'INTEGRATION_SECRET_KEY' | 'INTEGRATION_SECRET_KEYS'
     | 'PROJECT_LINK_WINDOW_DAYS' | 'UNSUBSCRIBE_TOKEN_KEY' | 'DNS_SERVERS' | 'DNS_TIMEOUT_MS' | 'IMAP_TIMEOUT_MS'
-  > & Partial<Pick<Config, 'SEND_SLOT_GRACE_SECONDS'>>;
+  > & Partial<Pick<Config, 'SEND_SLOT_GRACE_SECONDS'>>
+    // OAuth mailboxes' clients (oauthClientsFrom reads OAUTH_<PROVIDER>_*).
+    & Partial<Pick<Config, 'OAUTH_GOOGLE_CLIENT_ID' | 'OAUTH_GOOGLE_CLIENT_SECRET' | 'OAUTH_GOOGLE_TOKEN_URL' | 'OAUTH_GOOGLE_ISSUER' | 'OAUTH_MICROSOFT_CLIENT_ID' | 'OAUTH_MICROSOFT_CLIENT_SECRET' | 'OAUTH_MICROSOFT_TOKEN_URL' | 'OAUTH_MICROSOFT_ISSUER'>>;
   /** The public base of the links in e-mail (the one-click unsubscribe): apps/shared/config.ts publicBaseUrl. */
   publicBaseUrl: string;
   /** The SMTP client (default nodemailer's; tests may shorten its timeouts). */
@@ -84,6 +88,8 @@ export function createActivities(deps: ActivityDeps) {
     return config ? new OpenAiCompatibleStrategistWriter(config) : null;
   };
   const tokenKey = unsubscribeTokenKey(deps.config);
+  // One token source per worker process for SMTP and IMAP alike: an access token is cached per mailbox, refreshed under the mailbox's lock.
+  const oauthTokens = secrets ? new OAuthTokenSource(oauthClientsFrom(deps.config), dbRefreshTokenStore(deps.db, secrets)) : null;
   return {
     ...createSequenceActivities({
       db: deps.db,
@@ -98,6 +104,7 @@ export function createActivities(deps: ActivityDeps) {
       secrets,
       tokens: tokenKey ? new UnsubscribeTokens(tokenKey) : null,
       publicBaseUrl: deps.publicBaseUrl,
+      oauthTokens,
       graceSeconds: deps.config.SEND_SLOT_GRACE_SECONDS,
     }),
     ...createEnrichmentActivities({ db: deps.db, limits, secrets }),
@@ -109,7 +116,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createStrategistActivities({ db: deps.db, writerFor }),
     ...createMeetingActivities({ db: deps.db, secrets }),
     ...createWebhookActivities({ db: deps.db, secrets }),
-    ...createReplyActivities({ db: deps.db, secrets, config: deps.config, reader: new ImapInboxReader() }),
+    ...createReplyActivities({ db: deps.db, secrets, config: deps.config, reader: new ImapInboxReader(), oauthTokens }),
     ...createIngestActivities({
       db: deps.db,
       providers: createSourceProviders({ secrets }),
