@@ -12,7 +12,7 @@ import { createImportActivities } from './imports';
 import { createMailboxHealthActivities } from './mailbox-health';
 import { dnsResolverFrom } from './providers/dns/resolver';
 import { createMeetingActivities } from './meetings';
-import { llmClassifierFrom } from './providers/registry';
+import { llmClassifierFrom, salesforceAppFrom } from './providers/registry';
 import { createReconcileActivities } from './reconcile';
 import { createReplyActivities } from './replies';
 import { ImapInboxReader } from './providers/mail/imap';
@@ -36,7 +36,7 @@ export interface ActivityDeps {
     Config,
     | 'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_MAX_BYTES' | 'SIGNAL_BATCH_SIZE' | 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY' | 'INTEGRATION_SECRET_KEY'
     | 'PROJECT_LINK_WINDOW_DAYS' | 'UNSUBSCRIBE_TOKEN_KEY' | 'DNS_SERVERS' | 'DNS_TIMEOUT_MS' | 'IMAP_TIMEOUT_MS'
-  > & Partial<Pick<Config, 'SEND_SLOT_GRACE_SECONDS'>>;
+  > & Partial<Pick<Config, 'SEND_SLOT_GRACE_SECONDS' | 'SALESFORCE_CLIENT_ID' | 'SALESFORCE_CLIENT_SECRET' | 'SALESFORCE_TOKEN_URL'>>;
   /** The public base of the links in e-mail (the one-click unsubscribe): apps/shared/config.ts publicBaseUrl. */
   publicBaseUrl: string;
   /** The SMTP client (default nodemailer's; tests may shorten its timeouts). */
@@ -107,7 +107,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createReconcileActivities({ db: deps.db }),
     ...createSignalStageActivities({ db: deps.db, classifierFor }),
     ...createStrategistActivities({ db: deps.db, writerFor }),
-    ...createMeetingActivities({ db: deps.db, secrets }),
+    ...createMeetingActivities({ db: deps.db, secrets, salesforce: salesforceAppFrom(deps.config) }),
     ...createWebhookActivities({ db: deps.db, secrets }),
     ...createReplyActivities({ db: deps.db, secrets, config: deps.config, reader: new ImapInboxReader() }),
     ...createIngestActivities({
