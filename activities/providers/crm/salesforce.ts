@@ -42,6 +42,8 @@ export interface SalesforceEvent {
 /** Sends jsforce's requests to the allowed origins only, guarded and bounded; remembers the last status. */
 class BoundedTransport extends Transport {
   lastStatus: number | null = null;
+  /** The transport's own refusal or failure (jsforce may wrap it in an Error of its own, e.g. during a refresh). */
+  lastFailure: ProviderRequestError | null = null;
 
   constructor(private readonly allowedOrigins: ReadonlySet<string>, private readonly timeoutMs = 15000) {
     super();
@@ -52,6 +54,15 @@ class BoundedTransport extends Transport {
   }
 
   private async send(req: HttpRequest): Promise<HttpResponse> {
+    try {
+      return await this.sendOnce(req);
+    } catch (err) {
+      if (err instanceof ProviderRequestError) this.lastFailure = err;
+      throw err;
+    }
+  }
+
+  private async sendOnce(req: HttpRequest): Promise<HttpResponse> {
     const url = new URL(req.url);
     if (!this.allowedOrigins.has(url.origin)) throw new ProviderRequestError(`Salesforce: refusing a request to ${url.origin} (only the configured instance and token URLs)`, null, false);
     if (req.body != null && typeof req.body !== 'string') throw new ProviderRequestError('Salesforce: only string request bodies are sent', null, false);
@@ -101,6 +112,7 @@ export class SalesforceClient {
     const instance = new URL(instanceUrl).origin;
     this.transport = new BoundedTransport(new Set([instance, new URL(app.tokenUrl).origin]));
     const oauth2 = new OAuth2({ clientId: app.clientId, clientSecret: app.clientSecret, tokenServiceUrl: app.tokenUrl, redirectUri: 'http://localhost/unused' });
+    oauth2.tokenServiceUrl = app.tokenUrl; // (jsforce derives it from a login URL otherwise)
     (oauth2 as unknown as { _transport: Transport })._transport = this.transport;
     this.conn = new Connection({
       oauth2,
@@ -122,12 +134,13 @@ export class SalesforceClient {
   /** Runs a jsforce call; its failures become ProviderRequestErrors with the HTTP status they came with. */
   private async call<T>(fn: (conn: Connection) => PromiseLike<T>): Promise<T> {
     this.transport.lastStatus = null;
+    this.transport.lastFailure = null;
     try {
       return await fn(this.conn);
     } catch (err) {
       if (err instanceof ProviderRequestError) throw err;
-      const e = err as Error & { errorCode?: string; cause?: unknown };
-      if (e.cause instanceof ProviderRequestError) throw e.cause;
+      if (this.transport.lastFailure) throw this.transport.lastFailure;
+      const e = err as Error & { errorCode?: string };
       const status = this.transport.lastStatus;
       const message = `Salesforce ${status ?? ''} ${e.errorCode ?? e.name ?? ''}: ${e.message}`.replace(/\s+/g, ' ').slice(0, 500);
       // A refused refresh token (invalid_grant) is a 400 from the token endpoint: no retry heals it.
