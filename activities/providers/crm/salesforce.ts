@@ -190,8 +190,4 @@ export class SalesforceClient {
   async updateEvent(id: string, e: SalesforceEvent): Promise<void> {
     await this.call((c) => c.sobject('Event').update({ Id: id, ...fields(e) }));
   }
-
-  async setOpportunityStage(id: string, stageName: string): Promise<void> {
-    await this.call((c) => c.sobject('Opportunity').update({ Id: id, StageName: stageName }));
-  }
 }
