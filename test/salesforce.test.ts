@@ -94,7 +94,7 @@ test('a meeting becomes one Event linked to a Lead made for the contact; a repea
   expect(sf.records.Event.size).toBeGreaterThanOrEqual(1);
 });
 
-test('an existing Contact is linked; an expired session is refreshed with the refresh-token grant and the request repeated', async () => {
+test('an existing Contact is linked; an access token expired mid-sync is refreshed with the refresh-token grant and the request repeated', async () => {
   const t = await seed();
   sf.records.Contact.set('0035g00000Contact1', { Email: t.contact.email, LastName: 'Jansen' });
   const meeting = await must(t, 'POST', '/meetings', { organizationId: t.org, title: 'Contact demo', startsAt: inMs(50 * HOUR), endsAt: inMs(51 * HOUR), contactId: t.contact.id });
@@ -103,18 +103,29 @@ test('an existing Contact is linked; an expired session is refreshed with the re
   expect(sf.records.Event.get(out.crmExternalId)).toMatchObject({ WhoId: '0035g00000Contact1' });
   expect([...sf.records.Lead.values()].filter((r) => r.Email === t.contact.email)).toEqual([]);
 
-  sf.expireSessions();
-  await must(t, 'POST', `/meetings/${meeting.id}/status`, { status: 'no_show' });
+  // Each sync starts with a token from the grant: no request goes out without one.
+  expect(sf.requests.slice(grantsBefore).filter((r) => r.path.startsWith('/services/data') && !r.authorization)).toEqual([]);
+
+  // A new meeting for the same person; the session expires after its first data request (the Contact query).
+  const second = await must(t, 'POST', '/meetings', { organizationId: t.org, title: 'Second demo', startsAt: inMs(60 * HOUR), endsAt: inMs(61 * HOUR), contactId: t.contact.id });
   const n = sf.requests.length;
-  expect(await sync(t, meeting.id)).toMatchObject({ synced: true, created: false });
-  const after = sf.requests.slice(n);
-  // A 401 INVALID_SESSION_ID, a refresh-token grant, then the same PATCH again with the new token, which succeeds.
-  expect(after.map((r) => `${r.method} ${r.path.replace(/\/v\d+\.\d+/, '')} ${r.status}`)).toEqual(expect.arrayContaining([
-    `PATCH /services/data/sobjects/Event/${out.crmExternalId} 401`,
+  sf.expireSessionsAfter(1);
+  const made = (await sync(t, second.id)) as { crmExternalId: string };
+  expect(made).toMatchObject({ synced: true, created: true });
+  const after = sf.requests.slice(n).map((r) => `${r.method} ${r.path.replace(/\/v\d+\.\d+/, '')} ${r.status}${r.authorization ? ' bearer' : ''}`);
+  // A grant, the Contact query, then the Event query refused with the expired token, a second grant, and the same query again.
+  expect(after.slice(0, 5)).toEqual([
     'POST /services/oauth2/token 200',
-    `PATCH /services/data/sobjects/Event/${out.crmExternalId} 204`,
-  ]));
-  expect(sf.requests.filter((r) => r.path === '/services/oauth2/token').length).toBeGreaterThan(grantsBefore);
+    'GET /services/data/query 200 bearer',
+    'GET /services/data/query 401 bearer',
+    'POST /services/oauth2/token 200',
+    'GET /services/data/query 200 bearer',
+  ]);
+  expect(sf.records.Event.get(made.crmExternalId)).toMatchObject({ Subject: 'Second demo', WhoId: '0035g00000Contact1' });
+  expect(eventCreates('Second demo')).toHaveLength(1);
+
+  await must(t, 'POST', `/meetings/${meeting.id}/status`, { status: 'no_show' });
+  expect(await sync(t, meeting.id)).toMatchObject({ synced: true, created: false });
   expect(sf.records.Event.get(out.crmExternalId)).toMatchObject({ Subject: 'No-show: Contact demo' });
 });
 

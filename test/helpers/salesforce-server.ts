@@ -21,6 +21,8 @@ export interface SalesforceServer {
   records: { Contact: Map<string, Record<string, unknown>>; Lead: Map<string, Record<string, unknown>>; Event: Map<string, Record<string, unknown>>; Opportunity: Map<string, Record<string, unknown>> };
   /** Every access token issued so far stops working (the session expired). */
   expireSessions(): void;
+  /** The sessions expire after the next n authorized data requests (mid-way through a sync). */
+  expireSessionsAfter(n: number): void;
   /** The next n Event creates are made, but answered 503 (the answer is lost). */
   loseEventCreateAnswers(n: number): void;
   /** The next n requests to the data API are answered 503 (an outage). */
@@ -47,6 +49,7 @@ export async function startSalesforceServer(): Promise<SalesforceServer> {
   let next = 1;
   let lostEventAnswers = 0;
   let failures = 0;
+  let expireAfter: number | null = null;
   let url = '';
   const newId = (type: string) => `${prefixes[type]}5g00000${String(next++).padStart(8, '0')}`.slice(0, 18);
 
@@ -88,6 +91,11 @@ export async function startSalesforceServer(): Promise<SalesforceServer> {
       if (!API.test(u.pathname)) return errors(404, 'NOT_FOUND', 'The requested resource does not exist');
       const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
       if (!bearer || !tokens.has(bearer)) return errors(401, 'INVALID_SESSION_ID', 'Session expired or invalid');
+      if (expireAfter !== null && --expireAfter < 0) {
+        expireAfter = null;
+        tokens.clear();
+        return errors(401, 'INVALID_SESSION_ID', 'Session expired or invalid');
+      }
       if (failures > 0) {
         failures--;
         return errors(503, 'SERVER_UNAVAILABLE', 'Service unavailable');
@@ -162,6 +170,7 @@ export async function startSalesforceServer(): Promise<SalesforceServer> {
     requests,
     records,
     expireSessions: () => tokens.clear(),
+    expireSessionsAfter: (n) => void (expireAfter = n),
     loseEventCreateAnswers: (n) => void (lostEventAnswers = n),
     failNext: (n) => void (failures = n),
     close: () => new Promise((r) => server.close(() => r())),

@@ -131,11 +131,17 @@ export class SalesforceClient {
     (this.conn as unknown as { _transport: Transport })._transport = this.transport;
   }
 
+  private refreshDelegate(): { refresh(since: number): Promise<void> } {
+    return (this.conn as unknown as { _refreshDelegate: { refresh(since: number): Promise<void> } })._refreshDelegate;
+  }
+
   /** Runs a jsforce call; its failures become ProviderRequestErrors with the HTTP status they came with. */
   private async call<T>(fn: (conn: Connection) => PromiseLike<T>): Promise<T> {
     this.transport.lastStatus = null;
     this.transport.lastFailure = null;
     try {
+      // The first call takes an access token with the refresh-token grant (rather than a request bound to be refused).
+      if (!this.conn.accessToken) await this.refreshDelegate().refresh(Date.now());
       return await fn(this.conn);
     } catch (err) {
       if (err instanceof ProviderRequestError) throw err;
