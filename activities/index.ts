@@ -12,7 +12,7 @@ import { createImportActivities } from './imports';
 import { createMailboxHealthActivities } from './mailbox-health';
 import { dnsResolverFrom } from './providers/dns/resolver';
 import { createMeetingActivities } from './meetings';
-import { llmClassifierFrom } from './providers/registry';
+import { llmClassifierFrom, salesforceAppFrom } from './providers/registry';
 import { createReconcileActivities } from './reconcile';
 import { createReplyActivities } from './replies';
 import { ImapInboxReader } from './providers/mail/imap';
@@ -38,7 +38,7 @@ export interface ActivityDeps {
     Config,
     | 'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_MAX_BYTES' | 'SIGNAL_BATCH_SIZE' | 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY' | 'INTEGRATION_SECRET_KEY' | 'INTEGRATION_SECRET_KEYS'
     | 'PROJECT_LINK_WINDOW_DAYS' | 'UNSUBSCRIBE_TOKEN_KEY' | 'DNS_SERVERS' | 'DNS_TIMEOUT_MS' | 'IMAP_TIMEOUT_MS'
-  > & Partial<Pick<Config, 'SEND_SLOT_GRACE_SECONDS'>>
+  > & Partial<Pick<Config, 'SEND_SLOT_GRACE_SECONDS' | 'SALESFORCE_CLIENT_ID' | 'SALESFORCE_CLIENT_SECRET' | 'SALESFORCE_TOKEN_URL'>>
     // OAuth mailboxes' clients (oauthClientsFrom reads OAUTH_<PROVIDER>_*).
     & Partial<Pick<Config, 'OAUTH_GOOGLE_CLIENT_ID' | 'OAUTH_GOOGLE_CLIENT_SECRET' | 'OAUTH_GOOGLE_TOKEN_URL' | 'OAUTH_GOOGLE_ISSUER' | 'OAUTH_MICROSOFT_CLIENT_ID' | 'OAUTH_MICROSOFT_CLIENT_SECRET' | 'OAUTH_MICROSOFT_TOKEN_URL' | 'OAUTH_MICROSOFT_ISSUER'>>;
   /** The public base of the links in e-mail (the one-click unsubscribe): apps/shared/config.ts publicBaseUrl. */
@@ -114,7 +114,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createReconcileActivities({ db: deps.db }),
     ...createSignalStageActivities({ db: deps.db, classifierFor }),
     ...createStrategistActivities({ db: deps.db, writerFor }),
-    ...createMeetingActivities({ db: deps.db, secrets }),
+    ...createMeetingActivities({ db: deps.db, secrets, salesforce: salesforceAppFrom(deps.config) }),
     ...createWebhookActivities({ db: deps.db, secrets }),
     ...createReplyActivities({ db: deps.db, secrets, config: deps.config, reader: new ImapInboxReader(), oauthTokens }),
     ...createIngestActivities({

@@ -10,6 +10,7 @@ import { createApp } from './app';
 import { dnsResolverFrom } from '../../activities/providers/dns/resolver';
 import { createTokenVerifier } from './auth';
 import { oauthClientsFrom } from '../../activities/providers/mail/oauth';
+import { salesforceAppFrom } from '../../activities/providers/registry';
 import { listen } from './server';
 
 async function main() {
@@ -39,6 +40,7 @@ async function main() {
     dns: dnsResolverFrom(config),
     inbound: { maxBytes: config.INBOUND_MAX_BYTES, llm: config },
     oauth: { clients: oauthClientsFrom(config), redirectUri: `${publicBaseUrl(config)}/mailboxes/oauth/callback` },
+    salesforce: salesforceAppFrom(config),
   });
   const http = await listen(app, config.PORT, config.HOST);
   logger.info({ url: http.url, startup_ms: Math.round(performance.now()) }, 'api listening');

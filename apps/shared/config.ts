@@ -77,6 +77,10 @@ const schema = z.object({
   OAUTH_MICROSOFT_TOKEN_URL: z.string().url().default('https://login.microsoftonline.com/common/oauth2/v2.0/token'),
   // Unset: the issuer is the signing-in user's tenant (https://login.microsoftonline.com/{tenant id}/v2.0).
   OAUTH_MICROSOFT_ISSUER: z.string().url().optional(),
+  // Salesforce as the CRM (README, "Salesforce"): the service's connected app; without a client id Salesforce integrations cannot connect.
+  SALESFORCE_CLIENT_ID: z.string().min(1).optional(),
+  SALESFORCE_CLIENT_SECRET: z.string().min(1).optional(),
+  SALESFORCE_TOKEN_URL: z.string().url().default('https://login.salesforce.com/services/oauth2/token'),
   // How far from its booked slot a send may still go out (the claim checks again at the moment of sending).
   SEND_SLOT_GRACE_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
   // Outbound fetches to loopback/private/link-local addresses: refused unless this is `true` (whatever NODE_ENV says).

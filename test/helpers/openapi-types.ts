@@ -2777,7 +2777,7 @@ export interface components {
             /** Format: uuid */
             organization_id: string;
             /** @enum {string} */
-            provider_key: "hubspot" | "calcom" | "calendly" | "hunter" | "openai_compatible";
+            provider_key: "hubspot" | "salesforce" | "calcom" | "calendly" | "hunter" | "openai_compatible";
             /** @enum {string} */
             kind: "crm" | "calendar" | "enrichment" | "llm";
             /** @enum {string} */
@@ -5215,7 +5215,7 @@ export interface operations {
                     /** Format: uuid */
                     organizationId: string;
                     /** @enum {string} */
-                    providerKey: "hubspot" | "calcom" | "calendly" | "hunter" | "openai_compatible";
+                    providerKey: "hubspot" | "salesforce" | "calcom" | "calendly" | "hunter" | "openai_compatible";
                     /** @enum {string} */
                     kind: "crm" | "calendar" | "enrichment" | "llm";
                     config?: {
