@@ -199,7 +199,9 @@ async function seedTenant(name: string): Promise<Tenant> {
 }
 
 beforeAll(async () => {
-  api = await startApi();
+  // OAuth mailboxes' clients configured (their consent flow is an operation like any other; unset, it is 503 by design).
+  const oauthClient = (p: string) => ({ clientId: `fuzz-${p}`, clientSecret: 'fuzz', authorizeUrl: 'https://127.0.0.1:9/authorize', tokenUrl: 'https://127.0.0.1:9/token', issuer: 'https://127.0.0.1:9' });
+  api = await startApi({ oauth: { clients: { google: oauthClient('google'), microsoft: oauthClient('microsoft') }, redirectUri: 'http://127.0.0.1:9/mailboxes/oauth/callback' } });
   owners = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
   a = await seedTenant('Tenant A');
   b = await seedTenant('Tenant B');
