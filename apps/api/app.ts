@@ -44,6 +44,7 @@ import { analyticsRoutes } from './routes/analytics';
 import { inboundRoutes } from './routes/inbound';
 import { importRoutes } from './routes/imports';
 import { threadRoutes } from './routes/threads';
+import { variantRoutes } from './routes/variants';
 
 export interface ApiDeps {
   db: DB;
@@ -140,6 +141,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(enrollmentRoutes(deps));
   app.use(messageRoutes(deps));
   app.use(threadRoutes(deps));
+  app.use(variantRoutes(deps));
   app.use(mailboxOAuthStartRoutes(deps));
   app.use(mailboxRoutes(deps));
   app.use(meetingRoutes(deps));
