@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { chooseVariant, variantIndex } from '../domain/outreach/variants';
 import { templateDraft, type DraftInput } from '../domain/outreach/draft';
+import { OpenAiCompatibleDraftWriter } from '../activities/draft-writer';
+import { startChatServer } from './helpers/chat-server';
 
 /** A fixed set of enrollment ids (uuid-shaped, from sha256 of a counter), so the test is the same every run. */
 const ids = (n: number, seed = 'enrollment') =>
@@ -50,4 +52,27 @@ describe('step variants (domain/outreach/variants.ts)', () => {
     expect(templateDraft(input).subject).not.toBe('Subject A');
     expect(templateDraft({ ...input, channel: 'phone', instructions: 'Ask about the permit', variant: { key: 'b', subject: null } }).body).toContain('Ask about the permit');
   });
+});
+
+test("the model writer (a chat endpoint on 127.0.0.1) is given the variant's subject and instructions, and the variant's subject is kept", async () => {
+  const chat = await startChatServer();
+  try {
+    chat.reply(JSON.stringify({ subject: 'Something else', body: 'Geachte heer, een kort bericht.', confidence: 0.8, risks: [] }));
+    const writer = new OpenAiCompatibleDraftWriter({ baseUrl: chat.baseUrl, model: 'm' });
+    const input: DraftInput = {
+      channel: 'email', position: 1, followUp: false, instructions: 'Lead with the costs', brief: null, variant: { key: 'costs', subject: 'Lagere bouwkosten' },
+      campaign: { name: 'Permits', goal: null }, contact: { fullName: 'Eva de Vries', title: null }, company: { name: 'Bouw BV' },
+      locale: 'nl-NL', formality: 'formal', sender: { name: 'Sam' },
+    };
+    const written = await writer.write(input);
+    expect(written.subject).toBe('Lagere bouwkosten');
+    const user = chat.requests[0]!.body.messages.find((m: { role: string }) => m.role === 'user').content as string;
+    expect(user).toContain('Lead with the costs');
+    expect(user).toContain('Subject (use exactly): Lagere bouwkosten');
+    // Without a variant subject, the model's own subject stands.
+    chat.reply(JSON.stringify({ subject: 'Its own', body: 'Geachte heer.', confidence: 0.8, risks: [] }));
+    expect((await writer.write({ ...input, variant: { key: 'costs', subject: null } })).subject).toBe('Its own');
+  } finally {
+    await chat.close();
+  }
 });
