@@ -402,6 +402,7 @@ export interface Messages {
   thread_id: string | null;
   to_address: string | null;
   updated_at: Generated<Timestamp>;
+  variant_key: string | null;
   why: Generated<Json>;
 }
 
@@ -594,6 +595,7 @@ export interface SequenceSteps {
   position: number;
   sequence_id: string;
   updated_at: Generated<Timestamp>;
+  variants: Generated<Json>;
 }
 
 export interface Signals {

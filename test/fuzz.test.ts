@@ -280,6 +280,7 @@ const examples: Record<string, (t: Tenant) => Example> = {
   'GET /campaigns': (t) => ({ query: { organizationId: t.org, status: 'proposed' } }),
   'POST /campaigns/{campaignId}/accept': () => ({ body: { mode: 'review' } }),
   'POST /campaigns/{campaignId}/dismiss': () => ({ body: { reason: 'not now' } }),
+  'GET /campaigns/{campaignId}/variants': () => ({}), // path only: the results per step variant
   'GET /enrollments': (t) => ({ query: { organizationId: t.org, status: 'active' } }),
   'POST /enrollments/{enrollmentId}/stop': () => ({ body: { reason: 'fuzz' } }),
   'POST /enrollments/{enrollmentId}/resume': () => ({ body: {} }),

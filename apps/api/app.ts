@@ -45,6 +45,7 @@ import { inboundRoutes } from './routes/inbound';
 import { importRoutes } from './routes/imports';
 import { threadRoutes } from './routes/threads';
 import type { SalesforceApp } from '../../activities/providers/crm/salesforce';
+import { variantRoutes } from './routes/variants';
 
 export interface ApiDeps {
   db: DB;
@@ -143,6 +144,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(enrollmentRoutes(deps));
   app.use(messageRoutes(deps));
   app.use(threadRoutes(deps));
+  app.use(variantRoutes(deps));
   app.use(mailboxOAuthStartRoutes(deps));
   app.use(mailboxRoutes(deps));
   app.use(meetingRoutes(deps));
