@@ -3,6 +3,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  // Files that need the production Temporal Server run only with TEMPORAL_MODE=server (npm run test:server).
+  testPathIgnorePatterns: ['/node_modules/', ...(process.env.TEMPORAL_MODE === 'server' ? [] : ['<rootDir>/test/temporal-server.test.ts'])],
   transform: {
     '^.+\\.(t|j)s$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
   },

@@ -37,6 +37,7 @@ export function renderDraftPrompt(input: DraftInput): { system: string; user: st
     `Sender: ${input.sender.name ?? 'the sender'}`,
     `Campaign goal: ${input.campaign.goal ?? input.campaign.name}`,
     `Step ${input.position}${input.followUp ? ' (a follow-up to an earlier e-mail)' : ''}: ${input.instructions ?? 'no instructions'}`,
+    input.variant?.subject ? `Subject (use exactly): ${input.variant.subject}` : '',
     b?.signal ? `Signal: "${b.signal.title}" ${b.signal.url ?? ''}` : 'Signal: none',
     `Facts:\n${b?.facts.map((f) => `- ${f.claim} [${f.sourceUrl}]`).join('\n') || '(none: state no facts)'}`,
     `Products: ${b?.products.map((p) => p.name).join(', ') || '(none)'}`,
@@ -53,7 +54,7 @@ export class OpenAiCompatibleDraftWriter implements DraftWriter {
   async write(input: DraftInput): Promise<WrittenDraft> {
     const { data, model } = await chatJson(this.config, renderDraftPrompt(input), outputSchema, { temperature: 0.3 });
     return {
-      subject: input.channel === 'email' ? (data.subject ?? '') || null : null,
+      subject: input.channel === 'email' ? (input.variant?.subject ?? ((data.subject ?? '') || null)) : null,
       body: data.body,
       model,
       promptKey: DRAFT_PROMPT_KEY,

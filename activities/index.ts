@@ -12,7 +12,7 @@ import { createImportActivities } from './imports';
 import { createMailboxHealthActivities } from './mailbox-health';
 import { dnsResolverFrom } from './providers/dns/resolver';
 import { createMeetingActivities } from './meetings';
-import { llmClassifierFrom } from './providers/registry';
+import { llmClassifierFrom, salesforceAppFrom } from './providers/registry';
 import { createReconcileActivities } from './reconcile';
 import { createReplyActivities } from './replies';
 import { ImapInboxReader } from './providers/mail/imap';
@@ -25,6 +25,8 @@ import { unsubscribeTokenKey, UnsubscribeTokens } from '../domain/outreach/unsub
 import { OpenAiCompatibleDraftWriter } from './draft-writer';
 import type { ChatModelConfig } from './providers/llm/chat-json';
 import { NodemailerSmtpSender } from './providers/mail/smtp';
+import { oauthClientsFrom, OAuthTokenSource } from './providers/mail/oauth';
+import { dbRefreshTokenStore } from './providers/mail/oauth-store';
 import type { MailSender } from './providers/mail/types';
 import { createSendActivities } from './send';
 import { createSequenceActivities } from './sequence';
@@ -34,9 +36,11 @@ export interface ActivityDeps {
   db: DB;
   config: Pick<
     Config,
-    | 'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_MAX_BYTES' | 'SIGNAL_BATCH_SIZE' | 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY' | 'INTEGRATION_SECRET_KEY'
+    | 'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_MAX_BYTES' | 'SIGNAL_BATCH_SIZE' | 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY' | 'INTEGRATION_SECRET_KEY' | 'INTEGRATION_SECRET_KEYS'
     | 'PROJECT_LINK_WINDOW_DAYS' | 'UNSUBSCRIBE_TOKEN_KEY' | 'DNS_SERVERS' | 'DNS_TIMEOUT_MS' | 'IMAP_TIMEOUT_MS'
-  > & Partial<Pick<Config, 'SEND_SLOT_GRACE_SECONDS'>>;
+  > & Partial<Pick<Config, 'SEND_SLOT_GRACE_SECONDS' | 'SALESFORCE_CLIENT_ID' | 'SALESFORCE_CLIENT_SECRET' | 'SALESFORCE_TOKEN_URL'>>
+    // OAuth mailboxes' clients (oauthClientsFrom reads OAUTH_<PROVIDER>_*).
+    & Partial<Pick<Config, 'OAUTH_GOOGLE_CLIENT_ID' | 'OAUTH_GOOGLE_CLIENT_SECRET' | 'OAUTH_GOOGLE_TOKEN_URL' | 'OAUTH_GOOGLE_ISSUER' | 'OAUTH_MICROSOFT_CLIENT_ID' | 'OAUTH_MICROSOFT_CLIENT_SECRET' | 'OAUTH_MICROSOFT_TOKEN_URL' | 'OAUTH_MICROSOFT_ISSUER'>>;
   /** The public base of the links in e-mail (the one-click unsubscribe): apps/shared/config.ts publicBaseUrl. */
   publicBaseUrl: string;
   /** The SMTP client (default nodemailer's; tests may shorten its timeouts). */
@@ -49,7 +53,7 @@ const CLASSIFIER_CACHE_MS = 30_000;
 /** Every activity the worker hosts, wired to its dependencies. */
 export function createActivities(deps: ActivityDeps) {
   const limits = { timeoutMs: deps.config.SOURCE_FETCH_TIMEOUT_MS, maxBytes: deps.config.SOURCE_FETCH_MAX_BYTES };
-  const secrets = deps.config.INTEGRATION_SECRET_KEY ? new SecretBox(deps.config.INTEGRATION_SECRET_KEY) : null;
+  const secrets = deps.config.INTEGRATION_SECRET_KEY ? new SecretBox(deps.config.INTEGRATION_SECRET_KEY, deps.config.INTEGRATION_SECRET_KEYS) : null;
   // The organization's own `llm` integration first; else an LLM configured for the deployment; else the rules.
   const fallback: Classifier =
     deps.config.LLM_BASE_URL && deps.config.LLM_MODEL
@@ -84,6 +88,8 @@ export function createActivities(deps: ActivityDeps) {
     return config ? new OpenAiCompatibleStrategistWriter(config) : null;
   };
   const tokenKey = unsubscribeTokenKey(deps.config);
+  // One token source per worker process for SMTP and IMAP alike: an access token is cached per mailbox, refreshed under the mailbox's lock.
+  const oauthTokens = secrets ? new OAuthTokenSource(oauthClientsFrom(deps.config), dbRefreshTokenStore(deps.db, secrets)) : null;
   return {
     ...createSequenceActivities({
       db: deps.db,
@@ -98,6 +104,7 @@ export function createActivities(deps: ActivityDeps) {
       secrets,
       tokens: tokenKey ? new UnsubscribeTokens(tokenKey) : null,
       publicBaseUrl: deps.publicBaseUrl,
+      oauthTokens,
       graceSeconds: deps.config.SEND_SLOT_GRACE_SECONDS,
     }),
     ...createEnrichmentActivities({ db: deps.db, limits, secrets }),
@@ -107,9 +114,9 @@ export function createActivities(deps: ActivityDeps) {
     ...createReconcileActivities({ db: deps.db }),
     ...createSignalStageActivities({ db: deps.db, classifierFor }),
     ...createStrategistActivities({ db: deps.db, writerFor }),
-    ...createMeetingActivities({ db: deps.db, secrets }),
+    ...createMeetingActivities({ db: deps.db, secrets, salesforce: salesforceAppFrom(deps.config) }),
     ...createWebhookActivities({ db: deps.db, secrets }),
-    ...createReplyActivities({ db: deps.db, secrets, config: deps.config, reader: new ImapInboxReader() }),
+    ...createReplyActivities({ db: deps.db, secrets, config: deps.config, reader: new ImapInboxReader(), oauthTokens }),
     ...createIngestActivities({
       db: deps.db,
       providers: createSourceProviders({ secrets }),

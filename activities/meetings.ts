@@ -8,9 +8,10 @@ import { secretContext, type SecretBox } from '../db/secrets';
 import { asOrganization } from '../db/tenancy';
 import type { DB } from '../db/pool';
 import type { BookingEvent, BookingProvider } from '../domain/meetings/bookings';
-import { HUBSPOT_OUTCOME, type MeetingStatus } from '../domain/meetings/meetings';
+import { HUBSPOT_OUTCOME, SALESFORCE_EVENT, type MeetingStatus } from '../domain/meetings/meetings';
 import { ProviderRequestError } from './providers/outcome';
-import { hubspotFrom } from './providers/registry';
+import type { SalesforceApp } from './providers/crm/salesforce';
+import { hubspotFrom, salesforceFrom } from './providers/registry';
 
 export interface MeetingRef {
   organizationId: string;
@@ -37,8 +38,23 @@ function refusedForGood(err: ProviderRequestError): boolean {
   return err.status === null ? !err.retryable : err.status >= 400 && err.status < 500 && err.status !== 429;
 }
 
-export function createMeetingActivities(deps: { db: DB; secrets: SecretBox | null }) {
+export function createMeetingActivities(deps: { db: DB; secrets: SecretBox | null; salesforce?: SalesforceApp | null }) {
   const { db } = deps;
+  /** Records the CRM's id on the meeting; a refusal for good (a 4xx) is recorded in crm_error instead, anything else thrown (retried). */
+  async function recordingRefusals(ref: MeetingRef, sync: () => Promise<{ id: string; created: boolean }>): Promise<CrmSyncOutcome> {
+    try {
+      const { id, created } = await sync();
+      await asOrganization(db, ref.organizationId, (tx) => recordCrmSync(tx, ref.meetingId, { externalId: id }));
+      return { synced: true, crmExternalId: id, created };
+    } catch (err) {
+      if (err instanceof ProviderRequestError && refusedForGood(err)) {
+        log.warn('the CRM refused the meeting', { meetingId: ref.meetingId, error: err.message });
+        await asOrganization(db, ref.organizationId, (tx) => recordCrmSync(tx, ref.meetingId, { error: err.message }));
+        return { synced: false, reason: 'rejected', error: err.message };
+      }
+      throw err;
+    }
+  }
   return {
     /**
      * A verified booking delivery (Cal.com, Calendly), acting for the integration's organization: a
@@ -114,10 +130,36 @@ export function createMeetingActivities(deps: { db: DB; secrets: SecretBox | nul
       }));
       const { meeting, crm } = read;
       if (!meeting) return { synced: false, reason: 'no_meeting' };
-      if (!crm?.secret_ciphertext || crm.provider_key !== 'hubspot') return { synced: false, reason: 'no_crm' };
+      if (!crm?.secret_ciphertext || (crm.provider_key !== 'hubspot' && crm.provider_key !== 'salesforce')) return { synced: false, reason: 'no_crm' };
       const config = (crm.config ?? {}) as Record<string, unknown>;
       if (config.autoSync !== true) return { synced: false, reason: 'auto_sync_off' };
       if (!deps.secrets) throw ApplicationFailure.nonRetryable('INTEGRATION_SECRET_KEY is not configured', 'CrmNotConfigured');
+      if (crm.provider_key === 'salesforce') {
+        if (!deps.salesforce) throw ApplicationFailure.nonRetryable('SALESFORCE_CLIENT_ID and SALESFORCE_CLIENT_SECRET are not configured', 'CrmNotConfigured');
+        const sf = salesforceFrom(config, deps.secrets.open(crm.secret_ciphertext, secretContext(crm.organization_id, crm.id)), deps.salesforce);
+        const look = SALESFORCE_EVENT[meeting.status as MeetingStatus] ?? SALESFORCE_EVENT.proposed;
+        const event = {
+          subject: `${look.subjectPrefix}${meeting.title}`,
+          startsAt: meeting.starts_at,
+          endsAt: meeting.ends_at,
+          location: meeting.join_url,
+          showAs: look.showAs,
+          key: `outreach-meeting:${ref.meetingId}`,
+        };
+        return recordingRefusals(ref, async () => {
+          let id = meeting.crm_external_id;
+          if (!id) {
+            const email = meeting.contact_email ?? meeting.attendee_email;
+            if (!email) throw new ProviderRequestError('Salesforce: the meeting names no e-mail address to link the Event to', 400, false);
+            const who = await sf.whoIdFor(email, meeting.contact_name, null);
+            // A create whose answer was lost left an Event under our key: found, not made twice.
+            id = (who.created ? null : await sf.eventIdByKey(who.id, event.key)) ?? null;
+            if (!id) return { id: await sf.createEvent(event, who.id), created: true };
+          }
+          await sf.updateEvent(id, event);
+          return { id, created: false };
+        });
+      }
       const client = hubspotFrom(config, deps.secrets.open(crm.secret_ciphertext, secretContext(crm.organization_id, crm.id)));
       const properties = {
         title: meeting.title,
@@ -127,7 +169,7 @@ export function createMeetingActivities(deps: { db: DB; secrets: SecretBox | nul
         joinUrl: meeting.join_url,
         key: `outreach-meeting:${ref.meetingId}`,
       };
-      try {
+      return recordingRefusals(ref, async () => {
         // A create whose answer was lost (timeout, or recording it failed) left a meeting under our key: found, not made twice.
         let id = meeting.crm_external_id ?? (await client.meetingIdByKey(properties.key));
         const created = !id;
@@ -137,17 +179,8 @@ export function createMeetingActivities(deps: { db: DB; secrets: SecretBox | nul
           const contactId = email ? await client.contactIdFor(email, meeting.contact_name) : null;
           id = await client.createMeeting(properties, contactId);
         }
-        const crmId = id;
-        await asOrganization(db, ref.organizationId, (tx) => recordCrmSync(tx, ref.meetingId, { externalId: crmId }));
-        return { synced: true, crmExternalId: crmId, created };
-      } catch (err) {
-        if (err instanceof ProviderRequestError && refusedForGood(err)) {
-          log.warn('the CRM refused the meeting', { meetingId: ref.meetingId, error: err.message });
-          await asOrganization(db, ref.organizationId, (tx) => recordCrmSync(tx, ref.meetingId, { error: err.message }));
-          return { synced: false, reason: 'rejected', error: err.message };
-        }
-        throw err;
-      }
+        return { id, created };
+      });
     },
   };
 }

@@ -9,7 +9,9 @@ import { RulesReplyClassifier, type ReplyClassifier } from '../domain/replies/cl
 import { OpenAiCompatibleReplyClassifier } from './classification/reply-openai-compatible';
 import { ingestInbound, retryUnprocessed, type Transact } from './inbound/ingest-message';
 import { sharedParsePool } from './inbound/parse-pool';
-import { ImapAuthError, ImapConnectError, type InboxReader } from './providers/mail/imap';
+import { ImapAuthError, ImapConnectError, type ImapSettings, type InboxReader } from './providers/mail/imap';
+import { OAuthGrantRevoked, OAuthUnavailable, type OAuthTokenSource } from './providers/mail/oauth';
+import type { OAuthProviderKey } from './providers/mail/oauth-providers';
 import { NotRfc822Error } from './providers/mail/parse';
 
 /**
@@ -22,6 +24,8 @@ export interface ReplyActivityDeps {
   secrets: SecretBox | null;
   config: Pick<Config, 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY' | 'IMAP_TIMEOUT_MS'>;
   reader: InboxReader;
+  /** Access tokens of OAuth mailboxes (oauth.ts); null when the worker cannot open secrets. */
+  oauthTokens?: OAuthTokenSource | null;
 }
 
 /** The organization's reply classifier: its `llm` integration, else LLM_*, else the rules. */
@@ -103,17 +107,32 @@ export function createReplyActivities(deps: ReplyActivityDeps) {
       await run((tx) => setMailboxError(tx, input.mailboxId, error));
       return { ...result, error };
     }
-    const password = deps.secrets.open(mailbox.secret_ciphertext, mailboxSecretContext(mailbox.organization_id, mailbox.id));
+    // An OAuth mailbox's secret is its refresh token: it logs in with SASL XOAUTH2 and an access token instead.
+    const oauth = mailbox.auth_type === 'oauth2' ? { organizationId: mailbox.organization_id, mailboxId: mailbox.id, provider: mailbox.auth_provider as OAuthProviderKey } : null;
+    const password = oauth ? '' : deps.secrets.open(mailbox.secret_ciphertext, mailboxSecretContext(mailbox.organization_id, mailbox.id));
+    const settings: ImapSettings = { host: imap.host, port: imap.port, secure: imap.secure ?? imap.port === 993, username: imap.username ?? mailbox.address, password, timeoutMs: deps.config.IMAP_TIMEOUT_MS };
+    const accessToken = (force: boolean) => {
+      if (!deps.oauthTokens) throw new OAuthUnavailable('OAuth mailboxes cannot be read by this worker: INTEGRATION_SECRET_KEY is not configured');
+      return deps.oauthTokens.accessToken(oauth!, { force });
+    };
     const state = await run((tx) => getInboxState(tx, input.mailboxId));
+    const read = async (s: ImapSettings) => deps.reader.readSince(s, state, input.batchSize ?? 50);
     let batch;
     try {
-      batch = await deps.reader.readSince(
-        { host: imap.host, port: imap.port, secure: imap.secure ?? imap.port === 993, username: imap.username ?? mailbox.address, password, timeoutMs: deps.config.IMAP_TIMEOUT_MS },
-        state,
-        input.batchSize ?? 50,
-      );
+      if (!oauth) batch = await read(settings);
+      else {
+        try {
+          batch = await read({ ...settings, accessToken: await accessToken(false) });
+        } catch (err) {
+          // The server refused a token the cache still held (expired or revoked early): one fresh token, one more try.
+          if (!(err instanceof ImapAuthError)) throw err;
+          deps.oauthTokens?.forget(oauth.mailboxId);
+          batch = await read({ ...settings, accessToken: await accessToken(true) });
+        }
+      }
     } catch (err) {
-      if (!(err instanceof ImapAuthError || err instanceof ImapConnectError)) throw err;
+      // A dead grant has paused the mailbox (`auth`) in the token source; its reason is the mailbox's last_error too.
+      if (!(err instanceof ImapAuthError || err instanceof ImapConnectError || err instanceof OAuthGrantRevoked || err instanceof OAuthUnavailable)) throw err;
       await run((tx) => setMailboxError(tx, input.mailboxId, err.message));
       return { ...result, error: err.message };
     }

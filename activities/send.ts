@@ -10,7 +10,9 @@ import { claimSend, ClaimLostError, holdSend, markHandover, recordSendFailure, r
 import { composeEmail, IncompleteComplianceSettings, type ComposedEmail } from '../domain/outreach/compose';
 import { contactChannels } from '../domain/outreach/enrollments';
 import { unsubscribeUrl, type UnsubscribeTokens } from '../domain/outreach/unsubscribe-token';
-import { mailboxSetupFailure, SmtpAmbiguousError, SmtpPermanentError } from './providers/mail/smtp';
+import { OAuthGrantRevoked, OAuthUnavailable, type MailboxCredentialRef, type OAuthTokenSource } from './providers/mail/oauth';
+import type { OAuthProviderKey } from './providers/mail/oauth-providers';
+import { loginRefused, mailboxSetupFailure, SmtpAmbiguousError, SmtpPermanentError } from './providers/mail/smtp';
 import type { MailSender, SmtpSettings } from './providers/mail/types';
 
 /**
@@ -26,6 +28,8 @@ export interface SendDeps {
   secrets: SecretBox | null;
   tokens: UnsubscribeTokens | null;
   publicBaseUrl: string;
+  /** Access tokens of OAuth mailboxes (oauth.ts); null when the worker cannot open secrets (INTEGRATION_SECRET_KEY). */
+  oauthTokens?: OAuthTokenSource | null;
   /** How far from its slot a send may still go (SEND_SLOT_GRACE_SECONDS; default 300). */
   graceSeconds?: number;
   /** The clock the booking and the claim read (tests pass a late or early one). */
@@ -43,7 +47,9 @@ export type SendOutcome =
   /** requeue: the slot was given back; hold: something (the mailbox, the settings, the enrollment) holds it, wait before booking again. */
   | { status: string; requeue?: boolean; hold?: boolean; reason?: string; stoppedEnrollmentIds?: string[] };
 
-type Prepared = { go: false; outcome: SendOutcome } | { go: true; composed: ComposedEmail; smtp: SmtpSettings; contactId: string | null; mailboxId: string; claimedAt: Date };
+type Prepared =
+  | { go: false; outcome: SendOutcome }
+  | { go: true; composed: ComposedEmail; smtp: SmtpSettings; contactId: string | null; mailboxId: string; claimedAt: Date; oauth: MailboxCredentialRef | null };
 
 export function createSendActivities(deps: SendDeps) {
   const { db } = deps;
@@ -77,7 +83,10 @@ export function createSendActivities(deps: SendDeps) {
       const settings = await complianceSettings(tx, r.organizationId);
       if (!deps.tokens) throw new SendSetupError('unsubscribe links are not configured on the worker (UNSUBSCRIBE_TOKEN_KEY or INTEGRATION_SECRET_KEY)');
       const smtpConfig = mailbox.smtp_config as { host: string; port: number; secure?: boolean; username?: string | null };
-      const password = smtpConfig.username && mailbox.secret_ciphertext && deps.secrets ? deps.secrets.open(mailbox.secret_ciphertext, mailboxSecretContext(r.organizationId, m.mailboxId)) : null;
+      // An OAuth mailbox's secret is its refresh token: it logs in with an access token fetched after the claim, as its username or address.
+      const oauth = mailbox.auth_type === 'oauth2' ? { organizationId: r.organizationId, mailboxId: m.mailboxId, provider: mailbox.auth_provider as OAuthProviderKey } : null;
+      const username = smtpConfig.username ?? (oauth ? mailbox.address : null);
+      const password = !oauth && smtpConfig.username && mailbox.secret_ciphertext && deps.secrets ? deps.secrets.open(mailbox.secret_ciphertext, mailboxSecretContext(r.organizationId, m.mailboxId)) : null;
       const composed = composeEmail({
         messageId: m.id,
         subject: message.subject ?? '',
@@ -107,9 +116,16 @@ export function createSendActivities(deps: SendDeps) {
         mailboxId: m.mailboxId,
         contactId: m.contactId,
         claimedAt: m.claimedAt,
-        smtp: { host: smtpConfig.host, port: smtpConfig.port, secure: smtpConfig.secure ?? false, username: smtpConfig.username ?? null, password },
+        oauth,
+        smtp: { host: smtpConfig.host, port: smtpConfig.port, secure: smtpConfig.secure ?? false, username, password },
       };
     });
+  }
+
+  /** An OAuth mailbox's access token (cached by the token source; `force` after the server refused one). */
+  async function accessToken(ref: MailboxCredentialRef, force = false): Promise<string> {
+    if (!deps.oauthTokens) throw new OAuthUnavailable('OAuth mailboxes cannot send from this worker: INTEGRATION_SECRET_KEY is not configured');
+    return deps.oauthTokens.accessToken(ref, { force });
   }
 
   return {
@@ -139,16 +155,35 @@ export function createSendActivities(deps: SendDeps) {
         return { status: 'approved', requeue: true, hold: true, reason };
       }
       if (!prepared.go) return prepared.outcome;
-      const { composed, smtp, contactId } = prepared;
+      const { composed, smtp, contactId, oauth } = prepared;
+      // The hand-over is recorded under this attempt's claim right before DATA: a later attempt that finds
+      // the claim without it knows nothing reached the server and sends; with it, delivery is unknown.
+      const claimedAt = prepared.claimedAt;
+      const deliver = (settings: SmtpSettings) => deps.sender.send(composed, settings, { beforeHandover: () => inOrg(r, (tx) => markHandover(tx, r.messageId, claimedAt)) });
       let result: Awaited<ReturnType<MailSender['send']>>;
       try {
-        // The hand-over is recorded under this attempt's claim right before DATA: a later attempt that finds
-        // the claim without it knows nothing reached the server and sends; with it, delivery is unknown.
-        const claimedAt = prepared.claimedAt;
-        result = await deps.sender.send(composed, smtp, { beforeHandover: () => inOrg(r, (tx) => markHandover(tx, r.messageId, claimedAt)) });
+        if (!oauth) result = await deliver(smtp);
+        else {
+          try {
+            result = await deliver({ ...smtp, accessToken: await accessToken(oauth) });
+          } catch (err) {
+            // The server refused a token the cache still held (expired or revoked early): nothing was handed
+            // over; one fresh token, one more try under the same claim.
+            if (!loginRefused(err)) throw err;
+            deps.oauthTokens?.forget(oauth.mailboxId);
+            result = await deliver({ ...smtp, accessToken: await accessToken(oauth, true) });
+          }
+        }
       } catch (err) {
         // A later attempt took the claim over (this one was given up for dead): it sends, this one ends.
         if (err instanceof ClaimLostError) throw err;
+        // No access token (a dead grant pauses the mailbox `auth` in the token source; the provider away, or no
+        // OAuth client on the worker): nothing was handed over, the claim is released and the message waits with the reason.
+        if (err instanceof OAuthGrantRevoked || err instanceof OAuthUnavailable) {
+          const reason = err.message;
+          await inOrg(r, (tx) => holdSend(tx, r.messageId, { reason }));
+          return { status: 'approved', requeue: true, hold: true, reason };
+        }
         // The mailbox's own setup (its password, a relay that refuses the sender, a host the policy refuses):
         // the mailbox is held with the reason, the message waits, nobody's enrollment fails.
         const setup = mailboxSetupFailure(err);
@@ -170,10 +205,26 @@ export function createSendActivities(deps: SendDeps) {
       }
       // Outside the try: a failure to record a delivered message is retried, and the retry's claim
       // finds send_attempted_at set and flags the message; it is never released to be sent again.
-      await inOrg(r, (tx) => recordSent(tx, { messageId: r.messageId, providerMessageId: result.messageId, fromAddress: composed.from.address, toAddress: composed.to.address }));
+      await recordDelivered(() => inOrg(r, (tx) => recordSent(tx, { messageId: r.messageId, providerMessageId: result.messageId, fromAddress: composed.from.address, toAddress: composed.to.address })));
       return { status: 'sent', providerMessageId: result.messageId };
     },
   };
+}
+
+/**
+ * The server took the message: recording it is tried again here for about a minute (a database that
+ * restarts or fails over for a few seconds), before the activity's own retry, which could only flag it.
+ */
+async function recordDelivered(record: () => Promise<unknown>, delaysMs: readonly number[] = [250, 500, 1000, 2000, 4000, 8000, 15000, 30000]): Promise<void> {
+  for (const delay of delaysMs) {
+    try {
+      await record();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+  await record();
 }
 
 /** A setup error of the worker (no unsubscribe token key): the message waits instead of failing. */

@@ -9,6 +9,7 @@ import type { OutreachBrief } from '../domain/outreach/brief';
 import { draftWhy, templateDraft, type DraftInput, type MessageWhy, type WrittenDraft } from '../domain/outreach/draft';
 import { contactChannels, ENROLLMENT_TRANSITIONS, type StepChannel } from '../domain/outreach/enrollments';
 import { draftKey, initialDraftStatus, stepOutcome, type StepOutcome } from '../domain/outreach/messages';
+import { chooseVariant, type StepVariant } from '../domain/outreach/variants';
 import { addBusinessDays } from '../domain/sending/business-days';
 import type { DraftWriter } from './draft-writer';
 import { ProviderError } from './providers/llm/chat-json';
@@ -50,6 +51,8 @@ export type PreparedDraft =
         toAddress: string | null;
         why: Omit<Parameters<typeof draftWhy>[0], 'risks'>;
         redraftOf: string | null;
+        /** The step variant the draft is written from (absent: the step has none). */
+        variantKey?: string | null;
       };
     };
 
@@ -141,11 +144,14 @@ export function createSequenceActivities(deps: SequenceDeps) {
         const locale = c.locale ?? ctx.settings?.default_locale ?? 'nl-NL';
         const previous = r.attempt > 1 ? await rejectedDraft(tx, r.organizationId, draftKey(r.enrollmentId, r.position, r.attempt - 1)) : undefined;
         const brief = (ctx.brief ?? null) as OutreachBrief | null;
+        // One variant per enrollment and step, from the enrollment id alone: a retry or a redraft chooses the same.
+        const variant = chooseVariant(r.enrollmentId, r.position, step.variants as unknown as StepVariant[]);
         const input: DraftInput = {
           channel,
           position: r.position,
           followUp: channel === 'email' && (await enrollmentEmailedBefore(tx, r.enrollmentId)),
-          instructions: step.instructions,
+          instructions: variant?.instructions ?? step.instructions,
+          ...(variant ? { variant: { key: variant.key, subject: variant.subject ?? null } } : {}),
           brief,
           campaign: { name: e.campaign_name, goal: e.goal },
           contact: { fullName: c.full_name, title: c.title },
@@ -167,6 +173,7 @@ export function createSequenceActivities(deps: SequenceDeps) {
             fromAddress: channel === 'email' ? (ctx.mailbox?.address ?? null) : null,
             toAddress,
             redraftOf: previous?.id ?? null,
+            ...(variant ? { variantKey: variant.key } : {}),
             why: {
               brief,
               compliance: { country: gate.country, locale, rule: decision?.rule_id ?? policyChannel, requirements: decision?.requirements ?? [] },
@@ -233,6 +240,7 @@ export function createSequenceActivities(deps: SequenceDeps) {
           confidence: r.written.confidence,
           draftKey: draftKey(r.enrollmentId, r.position, r.attempt),
           redraftOf: context.redraftOf,
+          variantKey: context.variantKey ?? null,
         });
         if (running) await recordEnrollmentProgress(tx, r.enrollmentId, { currentStep: r.position, nextActionAt: context.status === 'approved' ? new Date() : null });
         return id;

@@ -402,6 +402,7 @@ export interface Messages {
   thread_id: string | null;
   to_address: string | null;
   updated_at: Generated<Timestamp>;
+  variant_key: string | null;
   why: Generated<Json>;
 }
 
@@ -489,6 +490,12 @@ export interface PromptEvals {
   prompt_key: string;
   prompt_version: string;
   score: Numeric;
+}
+
+export interface RateLimits {
+  expire: Int8 | null;
+  key: string;
+  points: Generated<number>;
 }
 
 export interface RawPublications {
@@ -588,6 +595,7 @@ export interface SequenceSteps {
   position: number;
   sequence_id: string;
   updated_at: Generated<Timestamp>;
+  variants: Generated<Json>;
 }
 
 export interface Signals {
@@ -777,6 +785,7 @@ export interface DB {
   products: Products;
   projects: Projects;
   prompt_evals: PromptEvals;
+  rate_limits: RateLimits;
   raw_publications: RawPublications;
   score_components: ScoreComponents;
   scores: Scores;

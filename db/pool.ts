@@ -12,6 +12,13 @@ const pools = new WeakMap<DB, Pool>();
 
 export function createDb(connectionString: string, max = 10): DB {
   const pool = new Pool({ connectionString, max, application_name: 'outreach' });
+  // An idle connection cut by the server (a PostgreSQL restart or failover) is an 'error' event on the
+  // pool; unhandled, it would end the process. The pool drops that connection and the next query opens a new one.
+  pool.on('error', () => undefined);
+  // A connection checked out (a query or a transaction under way) has no pool listener: the server
+  // cutting it emits 'error' on the client itself, which unhandled would end the process too. The query
+  // fails (and is retried by its activity); the pool then drops the broken connection.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   pools.set(db, pool);
   return db;

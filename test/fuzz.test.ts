@@ -199,7 +199,9 @@ async function seedTenant(name: string): Promise<Tenant> {
 }
 
 beforeAll(async () => {
-  api = await startApi();
+  // OAuth mailboxes' clients configured (their consent flow is an operation like any other; unset, it is 503 by design).
+  const oauthClient = (p: string) => ({ clientId: `fuzz-${p}`, clientSecret: 'fuzz', authorizeUrl: 'https://127.0.0.1:9/authorize', tokenUrl: 'https://127.0.0.1:9/token', issuer: 'https://127.0.0.1:9' });
+  api = await startApi({ oauth: { clients: { google: oauthClient('google'), microsoft: oauthClient('microsoft') }, redirectUri: 'http://127.0.0.1:9/mailboxes/oauth/callback' } });
   owners = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
   a = await seedTenant('Tenant A');
   b = await seedTenant('Tenant B');
@@ -280,6 +282,7 @@ const examples: Record<string, (t: Tenant) => Example> = {
   'POST /campaigns/{campaignId}/dismiss': () => ({ body: { reason: 'not now' } }),
   'PATCH /campaigns/{campaignId}': (t) => ({ body: { name: 'Fuzz campaign, pooled', mailboxIds: [t.ids.mailboxId], mode: 'review' } }),
   'POST /campaigns/{campaignId}/contacts': (t) => ({ body: { contactIds: [t.ids.contactId] } }),
+  'GET /campaigns/{campaignId}/variants': () => ({}), // path only: the results per step variant
   'GET /enrollments': (t) => ({ query: { organizationId: t.org, status: 'active' } }),
   'POST /enrollments/{enrollmentId}/stop': () => ({ body: { reason: 'fuzz' } }),
   'POST /enrollments/{enrollmentId}/resume': () => ({ body: {} }),

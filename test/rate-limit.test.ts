@@ -1,6 +1,7 @@
 import { TokenBuckets } from '../apps/api/rate-limit';
 import { addMember, expectProblem, newOrganization, startApi, TestApi } from './helpers/api';
-import { newUser } from './helpers/tokens';
+import { Pool } from 'pg';
+import { newUser, testEnv } from './helpers/tokens';
 
 test('a token bucket allows its minute’s burst, then one request per refill interval, per key', () => {
   let now = 1_000_000;
@@ -87,5 +88,54 @@ describe('through the API', () => {
     expect((await api.call('GET', '/healthz')).status).toBe(200);
     now += 15_000;
     expectProblem(await api.call('POST', hook, { rawBody: '{}', headers: { 'content-type': 'application/json' } }), 404, 'NOT_FOUND');
+  });
+});
+
+describe('shared by all API processes (PostgreSQL store)', () => {
+  const pools: Pool[] = [];
+  const apis: TestApi[] = [];
+  /** An API instance with its own pool, as a second process behind the balancer would have. */
+  const instance = async (limits: { userPerMinute: number; orgPerMinute: number }) => {
+    const store = new Pool({ connectionString: testEnv('TEST_APP_DB_URL'), max: 2 });
+    pools.push(store);
+    const api = await startApi({ rateLimits: { ...limits, store } });
+    apis.push(api);
+    return api;
+  };
+  afterEach(async () => {
+    await Promise.all(apis.splice(0).map((a) => a.close()));
+    await Promise.all(pools.splice(0).map((p) => p.end()));
+  });
+
+  test('two API instances share one user limit: the fifth request is refused on either, another user goes on', async () => {
+    const [a, b] = [await instance({ userPerMinute: 4, orgPerMinute: 0 }), await instance({ userPerMinute: 4, orgPerMinute: 0 })];
+    const [greedy, other] = [await newUser(), await newUser()];
+    for (const api of [a, b, a, b]) expect((await api.call('GET', '/organizations', { token: greedy.token })).status).toBe(200);
+    for (const api of [a, b]) {
+      const limited = await api.call('GET', '/organizations', { token: greedy.token });
+      expectProblem(limited, 429, 'RATE_LIMITED');
+      expect(limited.body).toMatchObject({ scope: 'user' });
+      const retryAfter = Number(limited.headers.get('retry-after'));
+      expect(retryAfter >= 1 && retryAfter <= 60).toBe(true);
+    }
+    expect((await b.call('GET', '/organizations', { token: other.token })).status).toBe(200);
+    const owner = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
+    try {
+      const { rows } = await owner.query('SELECT points FROM rate_limits WHERE key = $1', [`user:${greedy.id}`]);
+      expect(rows).toEqual([{ points: 6 }]);
+    } finally {
+      await owner.end();
+    }
+  });
+
+  test('an organization’s allowance is shared too, and a non-member’s refused requests are given back on any instance', async () => {
+    const [a, b] = [await instance({ userPerMinute: 0, orgPerMinute: 3 }), await instance({ userPerMinute: 0, orgPerMinute: 3 })];
+    const { owner, orgId } = await newOrganization(a, 'Shared B.V.');
+    const outsider = await newUser();
+    for (const api of [a, b, a, b]) expect((await api.call('GET', `/sources?organizationId=${orgId}`, { token: outsider.token })).status).toBe(404);
+    for (const api of [a, b, a]) expect((await api.call('GET', `/sources?organizationId=${orgId}`, { token: owner.token })).status).toBe(200);
+    const limited = await b.call('GET', `/sources?organizationId=${orgId}`, { token: owner.token });
+    expectProblem(limited, 429, 'RATE_LIMITED');
+    expect(limited.body.scope).toBe('organization');
   });
 });

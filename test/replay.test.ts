@@ -4,6 +4,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temporalio/worker';
 import { STAGES, StageTable } from '../workflows/stages';
 import { PROVIDER_ACTIVITIES } from '../workflows/task-queues';
+import { chooseVariant } from '../domain/outreach/variants';
 
 /**
  * Recorded workflow histories (test/histories/*.json) must replay against today's workflow code.
@@ -61,6 +62,7 @@ test('every recorded history replays against the current workflow code', async (
     'sequence-restarted',
     'sequence-stopped',
     'sequence-stopped-before-reconcile',
+    'sequence-variants',
     'strategist-no-company',
     'strategist-proposal',
     'strategist-proposal-before-writer-queue',
@@ -71,6 +73,33 @@ test('every recorded history replays against the current workflow code', async (
     if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
   }
   expect(failures).toEqual([]);
+});
+
+/**
+ * Step variants (issue 19 point 2): the recorded run's drafts carry the variant each step chose
+ * (prepareDraft's results in the history, which the replay above feeds back to the workflow), and it
+ * is the one the assignment chooses today for that enrollment and step: a replay or a retry keeps it.
+ */
+test('a recorded sequence with variants keeps each step\'s variant', () => {
+  const raw = JSON.parse(readFileSync(path.join(HISTORIES, 'sequence-variants.json'), 'utf8')) as { events: Array<Record<string, any>> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const decode = (p: { data: string }) => JSON.parse(Buffer.from(p.data, 'base64').toString('utf8'));
+  const scheduled = new Map<string, { enrollmentId: string; position: number }>();
+  const chosen: Array<{ position: number; key: string; expected: string | undefined; subject: unknown }> = [];
+  for (const e of raw.events) {
+    const s = e.activityTaskScheduledEventAttributes;
+    if (s?.activityType?.name === 'prepareDraft') scheduled.set(String(e.eventId), decode(s.input.payloads[0]));
+    const c = e.activityTaskCompletedEventAttributes;
+    const ref = c && scheduled.get(String(c.scheduledEventId));
+    if (ref) {
+      const prepared = decode(c.result.payloads[0]);
+      const variants = ref.position === 1 ? [{ key: 'permit', subject: 'Uw vergunning' }, { key: 'costs', subject: 'Lagere bouwkosten' }] : [{ key: 'short' }, { key: 'case' }, { key: 'call', subject: 'Even bellen?' }];
+      const expected = chooseVariant(ref.enrollmentId, ref.position, variants)!;
+      chosen.push({ position: ref.position, key: prepared.context.variantKey, expected: expected.key, subject: prepared.input.variant?.subject ?? null });
+      expect(prepared.input.variant?.subject ?? null).toBe(expected.subject ?? null);
+    }
+  }
+  expect(chosen.map((c) => c.position)).toEqual([1, 2]);
+  for (const c of chosen) expect(c.key).toBe(c.expected);
 });
 
 test('a non-deterministic change of the workflow fails the replay', async () => {

@@ -142,14 +142,15 @@ test('a paused enrollment (out of office) stops too, its pause cleared; an ended
     );
     return rows[0]!.id;
   };
-  const paused = await enroll('paused', 'out_of_office');
+  // A contact is in one running enrollment at most (migration 0016): the seeded one is the paused one here.
+  await owner.query(`UPDATE enrollments SET status = 'paused', pause_reason = 'out_of_office', resume_at = now() + interval '3 days' WHERE id = $1`, [s.enrollment]);
+  const paused = s.enrollment;
   const completed = await enroll('completed', null);
   expect((await post(tokens.sign(s.sent))).status).toBe(200);
   const { rows } = await owner.query(`SELECT id, status, stopped_reason, pause_reason, resume_at FROM enrollments WHERE organization_id = $1`, [s.org]);
   const byId = new Map(rows.map((r) => [r.id, r]));
   expect(byId.get(paused)).toEqual({ id: paused, status: 'stopped', stopped_reason: 'unsubscribed', pause_reason: null, resume_at: null });
   expect(byId.get(completed)).toEqual({ id: completed, status: 'completed', stopped_reason: null, pause_reason: null, resume_at: null });
-  expect(byId.get(s.enrollment)).toMatchObject({ status: 'stopped', stopped_reason: 'unsubscribed' });
 });
 
 test('a forged, altered or unknown token is 404 problem+json and changes nothing', async () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { OpenAiCompatibleClassifier } from '../classification/openai-compatible';
 import { HubSpotClient } from './crm/hubspot';
+import { SALESFORCE_DEFAULT_TOKEN_URL, SalesforceClient, type SalesforceApp } from './crm/salesforce';
 import { HunterClient } from './enrichment/hunter';
 import { requestJson, ProviderRequestError, VerifyOutcome } from './outcome';
 
@@ -12,6 +13,8 @@ const baseUrl = z.string().url().refine((v) => /^https?:\/\//.test(v), 'must be 
 
 export const INTEGRATION_PROVIDERS = {
   hubspot: { kind: 'crm', config: z.object({ baseUrl: baseUrl.optional(), autoSync: z.boolean().optional() }).strict() },
+  // The secret is the organization's OAuth refresh token for the service's connected app (SALESFORCE_*).
+  salesforce: { kind: 'crm', config: z.object({ instanceUrl: baseUrl, autoSync: z.boolean().optional() }).strict() },
   // Booking links: the secret is the webhook's signing secret (deliveries go to /webhooks/<provider>/<integration id>).
   calcom: { kind: 'calendar', config: z.object({ bookingUrl: baseUrl.optional() }).strict() },
   calendly: { kind: 'calendar', config: z.object({ bookingUrl: baseUrl.optional() }).strict() },
@@ -20,8 +23,16 @@ export const INTEGRATION_PROVIDERS = {
 } as const;
 export type IntegrationProviderKey = keyof typeof INTEGRATION_PROVIDERS;
 
-export async function verifyIntegration(providerKey: string, config: Record<string, unknown>, secret: string): Promise<VerifyOutcome> {
+/** The service's own provider apps (from the configuration): Salesforce's connected app. */
+export interface ProviderApps {
+  salesforce?: SalesforceApp | null;
+}
+
+export async function verifyIntegration(providerKey: string, config: Record<string, unknown>, secret: string, apps: ProviderApps = {}): Promise<VerifyOutcome> {
   switch (providerKey as IntegrationProviderKey) {
+    case 'salesforce':
+      if (!apps.salesforce) return { ok: false, message: 'SALESFORCE_CLIENT_ID and SALESFORCE_CLIENT_SECRET are not configured on this service' };
+      return salesforceFrom(config, secret, apps.salesforce).verify();
     case 'hubspot':
       return new HubSpotClient(secret, config.baseUrl as string | undefined).verify();
     case 'hunter':
@@ -49,6 +60,17 @@ export async function verifyIntegration(providerKey: string, config: Record<stri
 
 export function hubspotFrom(config: Record<string, unknown>, secret: string): HubSpotClient {
   return new HubSpotClient(secret, config.baseUrl as string | undefined);
+}
+
+export function salesforceFrom(config: Record<string, unknown>, secret: string, app: SalesforceApp): SalesforceClient {
+  return new SalesforceClient(String(config.instanceUrl), secret, app);
+}
+
+/** The connected app from SALESFORCE_*; null without a client id and secret. */
+export function salesforceAppFrom(config: { SALESFORCE_CLIENT_ID?: string; SALESFORCE_CLIENT_SECRET?: string; SALESFORCE_TOKEN_URL?: string }): SalesforceApp | null {
+  return config.SALESFORCE_CLIENT_ID && config.SALESFORCE_CLIENT_SECRET
+    ? { clientId: config.SALESFORCE_CLIENT_ID, clientSecret: config.SALESFORCE_CLIENT_SECRET, tokenUrl: config.SALESFORCE_TOKEN_URL ?? SALESFORCE_DEFAULT_TOKEN_URL }
+    : null;
 }
 
 export function hunterFrom(config: Record<string, unknown>, secret: string): HunterClient {

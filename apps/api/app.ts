@@ -44,6 +44,8 @@ import { analyticsRoutes } from './routes/analytics';
 import { inboundRoutes } from './routes/inbound';
 import { importRoutes } from './routes/imports';
 import { threadRoutes } from './routes/threads';
+import type { SalesforceApp } from '../../activities/providers/crm/salesforce';
+import { variantRoutes } from './routes/variants';
 
 export interface ApiDeps {
   db: DB;
@@ -69,6 +71,8 @@ export interface ApiDeps {
   inbound?: { maxBytes?: number; llm?: Pick<Config, 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY'> };
   /** OAuth mailboxes: the service's clients (OAUTH_GOOGLE_*, OAUTH_MICROSOFT_*) and the callback URL; absent: the consent flow answers 503. */
   oauth?: OAuthDeps;
+  /** Salesforce integrations: the service's connected app (SALESFORCE_*); absent: their check answers that it is not configured. */
+  salesforce?: SalesforceApp | null;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -140,6 +144,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(enrollmentRoutes(deps));
   app.use(messageRoutes(deps));
   app.use(threadRoutes(deps));
+  app.use(variantRoutes(deps));
   app.use(mailboxOAuthStartRoutes(deps));
   app.use(mailboxRoutes(deps));
   app.use(meetingRoutes(deps));

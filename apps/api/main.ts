@@ -4,12 +4,13 @@ import { createLogger } from '../shared/logger';
 import { SecretBox } from '../../db/secrets';
 import { UnsubscribeTokens, unsubscribeTokenKey } from '../../domain/outreach/unsubscribe-token';
 import { connectTemporal, WorkflowStarter } from '../shared/temporal';
-import { createDb } from '../../db/pool';
+import { createDb, poolOf } from '../../db/pool';
 import { assertApiRole } from '../../db/roles';
 import { createApp } from './app';
 import { dnsResolverFrom } from '../../activities/providers/dns/resolver';
 import { createTokenVerifier } from './auth';
 import { oauthClientsFrom } from '../../activities/providers/mail/oauth';
+import { salesforceAppFrom } from '../../activities/providers/registry';
 import { listen } from './server';
 
 async function main() {
@@ -31,16 +32,18 @@ async function main() {
     verifyToken: createTokenVerifier(auth),
     issuer: auth.issuer,
     bodyLimit: config.BODY_LIMIT,
-    secrets: config.INTEGRATION_SECRET_KEY ? new SecretBox(config.INTEGRATION_SECRET_KEY) : null,
-    rateLimits: { userPerMinute: config.RATE_LIMIT_USER_PER_MINUTE, orgPerMinute: config.RATE_LIMIT_ORG_PER_MINUTE, publicPerMinute: config.RATE_LIMIT_PUBLIC_PER_MINUTE },
+    secrets: config.INTEGRATION_SECRET_KEY ? new SecretBox(config.INTEGRATION_SECRET_KEY, config.INTEGRATION_SECRET_KEYS) : null,
+    // Counted in PostgreSQL, so every API process behind the balancer shares the limits.
+    rateLimits: { userPerMinute: config.RATE_LIMIT_USER_PER_MINUTE, orgPerMinute: config.RATE_LIMIT_ORG_PER_MINUTE, publicPerMinute: config.RATE_LIMIT_PUBLIC_PER_MINUTE, store: poolOf(db) },
     metricsAccess: { token: config.METRICS_TOKEN, public: config.METRICS_PUBLIC === 'true' },
     unsubscribeTokens: unsubscribeKey ? new UnsubscribeTokens(unsubscribeKey) : null,
     dns: dnsResolverFrom(config),
     inbound: { maxBytes: config.INBOUND_MAX_BYTES, llm: config },
     oauth: { clients: oauthClientsFrom(config), redirectUri: `${publicBaseUrl(config)}/mailboxes/oauth/callback` },
+    salesforce: salesforceAppFrom(config),
   });
   const http = await listen(app, config.PORT, config.HOST);
-  logger.info({ url: http.url }, 'api listening');
+  logger.info({ url: http.url, startup_ms: Math.round(performance.now()) }, 'api listening');
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import * as r from './responses';
 import * as s from './schemas';
 import * as w from './routes/webhook-endpoints.schemas';
+import * as v from './routes/variants.schemas';
 import { WEBHOOK_EVENT_TYPES } from '../../db/queries/webhook-events';
 
 /**
@@ -147,6 +148,7 @@ export const OPERATIONS: Operation[] = [
   { id: 'acceptCampaign', method: 'post', path: '/campaigns/{campaignId}/accept', tag: 'Campaigns', summary: 'Accept a proposal: enroll its contacts (409 when not proposed)', role: 'member', body: s.acceptCampaignBody, answer: r.CampaignAcceptance, problems: [409] },
   { id: 'patchCampaign', method: 'patch', path: '/campaigns/{campaignId}', tag: 'Campaigns', summary: 'Change name, mode or the mailbox pool (mailboxIds; 409 once archived)', role: 'member', body: s.patchCampaignBody, answer: r.Campaign, problems: [409] },
   { id: 'addCampaignContacts', method: 'post', path: '/campaigns/{campaignId}/contacts', tag: 'Campaigns', summary: 'Add contacts: a proposal suggests them, an active campaign enrolls them at once (409 otherwise)', role: 'member', body: s.addCampaignContactsBody, answer: r.CampaignAcceptance, problems: [409] },
+  { id: 'campaignVariants', method: 'get', path: '/campaigns/{campaignId}/variants', tag: 'Campaigns', summary: "Results per step variant: sent, replied, positive replies, meetings and won, counted per sent message of each variant (opens are not measured)", role: 'viewer', answer: z.array(v.VariantResult) },
   { id: 'dismissCampaign', method: 'post', path: '/campaigns/{campaignId}/dismiss', tag: 'Campaigns', summary: 'Dismiss a proposal (archived; 409 when not proposed)', role: 'member', body: s.dismissCampaignBody, answer: r.Campaign, problems: [409] },
   { id: 'listEnrollments', method: 'get', path: '/enrollments', tag: 'Enrollments', summary: 'List enrollments', role: 'viewer', query: s.listEnrollmentsQuery, answer: z.array(r.Enrollment) },
   { id: 'getEnrollment', method: 'get', path: '/enrollments/{enrollmentId}', tag: 'Enrollments', summary: 'One enrollment', role: 'viewer', answer: r.Enrollment },

@@ -1,4 +1,6 @@
 import type { Request, RequestHandler } from 'express';
+import type { Pool } from 'pg';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { sendProblem } from './errors';
 
 /**
@@ -6,9 +8,9 @@ import { sendProblem } from './errors';
  * A token bucket per key: it holds up to `perMinute` requests and refills at `perMinute / 60` per
  * second, so a client may burst up to its minute's allowance and then goes at the refill rate.
  *
- * The buckets live in this API process: with N API processes behind a balancer a client gets up to
- * N times the limit. That is a deliberate trade (no shared store on the request path); put a shared
- * limiter (the gateway, or Redis) in front when the limit must hold across processes.
+ * These buckets live in one API process. With `store` (the API's main: its PostgreSQL pool) the limits
+ * are counted in PostgreSQL instead, shared by every API process behind the balancer (rate-limiter-flexible's
+ * PostgreSQL store, table rate_limits of migration 0021): a fixed window of one minute per key.
  */
 export class TokenBuckets {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
@@ -66,6 +68,37 @@ export interface RateLimits {
   /** Requests per minute per client IP address on the public routes (/webhooks/*, /u/*); 0 or absent = no limit. */
   publicPerMinute?: number;
   now?: () => number;
+  /**
+   * Counts in PostgreSQL (table rate_limits), shared by all API processes; without it, in this
+   * process's memory (token buckets; the tests that move the clock).
+   */
+  store?: Pool;
+}
+
+/** The shared counters: one rate-limiter-flexible limiter per scope, a one-minute window per key. */
+function sharedCounter(store: Pool, scope: 'user' | 'organization' | 'address', perMinute: number) {
+  const rl = new RateLimiterPostgres({
+    storeClient: store,
+    storeType: 'pool',
+    tableName: 'rate_limits',
+    tableCreated: true, // migration 0021 made it; the API role may not create tables
+    keyPrefix: scope,
+    points: perMinute,
+    duration: 60,
+  });
+  return {
+    /** Milliseconds until the key may try again, 0 when this request is counted and allowed. */
+    async take(key: string): Promise<number> {
+      try {
+        await rl.consume(key, 1);
+        return 0;
+      } catch (res) {
+        if (res instanceof RateLimiterRes) return Math.max(1, res.msBeforeNext);
+        throw res;
+      }
+    },
+    refund: (key: string) => rl.reward(key, 1),
+  };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -77,24 +110,44 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NOT_THE_ORGANIZATIONS = new Set([400, 401, 403, 404]);
 
 function limiter(
+  limits: RateLimits,
   perMinute: number,
-  now: (() => number) | undefined,
   scope: 'user' | 'organization' | 'address',
   keyOf: (req: Request) => string | undefined,
   refundWhen?: (status: number) => boolean,
 ): RequestHandler {
   if (perMinute <= 0) return (_req, _res, next) => next();
-  const buckets = new TokenBuckets(perMinute, now);
+  const limited = (req: Request, res: Parameters<RequestHandler>[1], wait: number) => {
+    const seconds = Math.max(1, Math.ceil(wait / 1000));
+    res.setHeader('Retry-After', String(seconds));
+    req.log?.info({ scope, key: keyOf(req), retry_after: seconds }, 'rate limited');
+    return sendProblem(res, 'RATE_LIMITED', `Too many requests for this ${scope} (limit ${perMinute} per minute); retry after ${seconds} s`, { scope, retry_after: seconds });
+  };
+  if (limits.store) {
+    const counter = sharedCounter(limits.store, scope, perMinute);
+    return (req, res, next) => {
+      const key = keyOf(req);
+      if (!key) return next();
+      counter.take(key).then(
+        (wait) => {
+          if (wait > 0) return limited(req, res, wait);
+          if (refundWhen) res.once('finish', () => refundWhen(res.statusCode) && counter.refund(key).catch(() => undefined));
+          next();
+        },
+        (err: unknown) => {
+          // The store is unreachable: the request is not refused for it (its own queries will tell).
+          req.log?.warn({ err, scope }, 'rate limit store unavailable; request let through');
+          next();
+        },
+      );
+    };
+  }
+  const buckets = new TokenBuckets(perMinute, limits.now);
   return (req, res, next) => {
     const key = keyOf(req);
     if (!key) return next();
     const wait = buckets.waitMs(key);
-    if (wait > 0) {
-      const seconds = Math.max(1, Math.ceil(wait / 1000));
-      res.setHeader('Retry-After', String(seconds));
-      req.log?.info({ scope, key, retry_after: seconds }, 'rate limited');
-      return sendProblem(res, 'RATE_LIMITED', `Too many requests for this ${scope} (limit ${perMinute} per minute); retry after ${seconds} s`, { scope, retry_after: seconds });
-    }
+    if (wait > 0) return limited(req, res, wait);
     buckets.take(key);
     if (refundWhen) res.once('finish', () => refundWhen(res.statusCode) && buckets.refund(key));
     next();
@@ -103,7 +156,7 @@ function limiter(
 
 /** After authentication, before the body is read: the caller's own allowance. */
 export function limitPerUser(limits: RateLimits): RequestHandler {
-  return limiter(limits.userPerMinute, limits.now, 'user', (req) => req.user?.userId);
+  return limiter(limits, limits.userPerMinute, 'user', (req) => req.user?.userId);
 }
 
 /**
@@ -112,7 +165,7 @@ export function limitPerUser(limits: RateLimits): RequestHandler {
  * answered 400, 401, 403 or 404 is given back, so a non-member cannot exhaust another tenant's allowance.
  */
 export function limitPerOrganization(limits: RateLimits): RequestHandler {
-  return limiter(limits.orgPerMinute, limits.now, 'organization', (req) => {
+  return limiter(limits, limits.orgPerMinute, 'organization', (req) => {
     const fromQuery = (req.query as Record<string, unknown> | undefined)?.organizationId;
     const fromBody = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>).organizationId : undefined;
     const id = typeof fromQuery === 'string' ? fromQuery : typeof fromBody === 'string' ? fromBody : undefined;
@@ -126,5 +179,5 @@ export function limitPerOrganization(limits: RateLimits): RequestHandler {
  * nothing; behind a proxy every client shares its address, so set the limit for the proxy or limit there).
  */
 export function limitPerAddress(limits: RateLimits): RequestHandler {
-  return limiter(limits.publicPerMinute ?? 0, limits.now, 'address', (req) => req.socket.remoteAddress ?? undefined);
+  return limiter(limits, limits.publicPerMinute ?? 0, 'address', (req) => req.socket.remoteAddress ?? undefined);
 }

@@ -751,6 +751,9 @@ export const CampaignStep = record(
     channel: z.enum(['email', 'phone', 'linkedin']),
     delay_days: z.number().int().min(0).describe("Business days of the mailbox (its sending days, less public holidays) after the previous step"),
     instructions: nullable(z.string()),
+    variants: z
+      .array(z.object({ key: z.string(), subject: z.string().optional(), instructions: z.string().optional() }))
+      .describe('2 to 5 variants of the step, each enrollment getting one (chosen from the enrollment id and the step); [] when none'),
   }),
 );
 
@@ -906,6 +909,7 @@ export const Message = record(
     rejected_reason: nullable(z.string()),
     redraft_of: nullable(id).describe('The rejected draft this one rewrites'),
     completed_note: nullable(z.string()),
+    variant_key: nullable(z.string()).describe("The step variant it was written from (its step's variants), else null"),
     ...stamps,
     contact_name: nullable(z.string()),
     company_name: nullable(z.string()),

@@ -474,11 +474,24 @@ export const listMailboxesQuery = z.object(listBase).strict();
 const campaignModes = ['review', 'auto'] as const;
 export const campaignStatuses = ['proposed', 'active', 'paused', 'completed', 'archived'] as const;
 export const enrollmentStatuses = ['active', 'paused', 'stopped', 'completed', 'failed'] as const;
+const stepVariantBody = z
+  .object({
+    key: z.string().trim().min(1).max(40).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only'),
+    subject: z.string().trim().min(1).max(200).optional(),
+    instructions: z.string().trim().min(1).max(4000).optional(),
+  })
+  .strict();
 const stepBody = z
   .object({
     channel: z.enum(['email', 'phone', 'linkedin']),
     delayDays: z.number().int('must be a whole number of business days').min(0, 'must not be negative').max(365),
     instructions: z.string().trim().min(1).max(4000).optional(),
+    variants: z
+      .array(stepVariantBody)
+      .min(2, 'a step with variants needs 2 to 5')
+      .max(5, 'a step with variants needs 2 to 5')
+      .refine((vs) => new Set(vs.map((v) => v.key)).size === vs.length, 'variant keys must be unique in the step')
+      .optional(),
   })
   .strict();
 const reasonBody = z.object({ reason: z.string().trim().min(1).max(500).optional() }).strict();

@@ -34,6 +34,13 @@ const schema = z.object({
   TEMPORAL_TASK_QUEUE: z.string().default('outreach'),
   TEMPORAL_UI_URL: z.string().url().default('http://127.0.0.1:8233'),
   TEMPORAL_CLI: z.string().optional(),
+  // TLS to Temporal (a cluster or Temporal Cloud): CA, client certificate and key (file paths or PEM text), the certificate's
+  // server name when it differs from the address's host, and Temporal Cloud's API key. Unset: plain gRPC (the dev server).
+  TEMPORAL_TLS_CA: z.string().min(1).optional(),
+  TEMPORAL_TLS_CERT: z.string().min(1).optional(),
+  TEMPORAL_TLS_KEY: z.string().min(1).optional(),
+  TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
+  TEMPORAL_API_KEY: z.string().min(1).optional(),
   SCHEDULE_TIMEZONE: z.string().min(1).default('UTC'),
 
   AUTH_MODE: z.enum(['jwks', 'hs256']).default('jwks'),
@@ -53,6 +60,8 @@ const schema = z.object({
   LLM_API_KEY: z.string().min(1).optional(),
   // 32 bytes (64 hex characters or base64): encrypts integration secrets at rest. Required to add integrations.
   INTEGRATION_SECRET_KEY: z.string().min(32).optional(),
+  // Key rotation: previous keys, still used to open values sealed with them (comma-separated id:key); `npm run secrets:reseal` moves all to the current key.
+  INTEGRATION_SECRET_KEYS: z.string().min(32).optional(),
   // 32 bytes (64 hex or base64): signs one-click unsubscribe tokens; unset: derived from INTEGRATION_SECRET_KEY (HKDF-SHA256).
   UNSUBSCRIBE_TOKEN_KEY: z.string().min(32).optional(),
   // OAuth mailboxes (README, "Connecting a Google or Microsoft mailbox"): the service's OAuth client per provider.
@@ -68,6 +77,10 @@ const schema = z.object({
   OAUTH_MICROSOFT_TOKEN_URL: z.string().url().default('https://login.microsoftonline.com/common/oauth2/v2.0/token'),
   // Unset: the issuer is the signing-in user's tenant (https://login.microsoftonline.com/{tenant id}/v2.0).
   OAUTH_MICROSOFT_ISSUER: z.string().url().optional(),
+  // Salesforce as the CRM (README, "Salesforce"): the service's connected app; without a client id Salesforce integrations cannot connect.
+  SALESFORCE_CLIENT_ID: z.string().min(1).optional(),
+  SALESFORCE_CLIENT_SECRET: z.string().min(1).optional(),
+  SALESFORCE_TOKEN_URL: z.string().url().default('https://login.salesforce.com/services/oauth2/token'),
   // How far from its booked slot a send may still go out (the claim checks again at the moment of sending).
   SEND_SLOT_GRACE_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
   // Outbound fetches to loopback/private/link-local addresses: refused unless this is `true` (whatever NODE_ENV says).

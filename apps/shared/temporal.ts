@@ -3,6 +3,7 @@ import {
   WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError,
 } from '@temporalio/client';
 import type { Config } from './config';
+import { temporalConnectionOptions, type TemporalConnectionConfig } from './temporal-connection';
 import { searchAttributes, workflowIds } from '../../workflows/search-attributes';
 import type {
   bookingWorkflow, contactImportWorkflow, enrichCompanyWorkflow, ingestSourceWorkflow, meetingWorkflow, processSignalWorkflow, sendMessageWorkflow, sequenceWorkflow, strategistWorkflow,
@@ -21,8 +22,8 @@ const NOTIFY_BATCH = 100;
 /** A run for this workflow id is already in progress. */
 export class WorkflowRunningError extends Error {}
 
-export async function connectTemporal(config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'>): Promise<Client> {
-  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+export async function connectTemporal(config: TemporalConnectionConfig & Pick<Config, 'TEMPORAL_NAMESPACE'>): Promise<Client> {
+  const connection = await Connection.connect(temporalConnectionOptions(config));
   return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 }
 

@@ -48,7 +48,7 @@ async function main() {
   const dispatcher = dispatcherClient
     ? startWebhookDispatcher({ db, connectionString: workerDatabaseUrl(config), starter: new WorkflowStarter(dispatcherClient, config), logger, sweepSeconds: config.WEBHOOK_SWEEP_SECONDS })
     : undefined;
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker started');
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS, startup_ms: Math.round(performance.now()) }, 'worker started');
   // Runtime.install's default shutdown signals (SIGINT, SIGTERM) make run() resolve after in-flight tasks finish.
   await Promise.all([worker.run(), providerWorker.run()]);
   await dispatcher?.stop();

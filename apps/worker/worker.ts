@@ -1,9 +1,26 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { ActivityInterceptorsFactory, NativeConnection, Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { publicBaseUrl, type Config } from '../shared/config';
+import { temporalConnectionOptions } from '../shared/temporal-connection';
 import type { DB } from '../../db/pool';
 import { createActivities } from '../../activities';
 import { PROVIDER_ACTIVITIES, providerTaskQueue } from '../../workflows/task-queues';
+
+/** The prebuilt workflow bundle of `npm run build`, beside the compiled apps (dist/workflow-bundle.js). */
+export const WORKFLOW_BUNDLE_FILE = 'workflow-bundle.js';
+
+/**
+ * The compiled worker (dist/apps/worker) loads the bundle `npm run build` made; run from the sources
+ * (tsx: tests, `npm run dev`) it bundles the workflows at start, as before.
+ */
+function prebuiltWorkflowBundle(): string | undefined {
+  if (!__filename.endsWith('.js')) return undefined;
+  const file = path.resolve(__dirname, '../..', WORKFLOW_BUNDLE_FILE);
+  if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` (it compiles and bundles the workflows)`);
+  return file;
+}
 
 export interface Workers {
   /** The bundled workflows and every activity, on TEMPORAL_TASK_QUEUE. */
@@ -21,6 +38,12 @@ export interface Workers {
  * once in this process, so a burst of signals cannot stampede a provider. Several worker processes
  * may poll the same queues: activities are idempotent and workflows are deterministic.
  */
+function workflowSource(workflowsPath: string | undefined): { workflowsPath: string } | { workflowBundle: { codePath: string } } {
+  if (workflowsPath) return { workflowsPath };
+  const codePath = prebuiltWorkflowBundle();
+  return codePath ? { workflowBundle: { codePath } } : { workflowsPath: require.resolve('../../workflows') };
+}
+
 export async function createWorker(opts: {
   config: Config;
   db: DB;
@@ -32,13 +55,13 @@ export async function createWorker(opts: {
   activityInterceptors?: ActivityInterceptorsFactory[];
 }): Promise<Workers> {
   const { config } = opts;
-  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const connection = await NativeConnection.connect(temporalConnectionOptions(config));
   const activities = { ...createActivities({ db: opts.db, config, publicBaseUrl: publicBaseUrl(config) }), ...opts.extraActivities };
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
-    workflowsPath: opts.workflowsPath ?? require.resolve('../../workflows'),
+    ...workflowSource(opts.workflowsPath),
     maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
     activities,
     interceptors: { activity: opts.activityInterceptors ?? [] },

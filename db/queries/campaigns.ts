@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Tx } from '../tenancy';
 import { campaignFrom, type CampaignAction, type StepChannel } from '../../domain/outreach/enrollments';
+import type { StepVariant } from '../../domain/outreach/variants';
 import { newestFirst } from './pagination';
 import { recordEvent } from './webhook-events';
 
@@ -13,12 +14,14 @@ export const CAMPAIGN_COLUMNS = [
   'campaigns.created_at', 'campaigns.updated_at',
 ] as const;
 
-export const STEP_COLUMNS = ['id', 'sequence_id', 'position', 'channel', 'delay_days', 'instructions'] as const;
+export const STEP_COLUMNS = ['id', 'sequence_id', 'position', 'channel', 'delay_days', 'instructions', 'variants'] as const;
 
 export interface StepInput {
   channel: StepChannel;
   delayDays: number;
   instructions?: string | null;
+  /** 2 to 5 variants, each enrollment getting one (domain/outreach/variants.ts). */
+  variants?: StepVariant[];
 }
 
 export interface CampaignInput {
@@ -165,6 +168,7 @@ export async function insertCampaign(tx: Tx, c: CampaignInput): Promise<{ create
           channel: s.channel,
           delay_days: s.delayDays,
           instructions: s.instructions ?? null,
+          variants: JSON.stringify(s.variants ?? []),
         })),
       )
       .execute();

@@ -32,7 +32,7 @@ export async function setMailboxError(tx: Tx, mailboxId: string, error: string |
 export function mailboxInbox(tx: Tx, mailboxId: string) {
   return tx
     .selectFrom('mailboxes')
-    .select(['id', 'organization_id', 'address', 'imap_config', 'secret_ciphertext'])
+    .select(['id', 'organization_id', 'address', 'imap_config', 'secret_ciphertext', 'auth_type', 'auth_provider'])
     .where('id', '=', mailboxId)
     .executeTakeFirst();
 }

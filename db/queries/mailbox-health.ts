@@ -19,6 +19,9 @@ export async function recordHealthCheck(
   check: { id: string; organizationId: string; mailboxId: string; result: HealthResult },
 ): Promise<{ waitingEnrollmentIds: string[] }> {
   const { result } = check;
+  // The mailbox's row first (FOR NO KEY UPDATE, which the check's foreign key does not wait for): checks
+  // recorded at once queue here instead of deadlocking between the insert's key share and the update.
+  await tx.selectFrom('mailboxes').select('id').where('id', '=', check.mailboxId).forNoKeyUpdate().execute();
   await tx
     .insertInto('mailbox_health_checks')
     .values({

@@ -61,7 +61,7 @@ export async function judgeMailboxProtection(tx: Tx, mailboxId: string, event: '
     .selectFrom('mailboxes')
     .select(['status', 'max_bounce_rate', 'max_complaint_rate', 'min_sample', counts.sent.as('sent'), counts.hardBounces.as('hard_bounces'), counts.complaints.as('complaints')])
     .where('id', '=', mailboxId)
-    .forUpdate()
+    .forNoKeyUpdate()
     .executeTakeFirst();
   if (!row || row.status !== 'active') return null;
   const c: SevenDayCounts = { sent: row.sent, hardBounces: row.hard_bounces, complaints: row.complaints };
@@ -71,7 +71,7 @@ export async function judgeMailboxProtection(tx: Tx, mailboxId: string, event: '
 
 /** A health check's effect: unsendable pauses an active mailbox (`health`); sendable resumes one paused for `health` only. */
 export async function applyHealthToStatus(tx: Tx, mailboxId: string, sendable: boolean): Promise<'pause' | 'resume' | null> {
-  const row = await tx.selectFrom('mailboxes').select(['status', 'paused_reason']).where('id', '=', mailboxId).forUpdate().executeTakeFirst();
+  const row = await tx.selectFrom('mailboxes').select(['status', 'paused_reason']).where('id', '=', mailboxId).forNoKeyUpdate().executeTakeFirst();
   if (!row) return null;
   const move = healthTransition(row.status as MailboxStatus, row.paused_reason as PausedReason | null, sendable);
   if (move === 'pause') return (await pauseMailbox(tx, mailboxId, 'health')) ? move : null;

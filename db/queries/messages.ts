@@ -13,7 +13,7 @@ const MESSAGE_FIELDS = [
   'messages.mailbox_id', 'messages.campaign_id', 'messages.direction', 'messages.channel', 'messages.status', 'messages.subject', 'messages.body',
   'messages.original_body', 'messages.from_address', 'messages.to_address', 'messages.why', 'messages.intent', 'messages.confidence',
   'messages.model', 'messages.prompt_version', 'messages.approved_by', 'messages.approved_at', 'messages.scheduled_for', 'messages.sent_at',
-  'messages.received_at', 'messages.provider_message_id', 'messages.error', 'messages.needs_check', 'messages.rejected_reason', 'messages.redraft_of', 'messages.completed_note',
+  'messages.received_at', 'messages.provider_message_id', 'messages.error', 'messages.needs_check', 'messages.rejected_reason', 'messages.redraft_of', 'messages.completed_note', 'messages.variant_key',
   'messages.created_at', 'messages.updated_at',
 ] as const;
 

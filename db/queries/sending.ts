@@ -427,7 +427,7 @@ export function sendRecipient(tx: Tx, contactId: string) {
 export async function sendContent(tx: Tx, messageId: string, mailboxId: string) {
   const [message, mailbox] = await Promise.all([
     tx.selectFrom('messages').select(['subject', 'body', 'model', 'in_reply_to', 'references_ids']).where('id', '=', messageId).executeTakeFirstOrThrow(),
-    tx.selectFrom('mailboxes').select(['address', 'display_name', 'domain', 'smtp_config', 'secret_ciphertext']).where('id', '=', mailboxId).executeTakeFirstOrThrow(),
+    tx.selectFrom('mailboxes').select(['address', 'display_name', 'domain', 'smtp_config', 'secret_ciphertext', 'auth_type', 'auth_provider']).where('id', '=', mailboxId).executeTakeFirstOrThrow(),
   ]);
   return { message, mailbox };
 }

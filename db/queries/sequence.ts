@@ -21,7 +21,7 @@ export async function sequenceOf(tx: Tx, enrollmentId: string) {
   if (!enrollment) return undefined;
   const steps = await tx
     .selectFrom('sequence_steps')
-    .select(['id', 'position', 'channel', 'delay_days', 'instructions'])
+    .select(['id', 'position', 'channel', 'delay_days', 'instructions', 'variants'])
     .where('sequence_id', '=', enrollment.sequence_id)
     .orderBy('position')
     .execute();
@@ -113,6 +113,8 @@ export interface DraftRow {
   confidence: number;
   draftKey: string;
   redraftOf: string | null;
+  /** The step variant it is written from (domain/outreach/variants.ts). */
+  variantKey?: string | null;
 }
 
 /** Stores a draft once per key: a repeat answers the one stored first. */
@@ -140,6 +142,7 @@ export async function insertDraft(tx: Tx, d: DraftRow): Promise<string> {
       confidence: d.confidence,
       draft_key: d.draftKey,
       redraft_of: d.redraftOf,
+      variant_key: d.variantKey ?? null,
       ...(d.status === 'approved' ? { approved_at: sql<Date>`now()` } : {}),
     })
     .onConflict((oc) => oc.columns(['organization_id', 'draft_key']).where('draft_key', 'is not', null).doNothing())

@@ -20,6 +20,14 @@ export const HUBSPOT_OUTCOME: Record<MeetingStatus, 'SCHEDULED' | 'COMPLETED' | 
   cancelled: 'CANCELED',
 };
 
+/** How a Salesforce Event shows each status (Events have no status field): a prefix to the subject, and Busy or Free. */
+export const SALESFORCE_EVENT: Record<MeetingStatus, { subjectPrefix: string; showAs: 'Busy' | 'Free' }> = {
+  proposed: { subjectPrefix: '', showAs: 'Busy' },
+  completed: { subjectPrefix: '', showAs: 'Busy' },
+  no_show: { subjectPrefix: 'No-show: ', showAs: 'Busy' },
+  cancelled: { subjectPrefix: 'Cancelled: ', showAs: 'Free' },
+};
+
 /** Default lead time of the reminder: 24 hours before the meeting starts. */
 export const DEFAULT_REMINDER_LEAD_MINUTES = 24 * 60;
 

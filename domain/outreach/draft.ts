@@ -26,6 +26,8 @@ export interface DraftInput {
   locale: string;
   formality: 'formal' | 'informal' | string;
   sender: { name: string | null };
+  /** The step variant it is written for: its key and its own subject (null: the writer's); its instructions are `instructions`. */
+  variant?: { key: string; subject: string | null } | null;
   /** A redraft: the rejected text and what the person said about it. */
   rejection?: { reason: string | null; subject: string | null; body: string | null } | null;
 }
@@ -120,7 +122,9 @@ export function templateDraft(input: DraftInput): WrittenDraft {
         w.ask,
       ];
   const signature = [w.close, input.sender.name ?? ''].filter(Boolean).join('\n');
-  const subject = input.followUp ? w.reSubject(w.subject(title)) : w.subject(title);
+  const written = input.followUp ? w.reSubject(w.subject(title)) : w.subject(title);
+  // A variant's own subject goes as it is given.
+  const subject = input.variant?.subject ?? written;
   return { ...base, subject: subject.slice(0, 200), body: `${paragraphs.join('\n\n')}\n\n${signature}`, confidence: risks.length ? 0.4 : 0.6, risks };
 }
 

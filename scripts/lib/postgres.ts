@@ -11,6 +11,8 @@ export interface DatabaseHandle {
   embedded: boolean;
   /** The embedded cluster's data folder. */
   clusterDir?: string;
+  /** The embedded server: stopped (fast shutdown) and started again on the same port and data (the topology test). */
+  restart?(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -60,6 +62,10 @@ export async function startDatabase(opts: {
     appPassword: EMBEDDED_PASSWORD,
     embedded: true,
     clusterDir,
+    restart: async () => {
+      await server.stop();
+      server = await startServer(path.join(binDir, 'postgres'), ['-D', clusterDir, '-p', String(opts.port), ...flags], user);
+    },
     stop: async () => {
       await server.stop();
       if (temporary) rmSync(temporary, { recursive: true, force: true });

@@ -8,6 +8,7 @@ import { listen } from '../../apps/api/server';
 import { SecretBox } from '../../db/secrets';
 import { UnsubscribeTokens, unsubscribeTokenKey } from '../../domain/outreach/unsubscribe-token';
 import { WorkflowStarter } from '../../apps/shared/temporal';
+import { temporalConnectionEnv, temporalConnectionOptions } from '../../apps/shared/temporal-connection';
 import { createDb, DB } from '../../db/pool';
 import { apiClient, ok, Schemas } from './client';
 import { assertMatchesContract } from './contract';
@@ -31,7 +32,7 @@ export interface TestApi {
 /** The real API, in-process, against the run's database, Temporal server and JWKS issuer. */
 export async function startApi(overrides: Partial<ApiDeps> = {}): Promise<TestApi> {
   const db = createDb(testEnv('TEST_APP_DB_URL'), 5);
-  const connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
+  const connection = await Connection.connect(temporalConnectionOptions(temporalConnectionEnv(process.env, testEnv('TEMPORAL_ADDRESS'))));
   const temporal = new Client({ connection });
   const issuer = testEnv('TEST_ISSUER');
   const app = createApp({

@@ -1,4 +1,6 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { SMTPServer } from 'smtp-server';
@@ -17,10 +19,13 @@ export interface TestOAuthServer {
   issuer: string;
   authorizeUrl: string;
   tokenUrl: string;
+  /** The introspection endpoint with the mail servers' client in it (basic auth), for Dovecot's oauth2 passdb. */
+  mailServerIntrospectionUrl: string;
   /** OAUTH_GOOGLE_* for this server. */
   env(provider?: 'GOOGLE' | 'MICROSOFT'): Record<string, string>;
   introspect(token: string): Promise<{ active: boolean; sub?: string; token_type?: string }>;
-  revoke(refreshToken: string): Promise<void>;
+  /** Revokes a refresh token (the grant with it), or an access token alone (hint `access_token`). */
+  revoke(token: string, hint?: 'refresh_token' | 'access_token'): Promise<void>;
   /** Follows an authorization URL through the automatic login and consent to the redirect URI; answers that final URL. */
   authorize(url: string): Promise<URL>;
   close(): Promise<void>;
@@ -49,6 +54,7 @@ export async function startOAuthServer(opts: { email: string; redirectUris: stri
     issuer,
     authorizeUrl: `${issuer}/auth`,
     tokenUrl: `${issuer}/token`,
+    mailServerIntrospectionUrl: `http://${MAIL_SERVER_CLIENT.id}:${MAIL_SERVER_CLIENT.secret}@${new URL(issuer).host}/token/introspection`,
     env: (p = 'GOOGLE') => ({
       [`OAUTH_${p}_CLIENT_ID`]: TEST_OAUTH_CLIENT.id,
       [`OAUTH_${p}_CLIENT_SECRET`]: TEST_OAUTH_CLIENT.secret,
@@ -60,12 +66,12 @@ export async function startOAuthServer(opts: { email: string; redirectUris: stri
       const res = await fetch(`${issuer}/token/introspection`, form({ token }));
       return (await res.json()) as { active: boolean; sub?: string };
     },
-    async revoke(refreshToken) {
+    async revoke(refreshToken, hint = 'refresh_token') {
       // A token is revoked by the client it was issued to (the service's client, as a user revoking access would).
       const res = await fetch(`${issuer}/token/revocation`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ token: refreshToken, token_type_hint: 'refresh_token', client_id: TEST_OAUTH_CLIENT.id, client_secret: TEST_OAUTH_CLIENT.secret }).toString(),
+        body: new URLSearchParams({ token: refreshToken, token_type_hint: hint, client_id: TEST_OAUTH_CLIENT.id, client_secret: TEST_OAUTH_CLIENT.secret }).toString(),
       });
       if (!res.ok) throw new Error(`revocation failed: ${res.status}`);
     },
@@ -98,26 +104,37 @@ export async function startOAuthServer(opts: { email: string; redirectUris: stri
 export interface XoauthSmtpServer {
   port: number;
   received: Array<{ user: string; raw: string }>;
-  logins: Array<{ user: string; accepted: boolean }>;
+  logins: Array<{ user: string; accepted: boolean; token: string }>;
   close(): Promise<void>;
 }
 
-/** A real SMTP server (smtp-server) that takes only AUTH XOAUTH2, checking the token at the authorization server and that it belongs to the user. */
-export async function startXoauthSmtpServer(oauth: TestOAuthServer): Promise<XoauthSmtpServer> {
+/** A certificate for 127.0.0.1 (openssl, self-signed): a client that trusts certPath (NODE_EXTRA_CA_CERTS) checks it like any other. */
+export function localhostCertificate(): { key: Buffer; cert: Buffer; certPath: string } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'oauth-tls-'));
+  const [keyPath, certPath] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyPath, '-out', certPath], { stdio: 'ignore' });
+  return { key: readFileSync(keyPath), cert: readFileSync(certPath), certPath };
+}
+
+/**
+ * A real SMTP server (smtp-server) that takes only AUTH XOAUTH2, checking the token at the authorization server and that it belongs to the user.
+ * With tls it offers STARTTLS (a client sending a token requires it); without, it offers none.
+ */
+export async function startXoauthSmtpServer(oauth: TestOAuthServer, tls?: { key: Buffer; cert: Buffer }): Promise<XoauthSmtpServer> {
   const received: XoauthSmtpServer['received'] = [];
   const logins: XoauthSmtpServer['logins'] = [];
   const server = new SMTPServer({
     authMethods: ['XOAUTH2'],
     authOptional: false,
-    disabledCommands: ['STARTTLS'],
-    allowInsecureAuth: true,
+    ...(tls ? { key: tls.key, cert: tls.cert } : { disabledCommands: ['STARTTLS'] }),
+    allowInsecureAuth: !tls,
     logger: false,
     onAuth(auth, _session, cb) {
       oauth
         .introspect(auth.accessToken ?? '')
         .then((r) => {
           const ok = r.active && r.sub === auth.username && r.token_type !== 'refresh_token';
-          logins.push({ user: auth.username ?? '', accepted: ok });
+          logins.push({ user: auth.username ?? '', accepted: ok, token: auth.accessToken ?? '' });
           if (!ok) return cb(null, { data: { status: '401', schemes: 'bearer' } });
           cb(null, { user: auth.username });
         })

@@ -1116,6 +1116,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/campaigns/{campaignId}/variants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Results per step variant: sent, replied, positive replies, meetings and won, counted per sent message of each variant (opens are not measured)
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["campaignVariants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/campaigns/{campaignId}/dismiss": {
         parameters: {
             query?: never;
@@ -2801,7 +2821,7 @@ export interface components {
             /** Format: uuid */
             organization_id: string;
             /** @enum {string} */
-            provider_key: "hubspot" | "calcom" | "calendly" | "hunter" | "openai_compatible";
+            provider_key: "hubspot" | "salesforce" | "calcom" | "calendly" | "hunter" | "openai_compatible";
             /** @enum {string} */
             kind: "crm" | "calendar" | "enrichment" | "llm";
             /** @enum {string} */
@@ -2981,6 +3001,12 @@ export interface components {
             /** @description Business days of the mailbox (its sending days, less public holidays) after the previous step */
             delay_days: number;
             instructions: string | null;
+            /** @description 2 to 5 variants of the step, each enrollment getting one (chosen from the enrollment id and the step); [] when none */
+            variants: {
+                key: string;
+                subject?: string;
+                instructions?: string;
+            }[];
         };
         /** @description A campaign: proposed by the strategist (proposed_by agent) or a person, then accepted (active) or dismissed (archived); with its steps and its enrollments counted by status */
         Campaign: {
@@ -3179,6 +3205,8 @@ export interface components {
             /** @description The rejected draft this one rewrites */
             redraft_of: string | null;
             completed_note: string | null;
+            /** @description The step variant it was written from (its step's variants), else null */
+            variant_key: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -3417,6 +3445,22 @@ export interface components {
             /** Format: uuid */
             endpoint_id: string;
             message: string;
+        };
+        /** @description One variant of a campaign step and what followed its sent messages, each counted once per sent message (one per enrollment and step), from the message's sending until the enrollment's next message was sent. Opens are not measured */
+        VariantResult: {
+            /** @description The step's position */
+            position: number;
+            variant_key: string;
+            /** @description Messages of the variant sent */
+            sent: number;
+            /** @description Of those, answered by a reply of the contact with an intent (as analytics counts replies; out-of-office answers left out) */
+            replied: number;
+            /** @description Of those, answered by a reply with intent interested or meeting_request */
+            positive_replies: number;
+            /** @description Of those, followed by a meeting of the contact that was not cancelled */
+            meetings: number;
+            /** @description Of those followed by a meeting, the ones whose campaign's opportunity is won */
+            won: number;
         };
     };
     responses: {
@@ -5244,7 +5288,7 @@ export interface operations {
                     /** Format: uuid */
                     organizationId: string;
                     /** @enum {string} */
-                    providerKey: "hubspot" | "calcom" | "calendly" | "hunter" | "openai_compatible";
+                    providerKey: "hubspot" | "salesforce" | "calcom" | "calendly" | "hunter" | "openai_compatible";
                     /** @enum {string} */
                     kind: "crm" | "calendar" | "enrichment" | "llm";
                     config?: {
@@ -5862,6 +5906,11 @@ export interface operations {
                         channel: "email" | "phone" | "linkedin";
                         delayDays: number;
                         instructions?: string;
+                        variants?: {
+                            key: string;
+                            subject?: string;
+                            instructions?: string;
+                        }[];
                     }[];
                 };
             };
@@ -6037,6 +6086,32 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    campaignVariants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Results per step variant: sent, replied, positive replies, meetings and won, counted per sent message of each variant (opens are not measured) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VariantResult"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

@@ -103,3 +103,39 @@ test('record sequence histories through the real worker', async () => {
     await api.close();
   }
 });
+
+/**
+ * Records test/histories/sequence-variants.json (issue 19 point 2): two e-mail steps with variants;
+ * the first draft approved and sent, the second rejected. Its prepareDraft results carry the variant
+ * each step chose, which test/replay.test.ts checks against domain/outreach/variants.ts.
+ * Alone: `npx jest --testMatch "**\/test/record/sequence.recorder.ts" -t variants`.
+ */
+test('record a sequence with step variants through the real worker', async () => {
+  const api = await startApi();
+  const smtp = await startSmtpServer();
+  try {
+    const o = await outreachOrg(api, newOrganization, smtp);
+    const person = await o.contact({ fullName: 'Vera Variant' });
+    const steps = [
+      { channel: 'email', delayDays: 0, variants: [{ key: 'permit', subject: 'Uw vergunning', instructions: 'Cite the permit' }, { key: 'costs', subject: 'Lagere bouwkosten' }] },
+      { channel: 'email', delayDays: 0, variants: [{ key: 'short', instructions: 'Two lines' }, { key: 'case', instructions: 'A customer case' }, { key: 'call', subject: 'Even bellen?' }] },
+    ];
+    const campaign = await o.ok('POST', '/campaigns', { organizationId: o.orgId, name: 'Recorded variants', mailboxId: o.mailboxId, contactIds: [person.id], steps });
+    const enrollmentId = (await o.ok('POST', `/campaigns/${campaign.id}/accept`, {})).result.enrolled[0].enrollmentId as string;
+    const pending = (step: number) =>
+      until(`draft ${step}`, async () =>
+        (await o.ok('GET', `/messages?organizationId=${o.orgId}&enrollmentId=${enrollmentId}&status=pending_approval`)).find(
+          (m: { step_position: number }) => m.step_position === step,
+        ),
+      );
+    const first = await pending(1);
+    await o.ok('POST', `/messages/${first.id}/approve`, {});
+    const second = await pending(2);
+    await o.ok('POST', `/messages/${second.id}/reject`, {});
+    await api.temporal.workflow.getHandle(workflowIds.sequence(enrollmentId)).result();
+    exportHistory(workflowIds.sequence(enrollmentId), undefined, 'sequence-variants.json');
+  } finally {
+    await smtp.close();
+    await api.close();
+  }
+});

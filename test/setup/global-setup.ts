@@ -10,6 +10,7 @@ import { dropDatabase, ensureDatabase, migrate } from '../../db/migrator';
 import { DEV_AUDIENCE, devIssuer, loadOrCreateDevKey, serveJwks } from '../../scripts/lib/dev-identity';
 import { startDatabase, DatabaseHandle } from '../../scripts/lib/postgres';
 import { loadTemporalDevConfig, resolveTemporalCli, startTemporalDevServer, TemporalServerHandle } from '../../scripts/lib/temporal-server';
+import { resolveTemporalServer, startTemporalProductionServer, TemporalProductionServer } from '../../scripts/lib/temporal-production-server';
 import { freePort } from '../helpers/ports';
 import { startWorkerProcess } from '../helpers/worker-process';
 import { startDnsServer, TestDnsServer } from '../helpers/dns-server';
@@ -22,7 +23,8 @@ import { deliverabilityZones } from '../helpers/dns-zones';
  */
 export interface TestStack {
   db: DatabaseHandle;
-  temporal?: TemporalServerHandle;
+  /** The CLI's dev server, or with TEMPORAL_MODE=server the production Temporal Server (mTLS, PostgreSQL). */
+  temporal?: TemporalServerHandle | TemporalProductionServer;
   jwks: http.Server;
   /** The deliverability zones (test/helpers/dns-zones.ts), the workers' DNS_SERVERS. */
   dns: TestDnsServer;
@@ -66,9 +68,24 @@ async function startStack(cleanups: Array<() => Promise<unknown>>): Promise<void
   const apiUrl = withRole(ownerUrl, API_DB_ROLE, appPassword);
   const workerUrl = withRole(ownerUrl, WORKER_DB_ROLE, appPassword);
 
-  let temporal: TemporalServerHandle | undefined;
+  let temporal: TemporalServerHandle | TemporalProductionServer | undefined;
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
-  if (!temporalAddress) {
+  if (!temporalAddress && process.env.TEMPORAL_MODE === 'server') {
+    // The production server on this run's PostgreSQL, fresh databases; its TEMPORAL_TLS_* reach the workers and the tests.
+    const server = await startTemporalProductionServer({
+      binaries: resolveTemporalServer(log),
+      postgresUrl: db.ownerUrl,
+      database: `temporal_${runId}`,
+      visibilityDatabase: `temporal_visibility_${runId}`,
+      config: loadTemporalDevConfig(),
+      dropDatabasesOnStop: true,
+      log,
+    });
+    temporal = server;
+    temporalAddress = server.address;
+    cleanups.push(() => server.stop());
+    Object.assign(process.env, server.env);
+  } else if (!temporalAddress) {
     temporal = await startTemporalDevServer({
       cli: resolveTemporalCli(log),
       config: loadTemporalDevConfig(),

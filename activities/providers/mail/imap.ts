@@ -96,6 +96,8 @@ export class ImapInboxReader implements InboxReader {
     try {
       await client.connect();
     } catch (err) {
+      // A refused login leaves the connection open: close it (the server would hold it until its own timeout).
+      client.close();
       const e = err as { authenticationFailed?: boolean; responseText?: string; message: string };
       if (e.authenticationFailed) throw new ImapAuthError(`IMAP login refused for ${settings.username}@${settings.host}: ${e.responseText ?? e.message}`);
       throw new ImapConnectError(`IMAP server ${settings.host}:${settings.port} could not be reached: ${e.message}`);

@@ -122,6 +122,11 @@ export function classifySmtpFailure(err: NodemailerFailure, handedOver: boolean)
   return new SmtpTransientError(`SMTP${command}: the connection failed (${code})`, detail);
 }
 
+/** The server refused the mailbox's login (its password, or an OAuth mailbox's access token). */
+export function loginRefused(err: unknown): boolean {
+  return err instanceof SmtpPermanentError && (Boolean(err.command?.startsWith('AUTH')) || [530, 534, 535].includes(err.responseCode ?? 0) || err.code === 'EAUTH' || err.code === 'ENOAUTH');
+}
+
 /**
  * A failure of the mailbox's own setup rather than of the recipient: its login refused (AUTH, 530,
  * 534, 535), its sender refused (MAIL FROM: relay denied), no TLS for its password, or a host or
@@ -130,7 +135,7 @@ export function classifySmtpFailure(err: NodemailerFailure, handedOver: boolean)
 export function mailboxSetupFailure(err: unknown): string | null {
   if (err instanceof BlockedDestinationError) return blockedMailHostReason('smtp');
   if (!(err instanceof SmtpPermanentError)) return null;
-  if (err.command?.startsWith('AUTH') || [530, 534, 535].includes(err.responseCode ?? 0) || err.code === 'EAUTH' || err.code === 'ENOAUTH') {
+  if (loginRefused(err)) {
     return `the SMTP server refused the mailbox’s login (${err.responseCode ?? err.code}): set its username and secret again`;
   }
   if (err.command === 'MAIL FROM') return `the SMTP server refused the mailbox’s sender address (${err.responseCode ?? err.code}, relay denied?)`;

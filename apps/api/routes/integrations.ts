@@ -11,7 +11,7 @@ import { createIntegrationBody, emptyBody, listIntegrationsQuery } from '../sche
 import { parseBody, parseQuery, pathId } from '../validate';
 
 /** Integrations hold credentials: owners and admins manage them; the secret is write-only. */
-export function integrationRoutes({ db, secrets }: ApiDeps): Router {
+export function integrationRoutes({ db, secrets, salesforce }: ApiDeps): Router {
   const r = Router();
   const box = () => {
     if (!secrets) throw new ProblemError('SERVICE_UNAVAILABLE', 'Integrations are not available: INTEGRATION_SECRET_KEY is not configured');
@@ -56,7 +56,7 @@ export function integrationRoutes({ db, secrets }: ApiDeps): Router {
       const row = await integrationSecret(tx, id);
       return { integration: found, secret: sealer.open(row!.secret_ciphertext!, secretContext(found.organization_id, id)) };
     });
-    const outcome = await verifyIntegration(integration.provider_key, integration.config as Record<string, unknown>, secret).catch((err: unknown) => {
+    const outcome = await verifyIntegration(integration.provider_key, integration.config as Record<string, unknown>, secret, { salesforce }).catch((err: unknown) => {
       // An answer past the size limit is the configured base URL's fault: a 4xx naming it, and nothing recorded.
       if (err instanceof ProviderRequestError && err.tooLarge) {
         throw new ProblemError('VALIDATION_FAILED', `The provider's answer is too large: ${err.message}`, { errors: [{ path: 'config.baseUrl', message: err.message }] });
