@@ -59,7 +59,9 @@ const EXPECTED_POLICIES: Record<string, string[]> = {
  * has neither must be listed in NOT_TENANT_TABLES, so a new tenant table without organization_id cannot
  * slip past the checks below by leaving RLS off.
  */
-const NOT_TENANT_TABLES = ['kysely_migration', 'kysely_migration_lock'];
+// rate_limits (0021): the shared request counters, keyed by user, organization or client address across
+// tenants by design (rate-limiter-flexible's store); it holds counts, no tenant data.
+const NOT_TENANT_TABLES = ['kysely_migration', 'kysely_migration_lock', 'rate_limits'];
 
 async function tenantTables(): Promise<Array<{ table: string; enabled: boolean; forced: boolean }>> {
   const { rows } = await owner.query(`
