@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { DB } from '../pool';
-import { mailboxSecretContext, secretContext, sourceSecretContext, SecretBox } from '../secrets';
+import { mailboxSecretContext, secretContext, sourceSecretContext, SecretBox, webhookSecretContext } from '../secrets';
 
 /**
  * Every sealed column, with the context its values were sealed under (db/secrets.ts): the one list
@@ -10,6 +10,9 @@ const SEALED = [
   { table: 'integrations', column: 'secret_ciphertext', context: (r: SealedRow) => secretContext(r.organization_id, r.id) },
   { table: 'mailboxes', column: 'secret_ciphertext', context: (r: SealedRow) => mailboxSecretContext(r.organization_id, r.id) },
   { table: 'sources', column: 'secret_headers', context: (r: SealedRow) => sourceSecretContext(r.organization_id, r.id, r.url ?? '') },
+  // A webhook endpoint's signing secret, and the previous one while it still signs after a rotation.
+  { table: 'webhook_endpoints', column: 'secret_ciphertext', context: (r: SealedRow) => webhookSecretContext(r.organization_id, r.id) },
+  { table: 'webhook_endpoints', column: 'previous_secret_ciphertext', context: (r: SealedRow) => webhookSecretContext(r.organization_id, r.id) },
 ] as const;
 
 interface SealedRow {
