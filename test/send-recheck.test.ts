@@ -73,6 +73,17 @@ async function sendingOrg(mailbox: Record<string, unknown> = {}, server: { host:
   return o;
 }
 
+/** A mailbox open at every hour, one approved e-mail booked on it, and the clock at its slot. */
+async function bookedAtItsSlot() {
+  const o = await sendingOrg({ sendingWindow: { start: '00:00', end: '24:00' }, sendingDays: [1, 2, 3, 4, 5, 6, 7] });
+  const m = await approved(o);
+  const clock = { now: new Date() };
+  const send = activities(clock);
+  await send.scheduleSend({ organizationId: o.orgId, messageId: m.id });
+  clock.now = (await owners.query<{ scheduled_for: Date }>('SELECT scheduled_for FROM messages WHERE id = $1', [m.id])).rows[0]!.scheduled_for;
+  return { o, m, clock, send };
+}
+
 const message = async (id: string) =>
   (await owners.query<{ status: string; error: string | null; sent_at: Date | null; provider_message_id: string | null; send_attempted_at: Date | null; needs_check: boolean }>(
     'SELECT status, error, sent_at, provider_message_id, send_attempted_at, needs_check FROM messages WHERE id = $1', [id],
@@ -173,14 +184,7 @@ test('the cap is never exceeded when late sends pile up, nor after the cap is lo
 });
 
 test('an unsubscribe during the SMTP conversation leaves the delivered e-mail `sent` (M3)', async () => {
-  const o = await sendingOrg({ sendingWindow: { start: '00:00', end: '24:00' }, sendingDays: [1, 2, 3, 4, 5, 6, 7] });
-  const m = await approved(o);
-  const clock = { now: new Date() };
-  const send = activities(clock);
-  await send.scheduleSend({ organizationId: o.orgId, messageId: m.id });
-  clock.now = new Date((await message(m.id)).send_attempted_at ?? Date.now());
-  const { rows } = await owners.query<{ scheduled_for: Date }>('SELECT scheduled_for FROM messages WHERE id = $1', [m.id]);
-  clock.now = rows[0]!.scheduled_for;
+  const { o, m, clock, send } = await bookedAtItsSlot();
   const stall = smtp.stallAfterData(m.to);
   const sending = send.sendMessage({ organizationId: o.orgId, messageId: m.id });
   await stall.arrived;
@@ -197,12 +201,7 @@ test('an unsubscribe during the SMTP conversation leaves the delivered e-mail `s
 });
 
 test('a slow first attempt that succeeds after a retry flagged it is recorded `sent`, not left `failed`', async () => {
-  const o = await sendingOrg({ sendingWindow: { start: '00:00', end: '24:00' }, sendingDays: [1, 2, 3, 4, 5, 6, 7] });
-  const m = await approved(o);
-  const clock = { now: new Date() };
-  const send = activities(clock);
-  await send.scheduleSend({ organizationId: o.orgId, messageId: m.id });
-  clock.now = (await owners.query<{ scheduled_for: Date }>('SELECT scheduled_for FROM messages WHERE id = $1', [m.id])).rows[0]!.scheduled_for;
+  const { o, m, clock, send } = await bookedAtItsSlot();
   const stall = smtp.stallAfterData(m.to);
   const first = send.sendMessage({ organizationId: o.orgId, messageId: m.id });
   await stall.arrived;
@@ -214,12 +213,7 @@ test('a slow first attempt that succeeds after a retry flagged it is recorded `s
 });
 
 test('a worker that died after its claim but before the hand-over loses nothing: the next attempt takes the claim over and sends once; the dead one could no longer send', async () => {
-  const o = await sendingOrg({ sendingWindow: { start: '00:00', end: '24:00' }, sendingDays: [1, 2, 3, 4, 5, 6, 7] });
-  const m = await approved(o);
-  const clock = { now: new Date() };
-  const send = activities(clock);
-  await send.scheduleSend({ organizationId: o.orgId, messageId: m.id });
-  clock.now = (await owners.query<{ scheduled_for: Date }>('SELECT scheduled_for FROM messages WHERE id = $1', [m.id])).rows[0]!.scheduled_for;
+  const { o, m, clock, send } = await bookedAtItsSlot();
   // The first attempt claims, then its worker dies before it hands anything to the server.
   const dead = await asOrganization(workerDb, o.orgId, (tx) => claimSend(tx, m.id, { now: clock.now }));
   expect(dead).toMatchObject({ go: true });
@@ -233,12 +227,7 @@ test('a worker that died after its claim but before the hand-over loses nothing:
 });
 
 test('a claim whose attempt handed the message over and recorded nothing is flagged for checking, never sent again', async () => {
-  const o = await sendingOrg({ sendingWindow: { start: '00:00', end: '24:00' }, sendingDays: [1, 2, 3, 4, 5, 6, 7] });
-  const m = await approved(o);
-  const clock = { now: new Date() };
-  const send = activities(clock);
-  await send.scheduleSend({ organizationId: o.orgId, messageId: m.id });
-  clock.now = (await owners.query<{ scheduled_for: Date }>('SELECT scheduled_for FROM messages WHERE id = $1', [m.id])).rows[0]!.scheduled_for;
+  const { o, m, clock, send } = await bookedAtItsSlot();
   const dead = await asOrganization(workerDb, o.orgId, (tx) => claimSend(tx, m.id, { now: clock.now }));
   await asOrganization(workerDb, o.orgId, (tx) => markHandover(tx, m.id, dead.go ? dead.message.claimedAt : new Date()));
   expect(await send.sendMessage({ organizationId: o.orgId, messageId: m.id })).toMatchObject({ status: 'failed', flagged: true });
