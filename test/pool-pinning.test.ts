@@ -4,7 +4,7 @@ import { createDb, type DB } from '../db/pool';
 import { asOrganization } from '../db/tenancy';
 import { recordHealthCheck } from '../db/queries/mailbox-health';
 import { scheduleMessage } from '../db/queries/sending';
-import type { HealthResult } from '../domain/deliverability/score';
+import { passingHealth } from './helpers/outreach';
 import { newOrganization, startApi, TestApi } from './helpers/api';
 import { testEnv, TestUser } from './helpers/tokens';
 
@@ -32,10 +32,7 @@ afterAll(async () => {
   await api.close();
 });
 
-const sendable: HealthResult = (() => {
-  const c = { status: 'pass', record: '', detail: 'test' } as const;
-  return { domain: 'pin-bv.nl', spf: c, dkim: c, dmarc: c, mx: c, score: 100, sendable: true };
-})();
+const sendable = passingHealth('pin-bv.nl');
 
 async function call(method: string, path: string, body: unknown) {
   const res = await api.call(method, path, { token: owner.token, body });

@@ -5,7 +5,7 @@ import { asOrganization } from '../db/tenancy';
 import { recordHealthCheck } from '../db/queries/mailbox-health';
 import { reserveSendSlot, type SlotReservation } from '../db/queries/send-slots';
 import { recordSendFailure, scheduleMessage } from '../db/queries/sending';
-import type { HealthResult } from '../domain/deliverability/score';
+import { passingHealth } from './helpers/outreach';
 import { newOrganization, startApi, TestApi } from './helpers/api';
 import { testEnv, TestUser } from './helpers/tokens';
 
@@ -33,10 +33,7 @@ afterAll(async () => {
   await api.close();
 });
 
-const sendable: HealthResult = (() => {
-  const c = { status: 'pass', record: '', detail: 'test' } as const;
-  return { domain: 'ramp-bv.nl', spf: c, dkim: c, dmarc: c, mx: c, score: 100, sendable: true };
-})();
+const sendable = passingHealth('ramp-bv.nl');
 
 async function mailbox(body: Record<string, unknown> = {}): Promise<string> {
   const made = await api.call('POST', '/mailboxes', {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { publicHolidays } from '../../domain/sending/holidays';
+import type { HealthResult } from '../../domain/deliverability/score';
 import type { TestApi } from './api';
 import type { TestUser } from './tokens';
 
@@ -104,4 +105,10 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined | n
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
     await new Promise((r) => setTimeout(r, 150));
   }
+}
+
+/** A deliverability check that passes on every count, for tests that record a mailbox's health directly. */
+export function passingHealth(domain: string): HealthResult {
+  const c = { status: 'pass', record: '', detail: 'test' } as const;
+  return { domain, spf: c, dkim: c, dmarc: c, mx: c, score: 100, sendable: true };
 }
