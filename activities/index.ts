@@ -1,7 +1,7 @@
 import type { Config } from '../apps/shared/config';
 import { secretContext, SecretBox } from '../db/secrets';
 import { usableIntegration } from '../db/queries/integrations';
-import { asOrganization } from '../db/tenancy';
+import { asOrganization, type Tx } from '../db/tenancy';
 import type { DB } from '../db/pool';
 import { OpenAiCompatibleClassifier } from './classification/openai-compatible';
 import { RulesClassifier } from '../domain/classification/rules';
@@ -12,6 +12,7 @@ import { createImportActivities } from './imports';
 import { createMailboxHealthActivities } from './mailbox-health';
 import { dnsResolverFrom } from './providers/dns/resolver';
 import { createMeetingActivities } from './meetings';
+import { createCrmOutcomeActivities } from './crm-outcome';
 import { llmClassifierFrom, salesforceAppFrom } from './providers/registry';
 import { createReconcileActivities } from './reconcile';
 import { createReplyActivities } from './replies';
@@ -75,8 +76,8 @@ export function createActivities(deps: ActivityDeps) {
   };
   // The model that writes words (the strategist's proposals, the sequence's drafts): the organization's
   // `llm` integration, else LLM_*, else none (the template writers).
-  const modelConfigFor = async (organizationId: string): Promise<ChatModelConfig | null> => {
-    const llm = await asOrganization(deps.db, organizationId, (tx) => usableIntegration(tx, organizationId, 'llm'));
+  const modelConfigFor = async (organizationId: string, tx?: Tx): Promise<ChatModelConfig | null> => {
+    const llm = tx ? await usableIntegration(tx, organizationId, 'llm') : await asOrganization(deps.db, organizationId, (t) => usableIntegration(t, organizationId, 'llm'));
     if (llm?.secret_ciphertext && secrets) {
       const config = llm.config as Record<string, unknown>;
       return { baseUrl: String(config.baseUrl), model: String(config.model), apiKey: secrets.open(llm.secret_ciphertext, secretContext(llm.organization_id, llm.id)) };
@@ -93,8 +94,8 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createSequenceActivities({
       db: deps.db,
-      draftWriterFor: async (organizationId) => {
-        const config = await modelConfigFor(organizationId);
+      draftWriterFor: async (organizationId, tx) => {
+        const config = await modelConfigFor(organizationId, tx);
         return config ? new OpenAiCompatibleDraftWriter(config) : null;
       },
     }),
@@ -115,6 +116,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSignalStageActivities({ db: deps.db, classifierFor }),
     ...createStrategistActivities({ db: deps.db, writerFor }),
     ...createMeetingActivities({ db: deps.db, secrets, salesforce: salesforceAppFrom(deps.config) }),
+    ...createCrmOutcomeActivities({ db: deps.db, secrets, salesforce: salesforceAppFrom(deps.config) }),
     ...createWebhookActivities({ db: deps.db, secrets }),
     ...createReplyActivities({ db: deps.db, secrets, config: deps.config, reader: new ImapInboxReader(), oauthTokens }),
     ...createIngestActivities({

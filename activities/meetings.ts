@@ -34,7 +34,7 @@ export type CrmSyncOutcome =
   | { synced: false; reason: 'no_crm' | 'auto_sync_off' | 'no_meeting' | 'rejected'; error?: string };
 
 /** A CRM answer that no retry heals: a 4xx other than 429, or a destination that is refused. */
-function refusedForGood(err: ProviderRequestError): boolean {
+export function refusedForGood(err: ProviderRequestError): boolean {
   return err.status === null ? !err.retryable : err.status >= 400 && err.status < 500 && err.status !== 429;
 }
 

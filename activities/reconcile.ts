@@ -1,5 +1,8 @@
 import { stuckSignalIds, unfinishedSignals } from '../db/queries/pipeline';
 import { resumePoints, runningEnrollmentIds, unsequencedWaitingMessageIds, unsequencedWaitingMessages } from '../db/queries/enrollments';
+import { unsyncedCrmOutcomeIds, unsyncedCrmOutcomes } from '../db/queries/opportunities';
+import { crmIntegrationLink } from '../db/queries/integrations';
+import { outcomeSyncsToCrm } from '../domain/crm/opportunity-stage';
 import { asOrganization } from '../db/tenancy';
 import type { DB } from '../db/pool';
 
@@ -25,6 +28,12 @@ export interface WaitingMessage {
   organizationId: string;
   messageId: string;
   mailboxId: string | null;
+}
+
+/** A won or lost outcome whose CRM sync (crm-outcome/<id>) may have never started. */
+export interface UnsyncedOutcome {
+  organizationId: string;
+  opportunityId: string;
 }
 
 /** Groups (organization_id, id) rows by organization, so each organization's rows are read as it, under row-level security. */
@@ -71,6 +80,24 @@ export function createReconcileActivities(deps: { db: DB }) {
         for (const r of rows) waiting.push({ organizationId: r.organization_id, messageId: r.id, mailboxId: r.mailbox_id });
       }
       return waiting;
+    },
+
+    /**
+     * Won or lost outcomes unchanged for olderThanSeconds whose sync has not succeeded since they were
+     * set and was not refused (no crm_error), linked in their organization's Salesforce integration with
+     * autoSync (outcomeSyncsToCrm, as the outcome route decides), read as each organization.
+     */
+    async findUnsyncedCrmOutcomes(input: { olderThanSeconds: number; limit: number; organizationId?: string | null }): Promise<UnsyncedOutcome[]> {
+      const ids = await unsyncedCrmOutcomeIds(deps.db, input.olderThanSeconds, input.limit, input.organizationId ?? null);
+      const found: UnsyncedOutcome[] = [];
+      for (const [organizationId, opportunityIds] of byOrganization(ids, (r) => r.opportunity_id)) {
+        const { rows, crm } = await asOrganization(deps.db, organizationId, async (tx) => ({
+          rows: await unsyncedCrmOutcomes(tx, opportunityIds),
+          crm: await crmIntegrationLink(tx, organizationId),
+        }));
+        for (const r of rows) if (outcomeSyncsToCrm(crm, r.id)) found.push({ organizationId: r.organization_id, opportunityId: r.id });
+      }
+      return found;
     },
   };
 }

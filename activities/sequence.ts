@@ -3,7 +3,7 @@ import type { DB } from '../db/pool';
 import { asOrganization, type Tx } from '../db/tenancy';
 import { complianceGate } from '../db/queries/compliance/gate';
 import { lockEnrollment, recordEnrollmentProgress, skipWaitingMessages, transitionEnrollment } from '../db/queries/enrollments';
-import { sendPolicyOf } from '../db/queries/send-slots';
+import { recipientSendPolicy } from '../db/queries/send-slots';
 import { draftByKey, draftContext, emailedBefore, enrollmentEmailedBefore, insertDraft, rejectedDraft, resumeWhenDue, routeTakenByAnother, sequenceOf, stepMessage } from '../db/queries/sequence';
 import type { OutreachBrief } from '../domain/outreach/brief';
 import { draftWhy, templateDraft, type DraftInput, type MessageWhy, type WrittenDraft } from '../domain/outreach/draft';
@@ -58,8 +58,8 @@ export type PreparedDraft =
 
 export interface SequenceDeps {
   db: DB;
-  /** The organization's model writer (its LLM, or LLM_*); null: the template writer. */
-  draftWriterFor?: (organizationId: string) => Promise<DraftWriter | null>;
+  /** The organization's model writer (its LLM, or LLM_*); null: the template writer. With tx: read in that transaction. */
+  draftWriterFor?: (organizationId: string, tx?: Tx) => Promise<DraftWriter | null>;
 }
 
 const missing = (ref: SequenceRef) => ApplicationFailure.nonRetryable(`enrollment ${ref.enrollmentId} not found`, 'StagePrecondition');
@@ -68,6 +68,111 @@ async function loadSequence(tx: Tx, ref: SequenceRef) {
   const s = await sequenceOf(tx, ref.enrollmentId);
   if (!s) throw missing(ref);
   return s;
+}
+
+type DraftToStore = SequenceRef & { position: number; attempt: number; prepared: Extract<PreparedDraft, { input: DraftInput }>; written: WrittenDraft };
+
+/** prepareDraft's reading and deciding, in the caller's transaction. */
+async function prepare(tx: Tx, r: SequenceRef & { position: number; attempt: number }): Promise<PreparedDraft> {
+  const key = draftKey(r.enrollmentId, r.position, r.attempt);
+  const stored = await draftByKey(tx, r.organizationId, key);
+  if (stored) return { existing: stored.id };
+  const s = await loadSequence(tx, r);
+  const e = s.enrollment;
+  const step = s.steps.find((x) => x.position === r.position)!;
+  const gate = await complianceGate(tx, e.contact_id);
+  if (!gate || !gate.contactable) {
+    const reason = `compliance: ${gate?.reasons.join(', ') || 'contact gone'}`;
+    if (await transitionEnrollment(tx, r.enrollmentId, 'stop', ENROLLMENT_TRANSITIONS.stop.to, { reason })) await skipWaitingMessages(tx, r.enrollmentId);
+    return { stop: reason };
+  }
+  const ctx = await draftContext(tx, { contactId: e.contact_id, opportunityId: e.opportunity_id, mailboxId: e.mailbox_id, organizationId: r.organizationId });
+  const c = ctx.contact!;
+  const channels = contactChannels(gate, { email: c.email, phone: c.phone }, { generic_email: c.generic_email, phone: c.company_phone });
+  const channel = step.channel as StepChannel;
+  if (!channels.usable.includes(channel)) return { skip: `the ${channel} step cannot reach the contact now (${gate.reasons.join(', ') || 'channel not allowed'})` };
+  const policyChannel = channel === 'email' ? (channels.email === 'personal' ? 'email_personal' : 'email_generic') : channel;
+  const decision = gate.channels.find((x) => x.channel === policyChannel);
+  const toAddress = channel === 'email' ? (channels.email === 'personal' ? c.email : c.generic_email) : null;
+  if (toAddress && (await routeTakenByAnother(tx, r.enrollmentId, toAddress))) {
+    return { skip: `the e-mail step's address (${channels.email === 'generic' ? "the company's generic address" : 'the contact\'s address'}) is mailed by another running enrollment` };
+  }
+  const locale = c.locale ?? ctx.settings?.default_locale ?? 'nl-NL';
+  const previous = r.attempt > 1 ? await rejectedDraft(tx, r.organizationId, draftKey(r.enrollmentId, r.position, r.attempt - 1)) : undefined;
+  const brief = (ctx.brief ?? null) as OutreachBrief | null;
+  // One variant per enrollment and step, from the enrollment id alone: a retry or a redraft chooses the same.
+  const variant = chooseVariant(r.enrollmentId, r.position, step.variants as unknown as StepVariant[]);
+  const input: DraftInput = {
+    channel,
+    position: r.position,
+    followUp: channel === 'email' && (await enrollmentEmailedBefore(tx, r.enrollmentId)),
+    instructions: variant?.instructions ?? step.instructions,
+    ...(variant ? { variant: { key: variant.key, subject: variant.subject ?? null } } : {}),
+    brief,
+    campaign: { name: e.campaign_name, goal: e.goal },
+    contact: { fullName: c.full_name, title: c.title },
+    company: { name: c.company_name },
+    locale,
+    formality: ctx.settings?.default_formality ?? 'formal',
+    sender: { name: ctx.mailbox?.display_name ?? null },
+    rejection: previous ? { reason: previous.rejected_reason, subject: previous.subject, body: previous.body } : null,
+  };
+  return {
+    input,
+    context: {
+      stepId: step.id,
+      campaignId: e.campaign_id,
+      contactId: e.contact_id,
+      mailboxId: channel === 'email' ? e.mailbox_id : null,
+      channel,
+      status: initialDraftStatus(channel, e.mode),
+      fromAddress: channel === 'email' ? (ctx.mailbox?.address ?? null) : null,
+      toAddress,
+      redraftOf: previous?.id ?? null,
+      ...(variant ? { variantKey: variant.key } : {}),
+      why: {
+        brief,
+        compliance: { country: gate.country, locale, rule: decision?.rule_id ?? policyChannel, requirements: decision?.requirements ?? [] },
+        channel,
+        firstToPerson: channel === 'email' && !(await emailedBefore(tx, e.contact_id, toAddress)),
+        mode: e.mode,
+        ...(previous ? { rejectionReason: previous.rejected_reason } : {}),
+      },
+    },
+  };
+}
+
+/** storeDraft's writing, in the caller's transaction. */
+async function store(tx: Tx, r: DraftToStore): Promise<string> {
+  const { input } = r.prepared;
+  const enrollment = await lockEnrollment(tx, r.enrollmentId);
+  const running = enrollment?.status === 'active' || enrollment?.status === 'paused';
+  const context = running ? r.prepared.context : { ...r.prepared.context, status: 'skipped' };
+  const why: MessageWhy = draftWhy({ ...context.why, risks: r.written.risks });
+  const id = await insertDraft(tx, {
+    organizationId: r.organizationId,
+    enrollmentId: r.enrollmentId,
+    campaignId: context.campaignId,
+    contactId: context.contactId,
+    stepId: context.stepId,
+    mailboxId: context.mailboxId,
+    channel: input.channel,
+    status: context.status,
+    subject: r.written.subject,
+    body: r.written.body,
+    fromAddress: context.fromAddress,
+    toAddress: context.toAddress,
+    why,
+    model: r.written.model,
+    promptKey: r.written.promptKey,
+    promptVersion: r.written.promptVersion,
+    confidence: r.written.confidence,
+    draftKey: draftKey(r.enrollmentId, r.position, r.attempt),
+    redraftOf: context.redraftOf,
+    variantKey: context.variantKey ?? null,
+  });
+  if (running) await recordEnrollmentProgress(tx, r.enrollmentId, { currentStep: r.position, nextActionAt: context.status === 'approved' ? new Date() : null });
+  return id;
 }
 
 export function createSequenceActivities(deps: SequenceDeps) {
@@ -93,7 +198,8 @@ export function createSequenceActivities(deps: SequenceDeps) {
 
     /**
      * When step `position` is due: its delay in business days of the campaign's mailbox (sending days
-     * less public holidays) after `fromMs`; shown on the enrollment as next_action_at.
+     * less public holidays; with send_in "recipient" the recipient's: db/queries/send-slots.ts
+     * recipientSendPolicy) after `fromMs`; shown on the enrollment as next_action_at.
      */
     async planStep(r: SequenceRef & { position: number; fromMs: number }): Promise<{ dueMs: number }> {
       return inOrg(r, async (tx) => {
@@ -104,7 +210,10 @@ export function createSequenceActivities(deps: SequenceDeps) {
         const drafted = await draftByKey(tx, r.organizationId, draftKey(r.enrollmentId, r.position, 1));
         if (drafted) return { dueMs: drafted.created_at.getTime() };
         const from = new Date(r.fromMs);
-        const policy = s.enrollment.mailbox_id ? await sendPolicyOf(tx, s.enrollment.mailbox_id, from) : undefined;
+        // Business days of the mailbox, or of the recipient (its zone's sending days, its country's holidays) when the campaign sends in the recipient's time.
+        const policy = s.enrollment.mailbox_id
+          ? await recipientSendPolicy(tx, { mailboxId: s.enrollment.mailbox_id, campaignId: s.enrollment.campaign_id, contactId: s.enrollment.contact_id, now: from })
+          : undefined;
         const due = step.delay_days === 0 ? from : policy ? addBusinessDays(from, step.delay_days, policy) : new Date(r.fromMs + step.delay_days * 86_400_000);
         await recordEnrollmentProgress(tx, r.enrollmentId, { currentStep: r.position - 1, nextActionAt: due });
         return { dueMs: due.getTime() };
@@ -115,75 +224,15 @@ export function createSequenceActivities(deps: SequenceDeps) {
      * Everything the step's draft needs, with the compliance gate asked again: a contact the gate
      * closed to everything stops the enrollment (its waiting drafts skipped); a step whose channel
      * cannot reach the contact now is skipped. A draft already stored for this attempt is answered as it is.
+     * An organization without a model writer gets its draft from the template writer (pure code, no
+     * provider) stored here in the same transaction, answered as `existing`: no trip through the
+     * providers queue's rate limit and two activities fewer per step.
      */
     async prepareDraft(r: SequenceRef & { position: number; attempt: number }): Promise<PreparedDraft> {
       return inOrg(r, async (tx) => {
-        const key = draftKey(r.enrollmentId, r.position, r.attempt);
-        const stored = await draftByKey(tx, r.organizationId, key);
-        if (stored) return { existing: stored.id };
-        const s = await loadSequence(tx, r);
-        const e = s.enrollment;
-        const step = s.steps.find((x) => x.position === r.position)!;
-        const gate = await complianceGate(tx, e.contact_id);
-        if (!gate || !gate.contactable) {
-          const reason = `compliance: ${gate?.reasons.join(', ') || 'contact gone'}`;
-          if (await transitionEnrollment(tx, r.enrollmentId, 'stop', ENROLLMENT_TRANSITIONS.stop.to, { reason })) await skipWaitingMessages(tx, r.enrollmentId);
-          return { stop: reason };
-        }
-        const ctx = await draftContext(tx, { contactId: e.contact_id, opportunityId: e.opportunity_id, mailboxId: e.mailbox_id, organizationId: r.organizationId });
-        const c = ctx.contact!;
-        const channels = contactChannels(gate, { email: c.email, phone: c.phone }, { generic_email: c.generic_email, phone: c.company_phone });
-        const channel = step.channel as StepChannel;
-        if (!channels.usable.includes(channel)) return { skip: `the ${channel} step cannot reach the contact now (${gate.reasons.join(', ') || 'channel not allowed'})` };
-        const policyChannel = channel === 'email' ? (channels.email === 'personal' ? 'email_personal' : 'email_generic') : channel;
-        const decision = gate.channels.find((x) => x.channel === policyChannel);
-        const toAddress = channel === 'email' ? (channels.email === 'personal' ? c.email : c.generic_email) : null;
-        if (toAddress && (await routeTakenByAnother(tx, r.enrollmentId, toAddress))) {
-          return { skip: `the e-mail step's address (${channels.email === 'generic' ? "the company's generic address" : 'the contact\'s address'}) is mailed by another running enrollment` };
-        }
-        const locale = c.locale ?? ctx.settings?.default_locale ?? 'nl-NL';
-        const previous = r.attempt > 1 ? await rejectedDraft(tx, r.organizationId, draftKey(r.enrollmentId, r.position, r.attempt - 1)) : undefined;
-        const brief = (ctx.brief ?? null) as OutreachBrief | null;
-        // One variant per enrollment and step, from the enrollment id alone: a retry or a redraft chooses the same.
-        const variant = chooseVariant(r.enrollmentId, r.position, step.variants as unknown as StepVariant[]);
-        const input: DraftInput = {
-          channel,
-          position: r.position,
-          followUp: channel === 'email' && (await enrollmentEmailedBefore(tx, r.enrollmentId)),
-          instructions: variant?.instructions ?? step.instructions,
-          ...(variant ? { variant: { key: variant.key, subject: variant.subject ?? null } } : {}),
-          brief,
-          campaign: { name: e.campaign_name, goal: e.goal },
-          contact: { fullName: c.full_name, title: c.title },
-          company: { name: c.company_name },
-          locale,
-          formality: ctx.settings?.default_formality ?? 'formal',
-          sender: { name: ctx.mailbox?.display_name ?? null },
-          rejection: previous ? { reason: previous.rejected_reason, subject: previous.subject, body: previous.body } : null,
-        };
-        return {
-          input,
-          context: {
-            stepId: step.id,
-            campaignId: e.campaign_id,
-            contactId: e.contact_id,
-            mailboxId: channel === 'email' ? e.mailbox_id : null,
-            channel,
-            status: initialDraftStatus(channel, e.mode),
-            fromAddress: channel === 'email' ? (ctx.mailbox?.address ?? null) : null,
-            toAddress,
-            redraftOf: previous?.id ?? null,
-            ...(variant ? { variantKey: variant.key } : {}),
-            why: {
-              brief,
-              compliance: { country: gate.country, locale, rule: decision?.rule_id ?? policyChannel, requirements: decision?.requirements ?? [] },
-              channel,
-              firstToPerson: channel === 'email' && !(await emailedBefore(tx, e.contact_id, toAddress)),
-              mode: e.mode,
-              ...(previous ? { rejectionReason: previous.rejected_reason } : {}),
-            },
-          },
-        };
+        const prepared = await prepare(tx, r);
+        if (!('input' in prepared) || (deps.draftWriterFor && (await deps.draftWriterFor(r.organizationId, tx)))) return prepared;
+        return { existing: await store(tx, { ...r, prepared, written: templateDraft(prepared.input) }) };
       });
     },
 
@@ -213,38 +262,8 @@ export function createSequenceActivities(deps: SequenceDeps) {
      * gets the draft as `skipped` (kept for the record, never in the approval inbox) and no
      * next_action_at; the run then sees the enrollment ended.
      */
-    async storeDraft(r: SequenceRef & { position: number; attempt: number; prepared: Extract<PreparedDraft, { input: DraftInput }>; written: WrittenDraft }): Promise<string> {
-      return inOrg(r, async (tx) => {
-        const { input } = r.prepared;
-        const enrollment = await lockEnrollment(tx, r.enrollmentId);
-        const running = enrollment?.status === 'active' || enrollment?.status === 'paused';
-        const context = running ? r.prepared.context : { ...r.prepared.context, status: 'skipped' };
-        const why: MessageWhy = draftWhy({ ...context.why, risks: r.written.risks });
-        const id = await insertDraft(tx, {
-          organizationId: r.organizationId,
-          enrollmentId: r.enrollmentId,
-          campaignId: context.campaignId,
-          contactId: context.contactId,
-          stepId: context.stepId,
-          mailboxId: context.mailboxId,
-          channel: input.channel,
-          status: context.status,
-          subject: r.written.subject,
-          body: r.written.body,
-          fromAddress: context.fromAddress,
-          toAddress: context.toAddress,
-          why,
-          model: r.written.model,
-          promptKey: r.written.promptKey,
-          promptVersion: r.written.promptVersion,
-          confidence: r.written.confidence,
-          draftKey: draftKey(r.enrollmentId, r.position, r.attempt),
-          redraftOf: context.redraftOf,
-          variantKey: context.variantKey ?? null,
-        });
-        if (running) await recordEnrollmentProgress(tx, r.enrollmentId, { currentStep: r.position, nextActionAt: context.status === 'approved' ? new Date() : null });
-        return id;
-      });
+    async storeDraft(r: DraftToStore): Promise<string> {
+      return inOrg(r, (tx) => store(tx, r));
     },
 
     /**

@@ -11,6 +11,7 @@ import { buildBrief, type OutreachBrief } from '../domain/outreach/brief';
 import { contactChannels } from '../domain/outreach/enrollments';
 import { planContacts, planSteps, templateWriter, type CandidateContact, type WriterInput, type WrittenProposal } from '../domain/outreach/strategist';
 import { InvalidModelOutputError } from '../domain/classification/types';
+import { proposeSendIn, type SendIn } from '../domain/sending/recipient-time';
 import { ProviderError } from './providers/llm/chat-json';
 import type { SignalRef, StageOutcome } from './signal-stages';
 
@@ -36,7 +37,8 @@ export interface ProposalWriter {
 export type PreparedProposal =
   | { done: ProposalOutcome }
   // mailboxIds: the proposed pool (absent in histories recorded before pools: mailboxId alone then).
-  | { writerInput: WriterInput; mailboxId: string | null; mailboxIds?: string[]; countryCode: string | null };
+  // sendIn: recipient time proposed when a contact's zone differs from the pool's (absent in histories recorded before: mailbox).
+  | { writerInput: WriterInput; mailboxId: string | null; mailboxIds?: string[]; countryCode: string | null; sendIn?: SendIn };
 
 export interface StrategistDeps {
   db: DB;
@@ -132,7 +134,8 @@ export function createStrategistActivities(deps: StrategistDeps) {
         const brief = await draftBrief(tx, loaded, ref.organizationId);
         const profile = await profileOf(tx, ref.organizationId);
         const candidates: CandidateContact[] = [];
-        for (const c of await companyContacts(tx, company.id)) {
+        const found = await companyContacts(tx, company.id);
+        for (const c of found) {
           const gate = await complianceGate(tx, c.id);
           if (!gate?.contactable) continue;
           candidates.push({
@@ -146,13 +149,20 @@ export function createStrategistActivities(deps: StrategistDeps) {
         const contacts = planContacts(candidates, brief.personas);
         if (contacts.length === 0) return { done: { campaignId: null, created: false, reason: 'no contact at the company that the compliance gate lets through' } };
         // The pool: the organization's active, sendable mailboxes (else its first sendable one, as before pools).
-        const pool = (await activeSendableMailboxes(tx, ref.organizationId)).map((m) => m.id);
-        const mailbox = pool.length ? { id: pool[0]! } : await firstSendableMailbox(tx, ref.organizationId);
+        const boxes = await activeSendableMailboxes(tx, ref.organizationId);
+        const pool = boxes.map((m) => m.id);
+        const mailbox = pool.length ? { id: pool[0]!, timezone: boxes[0]!.timezone } : await firstSendableMailbox(tx, ref.organizationId);
+        // Recipient time when a suggested contact's zone differs from a pool mailbox's (domain/sending/recipient-time.ts).
+        const chosen = new Set(contacts.map((c) => c.contact_id));
+        const places = found.filter((c) => chosen.has(c.id)).map((c) => ({ contactTimezone: c.timezone, companyTimezone: company.timezone, companyCountry: company.country_code }));
+        const zones = boxes.length ? boxes.map((m) => m.timezone) : mailbox ? [mailbox.timezone] : [];
+        const sendIn = proposeSendIn(zones, places, new Date());
         return {
           writerInput: { brief, company: { name: company.name, countryCode: company.country_code }, contacts, steps: planSteps(contacts), proposition: profile.proposition },
           mailboxId: mailbox?.id ?? null,
           mailboxIds: pool,
           countryCode: company.country_code,
+          sendIn,
         };
       });
     },
@@ -189,6 +199,7 @@ export function createStrategistActivities(deps: StrategistDeps) {
           opportunityId: ref.opportunityId,
           mailboxId: prepared.mailboxId,
           mailboxIds: prepared.mailboxIds?.length ? prepared.mailboxIds : undefined,
+          sendIn: prepared.sendIn ?? 'mailbox',
           goal: written.goal,
           brief: written.brief,
           countryCode: prepared.countryCode,

@@ -4,7 +4,8 @@
  * worker role, calling scheduleMessage: the pool choice, the pin and reserveSendSlot). Prints the
  * booking throughput (bookings/s) beside its ceiling: the same number of bare slot inserts (one per
  * transaction, 4 connections) on the same database; and the spread of bookings per mailbox
- * (max - min, which should be <= 1 with equal caps).
+ * (max - min, which should be <= 1 with equal caps); and the profile of a booking: statements per
+ * booking, their time, and the statements that take most of it.
  *
  *   npm run bench:pools [-- --mailboxes 50 --messages 5000 --workers 4]
  *
@@ -13,10 +14,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import { Pool } from 'pg';
 import { withRole } from '../apps/shared/config';
 import { dropDatabase, ensureDatabase, migrate } from '../db/migrator';
-import { createDb } from '../db/pool';
+import type { DB as Database } from '../db/database';
+import { createDb, type DB } from '../db/pool';
 import { recordHealthCheck } from '../db/queries/mailbox-health';
 import { scheduleMessage } from '../db/queries/sending';
 import { WORKER_DB_ROLE } from '../db/roles';
@@ -75,6 +78,22 @@ async function seed(ownerUrl: string, workerUrl: string, mailboxes: number, mess
   }
 }
 
+/**
+ * The profile of the bookings: every statement the bookers' connections run, counted and timed (as
+ * the driver sees it, round trip included), grouped by its first words.
+ */
+const profile = new Map<string, { n: number; ms: number }>();
+function profiled(url: string): DB {
+  const log = (e: LogEvent) => {
+    const key = e.query.sql.replace(/\s+/g, ' ').trim().slice(0, 60);
+    const p = profile.get(key) ?? { n: 0, ms: 0 };
+    p.n += 1;
+    p.ms += e.queryDurationMillis;
+    profile.set(key, p);
+  };
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: new Pool({ connectionString: url, max: 1 }) }), log });
+}
+
 /** Runs `work(i)` for i in 0..n-1 on `workers` concurrent lanes; answers the elapsed seconds. */
 async function lanes(workers: number, n: number, work: (lane: number, i: number) => Promise<void>): Promise<number> {
   const started = process.hrtime.bigint();
@@ -84,6 +103,8 @@ async function lanes(workers: number, n: number, work: (lane: number, i: number)
   }));
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { mailboxes: { type: 'string', default: '50' }, messages: { type: 'string', default: '5000' }, workers: { type: 'string', default: '4' } } });
@@ -100,7 +121,7 @@ async function main(): Promise<void> {
     const ids = await seed(ownerUrl, workerUrl, mailboxes, messages);
     // Monday 1 March 2027, 09:00 in Amsterdam: the clock is an input.
     const now = new Date('2027-03-01T08:00:00Z');
-    const conns = Array.from({ length: workers }, () => createDb(workerUrl, 1));
+    const conns = Array.from({ length: workers }, () => profiled(workerUrl));
     const outcomes = new Map<string, number>();
     const booking = await lanes(workers, ids.length, async (lane, i) => {
       const r = await asOrganization(conns[lane]!, ORG, (tx) => scheduleMessage(tx, { organizationId: ORG, messageId: ids[i]!, now }));
@@ -128,6 +149,11 @@ async function main(): Promise<void> {
       per_mailbox_min: Math.min(...counts),
       per_mailbox_max: Math.max(...counts),
       spread_max_minus_min: Math.max(...counts) - Math.min(...counts),
+      statements_per_booking: round1([...profile.values()].reduce((a, p) => a + p.n, 0) / ids.length),
+      statement_ms_per_booking: round1([...profile.values()].reduce((a, p) => a + p.ms, 0) / ids.length),
+      top_statements_ms_per_booking: Object.fromEntries(
+        [...profile.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 6).map(([sql, p]) => [sql, { per_booking: round1(p.n / ids.length), ms: round1(p.ms / ids.length) }]),
+      ),
     };
     process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
   } finally {

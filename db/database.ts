@@ -424,6 +424,8 @@ export interface Opportunities {
   created_at: Generated<Timestamp>;
   created_by: string | null;
   created_from_signal_id: string | null;
+  crm_error: string | null;
+  crm_synced_at: Timestamp | null;
   id: Generated<string>;
   organization_id: string;
   outcome: Generated<string>;

@@ -1,6 +1,8 @@
 import { CompiledQuery, Kysely, sql, Transaction } from 'kysely';
-import { escapeLiteral, QueryResult } from 'pg';
+import { createHash } from 'node:crypto';
+import { escapeLiteral, type PoolClient, QueryResult } from 'pg';
 import type { DB as Database } from './database';
+import { jsonArrayOf } from './json-answers';
 import { DB, poolOf } from './pool';
 
 export type Tx = Transaction<Database>;
@@ -79,18 +81,57 @@ interface ReadQuery<O> {
  * identifiers, keywords and $n placeholders (a string literal, a comment, a semicolon), or a parameter
  * that is not a plain value, it runs through asUser instead (three round trips).
  */
-export async function readAsUser<O>(db: DB, userId: string, gate: Gate, build: (qb: Reader) => ReadQuery<O>): Promise<O[]> {
+export function readAsUser<O>(db: DB, userId: string, gate: Gate, build: (qb: Reader) => ReadQuery<O>): Promise<O[]> {
+  return readCompiledAsUser(db, userId, gate, build(db).compile());
+}
+
+/**
+ * readAsUser answering the JSON array PostgreSQL builds from the query's rows (db/json-answers.ts),
+ * as text to pass through: the same round trip, nothing parsed in node.
+ */
+export async function readJsonAsUser(db: DB, userId: string, gate: Gate, build: (qb: Reader) => { compile(): CompiledQuery<unknown> }): Promise<string> {
+  const rows = await readCompiledAsUser(db, userId, gate, jsonArrayOf(build(db).compile()));
+  return rows[0]!.json;
+}
+
+/**
+ * Each list query is a prepared statement on the pooled connection that runs it (PREPARE the first
+ * time, in the same query string; then EXECUTE): PostgreSQL plans it once per connection instead of
+ * once per request (planning the inbox's seven-table join under row-level security cost more than
+ * running it). Named by a hash of its SQL; at most MAX_PREPARED per connection, past that inlined as before.
+ */
+const prepared = new WeakMap<PoolClient, Set<string>>();
+const MAX_PREPARED = 200;
+
+async function readCompiledAsUser<O>(db: DB, userId: string, gate: Gate, query: CompiledQuery<O>): Promise<O[]> {
   const opening = openingSql(userId, gate);
   const pool = poolOf(db);
-  const inlined = pool ? inlineParameters(build(db).compile()) : undefined;
-  if (!pool || inlined === undefined) return asUser(db, userId, (tx) => build(tx).execute(), gate);
+  const literals = pool ? literalsOf(query) : undefined;
+  if (!pool || literals === undefined) return asUser(db, userId, async (tx) => (await tx.executeQuery(query)).rows, gate);
   const client = await pool.connect();
+  let names = prepared.get(client);
+  if (!names) prepared.set(client, (names = new Set()));
+  const name = `list_${createHash('sha1').update(query.sql).digest('hex').slice(0, 24)}`;
+  const args = literals.length ? `(${literals.join(', ')})` : '';
+  const known = names.has(name);
+  const prepare = !known && names.size < MAX_PREPARED ? `PREPARE ${name} AS ${query.sql}; ` : '';
+  const statement = known || prepare ? `EXECUTE ${name}${args}` : substitute(query.sql, literals);
+  // PostgreSQL's default kept planning the inbox afresh on every EXECUTE (a custom plan looked cheaper):
+  // its generic plan serves every organization alike. A title search keeps custom plans: its pattern
+  // decides between the trigram index (a rare word) and the newest-first scan (a common one).
+  const generic = statement.startsWith('EXECUTE') && !/\blike\b|\bilike\b/i.test(query.sql) ? '; SET LOCAL plan_cache_mode = force_generic_plan' : '';
   let broken: Error | undefined;
   try {
-    const results = (await client.query(`${opening}; ${inlined}; COMMIT`)) as unknown as QueryResult[];
+    const results = (await client.query(`${prepare}${opening}${generic}; ${statement}; COMMIT`)) as unknown as QueryResult[];
+    if (prepare) names.add(name);
     return results[results.length - 2]!.rows as O[];
   } catch (err) {
     await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+    // The PREPARE outlives a failure after it (a gate's 404): learn what this connection holds.
+    if (prepare && !broken) {
+      const held = await client.query<{ name: string }>('SELECT name FROM pg_prepared_statements').catch((e: Error) => ((broken = e), undefined));
+      if (held) prepared.set(client, new Set(held.rows.map((r) => r.name)));
+    }
     return gateError(err);
   } finally {
     client.release(broken);
@@ -101,6 +142,12 @@ const SAFE_SQL = /^(?:[A-Za-z0-9_.,()<>=!*+\-\s]|\$\d+|"[A-Za-z_][A-Za-z0-9_]*")
 
 /** The compiled query with its $n parameters as literals, or undefined when that is not plainly safe. */
 export function inlineParameters(q: CompiledQuery): string | undefined {
+  const literals = literalsOf(q);
+  return literals === undefined ? undefined : substitute(q.sql, literals);
+}
+
+/** The parameters as escaped literals, or undefined when the SQL or a value is not plainly safe to inline. */
+function literalsOf(q: CompiledQuery): string[] | undefined {
   if (!SAFE_SQL.test(q.sql) || q.sql.includes('--')) return undefined;
   const literals: string[] = [];
   for (const v of q.parameters) {
@@ -116,13 +163,13 @@ export function inlineParameters(q: CompiledQuery): string | undefined {
     if (text.includes('\0')) return undefined; // PostgreSQL refuses NUL either way; let it say so as usual
     literals.push(escapeLiteral(text));
   }
-  let bad = false;
-  const out = q.sql.replace(/\$(\d+)/g, (_m, n: string) => {
-    const lit = literals[Number(n) - 1];
-    if (lit === undefined) bad = true;
-    return lit ?? '';
-  });
-  return bad ? undefined : out;
+  const used = [...q.sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1]));
+  if (used.some((n) => n < 1 || n > literals.length)) return undefined;
+  return literals;
+}
+
+function substitute(sql: string, literals: string[]): string {
+  return sql.replace(/\$(\d+)/g, (_m, n: string) => literals[Number(n) - 1]!);
 }
 
 function gateError(err: unknown): never {

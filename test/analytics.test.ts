@@ -413,3 +413,24 @@ describe('the learning loop: GET /settings/scoring/suggestions and PATCH /settin
     expect((await patch({ rules: [{ ruleKey: 'distance.bands', weight: 2.5 }] })).body.config.version).toBe(before.config.version + 1);
   });
 });
+
+describe("deliverability: complaints, the two rates and a paused mailbox's status", () => {
+  test('a complained-about e-mail and a paused mailbox show in GET /analytics/outreach', async () => {
+    const org = await newOrganization(api, 'Klacht Analyse B.V.');
+    const paused = await insert('mailboxes', { organization_id: org.orgId, address: 'p@klacht.nl', domain: 'klacht.nl', holiday_country: 'NL', status: 'paused', paused_reason: 'complaint_rate', paused_at: 'now()' });
+    const company = await insert('companies', { organization_id: org.orgId, name: 'Klant B.V.', normalized_name: 'klant' });
+    const contact = await insert('contacts', { organization_id: org.orgId, company_id: company, full_name: 'Kees Klant' });
+    const sent = (over: Record<string, unknown> = {}) =>
+      insert('messages', { organization_id: org.orgId, direction: 'outbound', channel: 'email', status: 'sent', mailbox_id: paused, contact_id: contact, sent_at: ago(1), created_at: ago(1), updated_at: ago(1), ...over });
+    // Four attempts: three sent (one with a complaint), one bounced at RCPT TO.
+    await sent();
+    await sent();
+    await sent({ complained_at: 'now()' });
+    await sent({ status: 'failed', sent_at: null, error: 'SMTP RCPT TO refused: 550 5.1.1 no such user' });
+    const res = await api.call('GET', `/analytics/outreach?organizationId=${org.orgId}&window=30`, { token: org.owner.token });
+    expect(res.status).toBe(200);
+    expect(res.body.deliverability).toEqual([
+      { mailbox_id: paused, address: 'p@klacht.nl', sent: 4, bounced: 1, replied: 0, health_score: null, sendable: null, checked_at: null, complaints: 1, bounce_rate: 0.25, complaint_rate: 0.25, status: 'paused' },
+    ]);
+  });
+});

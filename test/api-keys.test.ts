@@ -128,3 +128,26 @@ test('a repeat while the first request still runs is 409 IDEMPOTENCY_IN_PROGRESS
   const { rows } = await owners.query('SELECT count(*)::int AS n FROM campaigns WHERE organization_id = $1', [a.orgId]);
   expect(rows[0].n).toBe(0);
 });
+
+test('POST /imports (a text/csv body) honours Idempotency-Key on the raw bytes: one import, the same answer replayed; another file is 422', async () => {
+  const a = await tenant();
+  const key = `import-${randomUUID()}`;
+  const path = `/imports?organizationId=${a.orgId}&sourceDescription=${encodeURIComponent('Beurs 2026')}`;
+  const csv = 'full_name,email,company\nJan Jansen,jan@bouw-idem.nl,Bouw B.V.\n';
+  const send = (body: string, k = key) => api.call('POST', path, { token: a.owner.token, rawBody: body, headers: { 'content-type': 'text/csv', 'Idempotency-Key': k } });
+  const first = await send(csv);
+  expect(first.status).toBe(202);
+  expect(first.headers.get('idempotent-replayed')).toBeNull();
+  const second = await send(csv);
+  expect(second.status).toBe(202);
+  expect(second.headers.get('idempotent-replayed')).toBe('true');
+  expect(second.body).toEqual(first.body);
+  const count = async () => (await owners.query('SELECT count(*)::int AS n FROM imports WHERE organization_id = $1', [a.orgId])).rows[0].n;
+  expect(await count()).toBe(1);
+  // The same key with another file (one byte differs): 422, nothing imported.
+  expectProblem(await send(csv.replace('Jan', 'Jon')), 422, 'IDEMPOTENCY_KEY_REUSED');
+  expect(await count()).toBe(1);
+  // Without a key the import still streams: a second one is made.
+  expect((await api.call('POST', path, { token: a.owner.token, rawBody: csv, headers: { 'content-type': 'text/csv' } })).status).toBe(202);
+  expect(await count()).toBe(2);
+});

@@ -237,6 +237,8 @@ const examples: Record<string, (t: Tenant) => Example> = {
   'POST /sources': (t) => ({ body: { organizationId: t.org, providerKey: 'rss', name: 'Fuzz feed', config: { url: 'http://127.0.0.1:9/feed.xml' }, enabled: false } }),
   'GET /sources': (t) => ({ query: { organizationId: t.org } }),
   'PATCH /sources/{sourceId}': () => ({ body: { name: 'Renamed feed' } }),
+  'PATCH /companies/{companyId}': () => ({ body: { timezone: 'Europe/Amsterdam', phone: '+31 20 123 4567' } }),
+  'PATCH /contacts/{contactId}': () => ({ body: { timezone: 'America/New_York', title: 'Inkoper' } }),
   'POST /sources/{sourceId}/run': () => ({ body: {} }),
   'GET /signals': (t) => ({ query: { organizationId: t.org, q: 'warmtepomp' } }),
   'POST /signals/{signalId}/ignore': () => ({ body: {} }),

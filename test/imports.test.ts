@@ -109,6 +109,46 @@ test('2,000 rows with a BOM, `;`, quoted fields, duplicates, a suppressed and an
   expect(list.body.map((i: { id: string }) => i.id)).toEqual([accepted.body.id]);
 }, 240_000);
 
+test('matching as the single-record endpoints do, decided per chunk: by name within the company (in the database and earlier in the chunk), a company by KvK number, a person erased by name', async () => {
+  const { owner, orgId } = await newOrganization(api, 'Import Matching B.V.');
+  const post = (path: string, body: unknown) => api.call('POST', path, { token: owner.token, body });
+  const bedrijfX = (await post('/companies', { organizationId: orgId, name: 'Bedrijf X B.V.', domain: 'bedrijfx.nl' })).body;
+  const byKvk = (await post('/companies', { organizationId: orgId, name: 'Kvk Holding B.V.', kvkNumber: '12345678' })).body;
+  const anna = (await post('/contacts', { organizationId: orgId, companyId: bedrijfX.id, fullName: 'Anna Naam' })).body;
+  const wis = (await post('/contacts', { organizationId: orgId, companyId: bedrijfX.id, fullName: 'Wis Mij' })).body;
+  expect((await api.call('DELETE', `/contacts/${wis.id}`, { token: owner.token })).status).toBe(200);
+  const csv = [
+    'full_name,email,title,phone,company,domain,kvk_number',
+    'Anna Naam,anna@bedrijfx.nl,Inkoper,,Bedrijf X,bedrijfx.nl,', // found by name within the company: gains e-mail and title
+    'Kvk Persoon,kvk@ander.nl,,,Een Heel Andere Naam,,12345678', // its company found by KvK number
+    'Nieuw Zonder Mail,,,,Vers BV,vers.nl,', // a new company and contact
+    'nieuw zonder mail,,Monteur,+31 20 123 4567,Vers B.V.,vers.nl,', // the contact of the row above, by name: gains title and phone
+    'WIS MIJ,,,,Bedrijf X,bedrijfx.nl,', // erased by name within the company
+  ].join('\n');
+  const accepted = await importCsv(api, owner.token, orgId, csv);
+  expect(accepted.status).toBe(202);
+  const done = await finished(api, owner.token, accepted.body.id);
+  expect(done).toMatchObject({ status: 'completed', created_contacts: 2, updated_contacts: 2, created_companies: 1, errors: [], skipped: [{ row: 6, reason: 'erased' }] });
+  expect((await api.call('GET', `/contacts/${anna.id}`, { token: owner.token })).body).toMatchObject({ email: 'anna@bedrijfx.nl', title: 'Inkoper' });
+  const rows = (await owners.query('SELECT lower(full_name) AS name, company_id, title, phone, email FROM contacts WHERE organization_id = $1 AND erased_at IS NULL ORDER BY 1', [orgId])).rows;
+  expect(rows).toEqual([
+    { name: 'anna naam', company_id: bedrijfX.id, title: 'Inkoper', phone: null, email: 'anna@bedrijfx.nl' },
+    { name: 'kvk persoon', company_id: byKvk.id, title: null, phone: null, email: 'kvk@ander.nl' },
+    { name: 'nieuw zonder mail', company_id: expect.any(String), title: 'Monteur', phone: '+31201234567', email: null },
+  ]);
+}, 120_000);
+test('the timezone column: checked as POST /contacts checks it, stored in its canonical spelling', async () => {
+  const { owner, orgId } = await newOrganization(api, 'Import Zones B.V.');
+  const csv = ['full_name,email,company,domain,timezone', 'Pat Baker,pat@abroad-a.com,Abroad A,abroad-a.com,america/new_york', 'Lee Smith,lee@abroad-a.com,Abroad A,abroad-a.com,', 'Kim Mars,kim@abroad-a.com,Abroad A,abroad-a.com,Mars/Olympus_Mons'].join('\n');
+  const accepted = await importCsv(api, owner.token, orgId, csv);
+  expect(accepted.status).toBe(202);
+  const done = await finished(api, owner.token, accepted.body.id);
+  expect(done).toMatchObject({ status: 'completed', created_contacts: 2 });
+  expect(done.errors).toEqual([{ row: 4, field: 'timezone', message: expect.stringContaining('IANA') }]);
+  const { rows } = await owners.query(`SELECT email, timezone FROM contacts WHERE organization_id = $1 ORDER BY email`, [orgId]);
+  expect(rows).toEqual([{ email: 'lee@abroad-a.com', timezone: null }, { email: 'pat@abroad-a.com', timezone: 'America/New_York' }]);
+});
+
 test('bad input: 4xx naming the field, and nothing is stored; another tenant gets 404 on every import endpoint; a viewer may read, not import', async () => {
   const { owner, orgId } = await newOrganization(api, 'Import Checks B.V.');
   const csv = 'name,email,company\nAnna de Vries,anna@devries.nl,De Vries BV\n';

@@ -106,3 +106,18 @@ test('the mailbox answers last_error (null while its inbox is readable)', async 
   expect(res.status).toBe(200);
   expect(res.body.last_error).toBeNull();
 });
+
+test('Idempotency-Key compares the raw message: the same bytes again replay the first answer (202, Idempotent-Replayed), other bytes are 422', async () => {
+  const raw = `From: iemand@elders.nl\r\nTo: sales@acme.nl\r\nSubject: Vraag\r\nMessage-ID: <idem-${Date.now()}@elders.nl>\r\n\r\nHallo, een vraag.\r\n`;
+  const send = (body: string) =>
+    api.call('POST', `/mailboxes/${world.mailboxId}/inbound`, { token: owner.token, rawBody: body, headers: { 'content-type': 'message/rfc822', 'Idempotency-Key': `inbound-${world.mailboxId}` } });
+  const before = await inboundCount(orgId);
+  const first = await send(raw);
+  expect(first.status).toBe(202);
+  const again = await send(raw);
+  expect(again.status).toBe(202); // not 200 {duplicate}: the first answer, replayed
+  expect(again.headers.get('idempotent-replayed')).toBe('true');
+  expect(again.body).toEqual(first.body);
+  expectProblem(await send(raw.replace('een vraag', 'twee vragen')), 422, 'IDEMPOTENCY_KEY_REUSED');
+  expect(await inboundCount(orgId)).toBe(before + 1);
+});

@@ -103,3 +103,34 @@ test('the gate: a non-member and a too-low role are refused, and the transaction
   const leftover = await Promise.all([1, 2].map(() => db.selectFrom('signals').select('id').execute()));
   expect(leftover).toEqual([[], []]);
 });
+
+/** The list statements prepared on the pool's idle connections (each readAsUser PREPAREs its SQL once per connection). */
+async function preparedOnIdle(): Promise<string[]> {
+  const pool = poolOf(db)!;
+  const clients = await Promise.all([pool.connect(), pool.connect()]);
+  try {
+    const held = await Promise.all(clients.map((c) => c.query<{ name: string; statement: string }>(`SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'list\\_%'`)));
+    return held.flatMap((h) => h.rows.map((r) => r.statement));
+  } finally {
+    clients.forEach((c) => c.release());
+  }
+}
+
+test('a list is a prepared statement per connection: prepared once, executed after, the same answers; a refused gate leaves it usable', async () => {
+  const f = { organizationId: org, limit: 50, projectId: randomUUID() }; // a shape no other test uses
+  const empty = await readAsUser(db, user, gate, (qb) => listSignals(qb, f));
+  expect(empty).toEqual([]);
+  expect((await preparedOnIdle()).some((s) => s.includes('"project_id" = $'))).toBe(true);
+  // Refused after its PREPARE on a fresh shape (status and project): nothing answered, the connection still good.
+  const g = { organizationId: org, limit: 50, status: 'ingested', projectId: randomUUID() };
+  await expect(readAsUser(db, randomUUID(), gate, (qb) => listSignals(qb, g))).rejects.toBeInstanceOf(NotAMemberError);
+  for (let i = 0; i < 4; i++) {
+    const q = titles[i]!.slice(0, 4);
+    const h = { organizationId: org, limit: 50, q };
+    const bound = await asUser(db, user, (tx) => listSignals(tx, h).execute(), gate);
+    const { result, trips } = await roundTrips(() => readAsUser(db, user, gate, (qb) => listSignals(qb, h)));
+    expect({ q, result }).toEqual({ q, result: bound });
+    expect(trips).toBe(1);
+    expect(await readAsUser(db, user, gate, (qb) => listSignals(qb, g))).toEqual([]); // the shape PREPAREd before the refusal
+  }
+});

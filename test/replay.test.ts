@@ -36,6 +36,7 @@ test('every recorded history replays against the current workflow code', async (
   expect(histories.map((h) => h.workflowId).sort()).toEqual([
     'booking-calcom',
     'contact-import',
+    'crm-outcome',
     'ingest-source',
     'mailbox-health',
     'mailbox-inbox',

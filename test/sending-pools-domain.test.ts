@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import { localDay, SendingCalendar } from '../domain/sending/business-days';
 import { publicHolidays } from '../domain/sending/holidays';
 import { capOn, sendingDaysSince } from '../domain/sending/ramp-up';
-import { choosePoolMailbox, gapSeconds, PoolCandidate } from '../domain/sending/pools';
+import { choosePoolMailbox, gapSeconds, poolChoiceHolds, PoolCandidate, poolTryOrder } from '../domain/sending/pools';
 import { DEFAULT_PROTECTION, healthTransition, protectionVerdict, sevenDayStats } from '../domain/sending/protection';
 import { countryZone, recipientZone, sendingCalendarFor, zonesDiffer } from '../domain/sending/recipient-time';
 import { nextSendSlot } from '../domain/sending/slots';
@@ -83,6 +83,26 @@ describe('pool choice: most capacity left today; ties least recently sent', () =
     const on = (id: string, day: string) => booked[id]!.filter((d) => localDay(d, AMS) === day).length;
     expect(['a', 'b', 'c'].map((id) => on(id, '2027-03-01'))).toEqual([2, 2, 3]);
     expect(['a', 'b', 'c'].map((id) => on(id, '2027-03-02')).reduce((x, y) => x + y)).toBe(3);
+  });
+
+  test('try order for concurrent bookers: the usable mailboxes with most left today, best first (its head is the choice)', () => {
+    const pool = [c('a', 3, 1), c('b', 3, 0, '2027-03-01T09:00:00Z'), c('c', 3, 0), c('d', 4, 1, '2027-03-01T08:00:00Z'), c('e', 9, 0, null, false)];
+    expect(poolTryOrder(pool)).toEqual(['c', 'd', 'b']);
+    expect(poolTryOrder(pool)[0]).toBe(choosePoolMailbox(pool));
+    expect(poolTryOrder([c('a', 2, 2, '2027-03-01T10:00:00Z'), c('b', 2, 3, '2027-03-01T09:00:00Z')])).toEqual(['b', 'a']); // all full: least recent first
+    expect(poolTryOrder([c('a', 2, 0, null, false)])).toEqual([]);
+  });
+
+  test('a locked choice holds unless another mailbox has more left, or as much and ranks before it without being locked by another booker', () => {
+    const fresh = [c('a', 3, 1), c('b', 3, 1, '2027-03-01T09:00:00Z'), c('c', 3, 2), c('z', 9, 0, null, false)];
+    expect(poolChoiceHolds('a', fresh, [])).toBe(true);
+    expect(poolChoiceHolds('b', fresh, [])).toBe(false); // a: as much left, never sent
+    expect(poolChoiceHolds('b', fresh, ['a'])).toBe(true); // a is being booked by another booker
+    expect(poolChoiceHolds('c', fresh, ['a', 'b'])).toBe(false); // less left: capacity is never traded away
+    expect(poolChoiceHolds('z', fresh, [])).toBe(false); // not usable
+    expect(poolChoiceHolds('gone', fresh, [])).toBe(false);
+    // Full under the lock while another has room: choose again.
+    expect(poolChoiceHolds('a', [c('a', 2, 2), c('b', 1, 0, '2027-03-01T09:00:00Z')], [])).toBe(false);
   });
 
   test('gap jitter: minGap plus a drawn share of the jitter, never more', () => {

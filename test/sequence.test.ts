@@ -83,6 +83,14 @@ test('accept -> draft in the inbox with its why -> approve with edits -> the e-m
   expect(draft.confidence).toEqual(expect.any(Number));
   const enrollment = await o.ok('GET', `/enrollments/${enrollmentId}`);
   expect(enrollment).toMatchObject({ status: 'active', current_step: 1, workflow_id: `enrollment/${enrollmentId}` });
+  // Parked in four activities: the template draft is written and stored by prepareDraft (no providers
+  // queue, no writeDraft/storeDraft), and the first step's wait used the state read at the start.
+  const parked = await until('the run waits for the decision', async () => {
+    const events = (await temporal.workflow.getHandle(workflowIds.sequence(enrollmentId)).fetchHistory()).events ?? [];
+    const names = events.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType!.name!] : []));
+    return names.includes('stepMessageState') ? names : undefined;
+  });
+  expect(parked).toEqual(['sequenceState', 'planStep', 'prepareDraft', 'stepMessageState']);
 
   // The inbox of the organization lists it, newest first.
   const all = await o.ok('GET', `/messages?organizationId=${o.orgId}&status=pending_approval&campaignId=${campaign.id}`);

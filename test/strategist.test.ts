@@ -332,3 +332,24 @@ test("the strategist proposes the organization's active, sendable mailboxes as t
   const campaign = (await call('GET', `/campaigns/${result.campaignId}`)).body;
   expect(campaign).toMatchObject({ mailbox_ids: expected, mailbox_id: expected[0] });
 });
+
+test("the strategist proposes sendIn recipient when a suggested contact's zone differs from the pool's, else mailbox; accept keeps it", async () => {
+  await ok('POST', '/mailboxes', { organizationId: orgId, address: `ams-${randomUUID().slice(0, 8)}@good-mail.nl`, timezone: 'Europe/Amsterdam', smtp: { host: '127.0.0.1', port: 2525, secure: false }, secret: 'not-used' });
+  const propose = async (o: Awaited<ReturnType<typeof opportunityWithCompany>>) => {
+    const res = await call('POST', `/opportunities/${o.opportunity.id}/strategist`, {});
+    const result = await api.temporal.workflow.getHandle(res.body.workflow_id, res.body.run_id).result();
+    return (await call('GET', `/campaigns/${result.campaignId}`)).body;
+  };
+  // A Dutch company: every zone is the pool's (the organization's mailboxes are all in Amsterdam's zone).
+  const zones = (await owners.query<{ timezone: string }>(`SELECT DISTINCT timezone FROM mailboxes WHERE organization_id = $1`, [orgId])).rows.map((r) => r.timezone);
+  expect(zones).toEqual(['Europe/Amsterdam']);
+  expect((await propose(await opportunityWithCompany())).send_in).toBe('mailbox');
+  // The same company in New York (PATCH /companies timezone): recipient time, kept by accept.
+  const abroad = await opportunityWithCompany();
+  await ok('PATCH', `/companies/${abroad.company.id}`, { timezone: 'America/New_York' });
+  const proposed = await propose(abroad);
+  expect(proposed.send_in).toBe('recipient');
+  const accepted = await call('POST', `/campaigns/${proposed.id}/accept`, {});
+  expect(accepted.status).toBe(200);
+  expect(accepted.body.campaign.send_in).toBe('recipient');
+});

@@ -16,6 +16,8 @@ let a: { owner: TestUser; orgId: string };
 let b: { owner: TestUser; orgId: string };
 let sourceId: string;
 let signalId: string;
+let companyId: string;
+let contactId: string;
 
 beforeAll(async () => {
   api = await startApi();
@@ -33,6 +35,10 @@ beforeAll(async () => {
   await Promise.all(outcome.signalIds.map((id: string) => api.temporal.workflow.getHandle(`signal/${id}`).result()));
   const signals = await api.call('GET', `/signals?organizationId=${a.orgId}`, { token: a.owner.token });
   signalId = signals.body[0].id;
+  const company = await api.call('POST', '/companies', { token: a.owner.token, body: { organizationId: a.orgId, name: 'A Bouw B.V.', timezone: 'Europe/Amsterdam' } });
+  companyId = company.body.id;
+  const contact = await api.call('POST', '/contacts', { token: a.owner.token, body: { organizationId: a.orgId, companyId, fullName: 'Anna de Vries', timezone: 'Europe/Amsterdam' } });
+  contactId = contact.body.id;
 });
 afterAll(async () => {
   await feeds.close();
@@ -49,6 +55,8 @@ const endpoints = (): Array<[string, string, unknown?]> => [
   ['POST', `/sources/${sourceId}/run`, {}],
   ['GET', `/signals?organizationId=${a.orgId}`],
   ['GET', `/signals/${signalId}`],
+  ['PATCH', `/companies/${companyId}`, { timezone: 'Asia/Tokyo' }],
+  ['PATCH', `/contacts/${contactId}`, { timezone: 'Asia/Tokyo' }],
 ];
 
 test('the owner of A sees A’s records', async () => {
@@ -65,6 +73,8 @@ test('a user of organization B gets 404 for all of A, and changes nothing', asyn
   }
   const source = await api.call('GET', `/sources/${sourceId}`, { token: a.owner.token });
   expect(source.body.name).toBe('A feed');
+  expect((await api.call('GET', `/companies/${companyId}`, { token: a.owner.token })).body.timezone).toBe('Europe/Amsterdam');
+  expect((await api.call('GET', `/contacts/${contactId}`, { token: a.owner.token })).body.timezone).toBe('Europe/Amsterdam');
   const own = await api.call('GET', `/signals?organizationId=${b.orgId}`, { token: b.owner.token });
   expect(own.body).toEqual([]);
   const orgs = await api.call('GET', '/organizations', { token: b.owner.token });

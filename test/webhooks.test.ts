@@ -7,10 +7,11 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { allowPrivateDestinations } from '../activities/providers/destination';
-import { addMember, expectProblem, newOrganization, startApi, TestApi } from './helpers/api';
+import { addMember, expectProblem, newOrganization, startApi, TestApi, testUnsubscribeTokens } from './helpers/api';
 import { outreachOrg, until } from './helpers/outreach';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp-server';
 import type { TestUser } from './helpers/tokens';
+import { dsnMail } from './helpers/hostile-mail';
 
 /**
  * Signed webhooks (issue 17) on the real stack: the API in-process, the worker processes of the test
@@ -320,3 +321,103 @@ test('the outbox: a process killed right after its change commits still has the 
     await owners.end();
   }
 });
+
+test('a one-click unsubscribe (no caller, app.unsubscribe_message) reports suppression.created and enrollment.stopped, written by the same transaction', async () => {
+  const t = await tenant();
+  const { rx, secret } = await endpoint(t, [], ['suppression.created', 'enrollment.stopped']);
+  const email = `afmelden.${randomUUID().slice(0, 8)}@bouw.nl`;
+  const company = await t.ok('POST', '/companies', { organizationId: t.orgId, name: 'Bouw B.V.' });
+  const contact = await t.ok('POST', '/contacts', { organizationId: t.orgId, companyId: company.id, fullName: 'Jan Jansen', email });
+  // The sent e-mail the link is in, with its campaign and enrollment (written as the owner, as test/unsubscribe.test.ts does).
+  const owners = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
+  let enrollment: string;
+  let sent: string;
+  try {
+    const q = async (text: string, values: unknown[]) => (await owners.query<{ id: string }>(text, values)).rows[0]!.id;
+    const campaign = await q(`INSERT INTO campaigns (organization_id, name, status) VALUES ($1, 'Warmtepompen', 'active') RETURNING id`, [t.orgId]);
+    const sequence = await q(`INSERT INTO sequences (organization_id, campaign_id, name) VALUES ($1, $2, 'Warmtepompen') RETURNING id`, [t.orgId, campaign]);
+    enrollment = await q(
+      `INSERT INTO enrollments (organization_id, campaign_id, sequence_id, contact_id, status, next_action_at) VALUES ($1, $2, $3, $4, 'active', now() + interval '2 days') RETURNING id`,
+      [t.orgId, campaign, sequence, contact.id],
+    );
+    sent = await q(
+      `INSERT INTO messages (organization_id, enrollment_id, contact_id, direction, channel, status, subject, body, to_address)
+       VALUES ($1, $2, $3, 'outbound', 'email', 'sent', 'Warmtepompen', 'Beste Jan', $4) RETURNING id`,
+      [t.orgId, enrollment, contact.id, email],
+    );
+  } finally {
+    await owners.end();
+  }
+  const unsubscribe = () =>
+    fetch(`${api.url}/u/${testUnsubscribeTokens().sign(sent)}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+  expect((await unsubscribe()).status).toBe(200);
+
+  await until('both events delivered', async () => rx.received.length >= 2, 30_000);
+  const byType = Object.fromEntries(rx.received.map((r) => [r.json.type, verify(secret, r) as Received['json']]));
+  // data is the record as the API answers it, timestamps included.
+  const [suppression] = (await t.ok('GET', `/compliance/suppressions?organizationId=${t.orgId}`)) as Array<Record<string, unknown>>;
+  expect(suppression).toMatchObject({ value: email, reason: 'unsubscribe', created_by: null });
+  expect(byType['suppression.created']).toMatchObject({ type: 'suppression.created', organization_id: t.orgId });
+  expect(byType['suppression.created']!.data).toEqual(suppression);
+  const stopped = await t.ok('GET', `/enrollments/${enrollment}`);
+  expect(stopped).toMatchObject({ status: 'stopped', stopped_reason: 'unsubscribed', next_action_at: null });
+  expect(byType['enrollment.stopped']).toMatchObject({ type: 'enrollment.stopped', organization_id: t.orgId });
+  expect(byType['enrollment.stopped']!.data).toEqual(stopped);
+  expect(new Date(byType['enrollment.stopped']!.timestamp).toISOString()).toBe(byType['enrollment.stopped']!.timestamp);
+
+  // A repeat changes nothing, so it reports nothing.
+  expect((await unsubscribe()).status).toBe(200);
+  await new Promise((r) => setTimeout(r, 3000));
+  expect(rx.received).toHaveLength(2);
+});
+
+test('the rest of the contract: campaign.proposed, enrollment.paused (a colleague replied), message.failed (a bounce after the send), meeting.updated', async () => {
+  const o = await outreachOrg(api, newOrganization, smtp);
+  const rx = await receiver();
+  receivers.push(rx);
+  const { secret } = await o.ok('POST', '/webhook-endpoints', {
+    organizationId: o.orgId, url: rx.url, events: ['campaign.proposed', 'message.pending_approval', 'message.sent', 'message.failed', 'enrollment.paused', 'meeting.updated'],
+  });
+  const events = (type: string) => rx.received.filter((r) => r.json.type === type).map((r) => verify(secret, r) as Received['json']);
+  const first = (type: string, where: (e: Received['json']) => boolean = () => true) =>
+    until(type, async () => events(type).find(where), 60_000);
+  const replier = await o.contact();
+  const colleague = await o.contact({ fullName: 'Sanne de Vries' });
+
+  const campaign = await o.ok('POST', '/campaigns', { organizationId: o.orgId, name: 'Zonnepanelen', contactIds: [replier.id, colleague.id], mailboxId: o.mailboxId, steps: [{ channel: 'email', delayDays: 0 }] });
+  const proposed = await first('campaign.proposed');
+  expect(proposed).toMatchObject({ type: 'campaign.proposed', organization_id: o.orgId });
+  expect(proposed.data).toEqual(await o.ok('GET', `/campaigns/${campaign.id}`));
+
+  const accepted = await o.ok('POST', `/campaigns/${campaign.id}/accept`, {});
+  const enrollmentOf = (contactId: string) => accepted.result.enrolled.find((e: { contactId: string }) => e.contactId === contactId).enrollmentId as string;
+  const draft = await first('message.pending_approval', (e) => e.data.contact_id === replier.id);
+  await o.ok('POST', `/messages/${draft.data.id}/approve`, {});
+  const sent = await first('message.sent', (e) => e.data.id === draft.data.id);
+
+  // The replier answers: the colleague's running enrollment pauses (account_replied).
+  const reply = [
+    `From: ${replier.email}`, `To: ${sent.data.from_address}`, 'Subject: Re: Zonnepanelen', `Message-ID: <reply-${randomUUID()}@bouw.example>`,
+    `In-Reply-To: ${sent.data.provider_message_id}`, `References: ${sent.data.provider_message_id}`, 'Date: ' + new Date().toUTCString(),
+    'Content-Type: text/plain; charset=utf-8', '', 'Goedemiddag, dit klinkt interessant. Kunnen we volgende week een afspraak maken?', '',
+  ].join('\r\n');
+  const push = (raw: string | Buffer) => api.call('POST', `/mailboxes/${o.mailboxId}/inbound`, { token: o.owner.token, rawBody: String(raw), headers: { 'content-type': 'message/rfc822' } });
+  expect((await push(reply)).status).toBe(202);
+  const paused = await first('enrollment.paused');
+  expect(paused.data).toMatchObject({ id: enrollmentOf(colleague.id), status: 'paused', pause_reason: 'account_replied' });
+  expect(paused.data).toEqual(await o.ok('GET', `/enrollments/${enrollmentOf(colleague.id)}`));
+
+  // A delivery report after the send: the sent e-mail has failed after all.
+  expect((await push(dsnMail({ originalMessageId: String(sent.data.provider_message_id), finalRecipient: replier.email }))).status).toBe(202);
+  const failed = await first('message.failed');
+  expect(failed.data).toMatchObject({ id: draft.data.id, status: 'failed' });
+  expect(failed.data).toEqual(await o.ok('GET', `/messages/${draft.data.id}`));
+
+  const meeting = await o.ok('POST', '/meetings', {
+    organizationId: o.orgId, title: 'Kennismaking', contactId: replier.id,
+    startsAt: new Date(Date.now() + 7 * 86400_000).toISOString(), endsAt: new Date(Date.now() + 7 * 86400_000 + 1800_000).toISOString(),
+  });
+  await o.ok('POST', `/meetings/${meeting.id}/status`, { status: 'cancelled' });
+  const updated = await first('meeting.updated');
+  expect(updated.data).toMatchObject({ id: meeting.id, status: 'cancelled' });
+}, 180_000);

@@ -11,6 +11,7 @@ export { sequenceWorkflow } from './sequence';
 export { sendMessageWorkflow } from './send-message';
 export { mailboxHealthWorkflow } from './mailbox-health';
 export { meetingWorkflow, bookingWorkflow } from './meeting';
+export { crmOutcomeWorkflow } from './crm-outcome';
 export { mailboxInboxWorkflow } from './mailbox-inbox';
 export { contactImportWorkflow } from './contact-import';
 export { webhookEndpointWorkflow } from './webhook-endpoint';

@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/common';
-import { continueAsNew, ParentClosePolicy, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, ParentClosePolicy, patched, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { dbActivityOptions } from './retry';
 import { searchAttributes, workflowIds } from './search-attributes';
@@ -24,6 +24,8 @@ export interface ReconcileOutreachResult {
   restarted: string[];
   /** Send runs this run started (message ids). */
   sends: string[];
+  /** CRM outcome runs this run started (opportunity ids; the `reconcile-crm-outcomes` patch). */
+  crmOutcomes: string[];
   /** How many had a run in progress and were left to it. */
   running: number;
 }
@@ -39,11 +41,13 @@ const START_BATCH = 100;
  * reminder) whose send run is missing or closed gets one. "Missing or closed" is decided by Temporal:
  * a start under the run's own id is refused while a run is in progress (left to it), and allowed
  * after a closed one (reuse policy ALLOW_DUPLICATE). The runs it starts outlive it (ABANDON).
+ * Every won or lost outcome that goes to the CRM and whose sync has not succeeded since it was set
+ * (a start that failed after the outcome committed) gets its run `crm-outcome/<opportunityId>`.
  */
 export async function reconcileOutreachWorkflow(input: ReconcileOutreachInput): Promise<ReconcileOutreachResult> {
-  const { findRunningEnrollments, findWaitingMessages } = proxyActivities<Activities>(dbActivityOptions(input.retryInitialIntervalMs));
+  const { findRunningEnrollments, findWaitingMessages, findUnsyncedCrmOutcomes } = proxyActivities<Activities>(dbActivityOptions(input.retryInitialIntervalMs));
   const timing = { retryInitialIntervalMs: input.retryInitialIntervalMs, recheckMs: input.recheckMs, holdRecheckMs: input.holdRecheckMs };
-  const result: ReconcileOutreachResult = { restarted: [], sends: [], running: 0 };
+  const result: ReconcileOutreachResult = { restarted: [], sends: [], crmOutcomes: [], running: 0 };
   const start = async (started: () => Promise<unknown>, id: string, into: string[]) => {
     try {
       await started();
@@ -70,6 +74,29 @@ export async function reconcileOutreachWorkflow(input: ReconcileOutreachInput): 
               }),
             m.messageId,
             result.sends,
+          ),
+        ),
+      );
+    }
+  }
+
+  // Outcomes whose CRM sync never started (histories recorded before this patch never looked).
+  if (!input.afterId && patched('reconcile-crm-outcomes')) {
+    const unsynced = await findUnsyncedCrmOutcomes({ olderThanSeconds: input.olderThanSeconds, limit: 1000, organizationId: input.organizationId });
+    for (let i = 0; i < unsynced.length; i += START_BATCH) {
+      await Promise.all(
+        unsynced.slice(i, i + START_BATCH).map((o) =>
+          start(
+            () =>
+              startChild('crmOutcomeWorkflow', {
+                workflowId: workflowIds.crmOutcome(o.opportunityId),
+                args: [{ organizationId: o.organizationId, opportunityId: o.opportunityId, retryInitialIntervalMs: timing.retryInitialIntervalMs }],
+                parentClosePolicy: ParentClosePolicy.ABANDON,
+                workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+                typedSearchAttributes: searchAttributes({ OrganizationId: o.organizationId, OpportunityId: o.opportunityId }),
+              }),
+            o.opportunityId,
+            result.crmOutcomes,
           ),
         ),
       );

@@ -36,6 +36,8 @@ export const workflowIds = {
   sendMessage: (messageId: string) => `message/${messageId}/send`,
   /** A meeting's reminder and CRM sync (meetingWorkflow). */
   meeting: (meetingId: string) => `meeting/${meetingId}`,
+  /** An opportunity's won or lost outcome to the CRM (crmOutcomeWorkflow). */
+  crmOutcome: (opportunityId: string) => `crm-outcome/${opportunityId}`,
   /** One verified booking webhook delivery (bookingWorkflow): the same body twice is one run. */
   booking: (integrationId: string, deliveryDigest: string) => `booking/${integrationId}/${deliveryDigest}`,
   /** A contact import's durable run (contactImportWorkflow). */

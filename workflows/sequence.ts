@@ -39,6 +39,8 @@ const FAIL_ENROLLMENT_PATCH = 'sequence-activity-failure-fails-enrollment';
 const STEP_RESUME_AT_PATCH = 'sequence-step-wait-until-resume-at';
 /** Runs recorded before a failed child send was started again after a back-off (before: at once). */
 const CHILD_BACKOFF_PATCH = 'sequence-child-failure-backoff';
+/** Runs recorded before the first step's wait used the state just read at the start (before: read again at once). */
+const FIRST_STATE_REUSED_PATCH = 'sequence-first-state-reused';
 
 /** The reason an activity's final failure gives the enrollment (the cause's message, bounded). */
 function failureReason(err: ActivityFailure): string {
@@ -91,8 +93,11 @@ async function runSequence(input: SequenceInput): Promise<SequenceResult> {
   const ref = { organizationId: input.organizationId, enrollmentId: input.enrollmentId };
   const waitForChange = (seen: number, ms: number) => condition(() => wake !== seen, Math.max(1, Math.min(ms, recheckMs)));
 
+  const wakeAtFirst = wake;
   const first = await db.sequenceState(ref);
   if (!first) return { ended: 'missing', position: 0 };
+  // The state just read serves the first step's wait, unless a signal said it changed since.
+  let fresh = patched(FIRST_STATE_REUSED_PATCH) ? first : null;
   const steps = first.steps;
   let position = input.resume?.position ?? first.currentStep + 1;
   let attempt = input.resume?.attempt ?? 1;
@@ -103,7 +108,8 @@ async function runSequence(input: SequenceInput): Promise<SequenceResult> {
     const { dueMs } = await db.planStep({ ...ref, position, fromMs });
     for (;;) {
       const seen = wake;
-      const state = await db.sequenceState(ref);
+      const state = fresh && wake === wakeAtFirst ? fresh : await db.sequenceState(ref);
+      fresh = null;
       if (!state || ENDED.has(state.status)) return { ended: state?.status ?? 'missing', position };
       if (state.status === 'paused') {
         // Until resume_at (read again at least a second later, so clocks apart by a little never spin the run).

@@ -10,5 +10,5 @@ export function providerTaskQueue(taskQueue: string): string {
  * on its providers Worker, and a workflow may proxy only these to that queue (a stage marked
  * `queue: 'providers'` whose activity is missing here would never be served: test/replay.test.ts checks).
  */
-export const PROVIDER_ACTIVITIES = ['classifySignal', 'enrichFromProvider', 'writeProposal', 'writeDraft', 'syncMeetingToCrm', 'pollMailboxInbox'] as const satisfies ReadonlyArray<keyof Activities>;
+export const PROVIDER_ACTIVITIES = ['classifySignal', 'enrichFromProvider', 'writeProposal', 'writeDraft', 'syncMeetingToCrm', 'syncOutcomeToCrm', 'pollMailboxInbox'] as const satisfies ReadonlyArray<keyof Activities>;
 export type ProviderActivity = (typeof PROVIDER_ACTIVITIES)[number];

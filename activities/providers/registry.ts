@@ -10,11 +10,27 @@ import { requestJson, ProviderRequestError, VerifyOutcome } from './outcome';
  * holds, and how its credential is checked. A new provider is a row here plus its client module.
  */
 const baseUrl = z.string().url().refine((v) => /^https?:\/\//.test(v), 'must be an http(s) URL');
+const salesforceId = z.string().regex(/^[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?$/, 'must be a Salesforce record id (15 or 18 letters and digits)');
+const stageName = z.string().trim().min(1).max(255);
+
+/**
+ * A Salesforce integration's mapping: `opportunities` links an opportunity of ours (its id) to a
+ * Salesforce Opportunity (its record id); `stages` names the StageName a won or lost outcome sets
+ * (default `Closed Won`, `Closed Lost`: Salesforce's standard closed stages).
+ */
+export const SALESFORCE_MAPPING = z
+  .object({
+    opportunities: z.record(z.uuid({ message: 'must be an opportunity id (a UUID)' }), salesforceId).optional(),
+    stages: z.object({ won: stageName.optional(), lost: stageName.optional() }).strict().optional(),
+  })
+  .strict();
+export type SalesforceMapping = z.infer<typeof SALESFORCE_MAPPING>;
 
 export const INTEGRATION_PROVIDERS = {
   hubspot: { kind: 'crm', config: z.object({ baseUrl: baseUrl.optional(), autoSync: z.boolean().optional() }).strict() },
   // The secret is the organization's OAuth refresh token for the service's connected app (SALESFORCE_*).
-  salesforce: { kind: 'crm', config: z.object({ instanceUrl: baseUrl, autoSync: z.boolean().optional() }).strict() },
+  // mapping (optional): which Salesforce Opportunity each opportunity is linked to, and the stage names of won and lost.
+  salesforce: { kind: 'crm', config: z.object({ instanceUrl: baseUrl, autoSync: z.boolean().optional() }).strict(), mapping: SALESFORCE_MAPPING },
   // Booking links: the secret is the webhook's signing secret (deliveries go to /webhooks/<provider>/<integration id>).
   calcom: { kind: 'calendar', config: z.object({ bookingUrl: baseUrl.optional() }).strict() },
   calendly: { kind: 'calendar', config: z.object({ bookingUrl: baseUrl.optional() }).strict() },

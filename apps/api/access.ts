@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { roleOf } from '../../db/queries/organizations';
-import { asUser, NotAMemberError, readAsUser, Reader, RoleTooLowError, Tx } from '../../db/tenancy';
+import { asUser, NotAMemberError, readAsUser, readJsonAsUser, Reader, RoleTooLowError, Tx } from '../../db/tenancy';
 import type { DB } from '../../db/pool';
 import { forbidden, notFound, ProblemError } from './errors';
 import type { Role } from './schemas';
@@ -63,6 +63,20 @@ export function readWithRole<O>(
   build: (qb: Reader) => { compile(): import('kysely').CompiledQuery<O>; execute(): Promise<O[]> },
 ): Promise<O[]> {
   return gateProblems(minRole, () => readAsUser(db, userOf(req), { organizationId, minRole }, build));
+}
+
+/**
+ * readWithRole answering with the JSON array PostgreSQL builds (db/json-answers.ts): build returns
+ * the query selecting jsonColumns. Send it with sendJsonText (json-text.ts).
+ */
+export function readJsonWithRole(
+  db: DB,
+  req: Request,
+  organizationId: string,
+  minRole: Role,
+  build: (qb: Reader) => { compile(): import('kysely').CompiledQuery<unknown> },
+): Promise<string> {
+  return gateProblems(minRole, () => readJsonAsUser(db, userOf(req), { organizationId, minRole }, build));
 }
 
 export async function gateProblems<T>(minRole: Role, run: () => Promise<T>): Promise<T> {

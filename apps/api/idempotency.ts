@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { sql } from 'kysely';
 import type { DB } from '../../db/pool';
 import { asUser } from '../../db/tenancy';
@@ -16,11 +16,33 @@ import { sendProblem } from './errors';
  * The claim is an INSERT ... ON CONFLICT DO NOTHING on the (user_id, key) primary key, so two
  * concurrent first requests cannot both run. A claim left `running` by a process that died is taken
  * over after STALE_RUNNING_SECONDS. The answer is stored before it is sent.
+ *
+ * The body compared is the parsed JSON (idempotentPosts, after the JSON body rule), or for the POSTs
+ * whose body is not JSON (POST /mailboxes/{id}/inbound, message/rfc822; POST /imports, text/csv) the
+ * raw bytes (idempotentRawPosts, after the body is read into req.body as a Buffer: withRawBody).
  */
 const KEY = /^[\x21-\x7e]{1,255}$/;
 const STALE_RUNNING_SECONDS = 300;
 
 export function idempotentPosts(db: DB): RequestHandler {
+  return idempotent(db, (req) => createHash('sha256').update(JSON.stringify(req.body ?? null)).digest());
+}
+
+/** The same for a raw body: req.body is the Buffer of the bytes received (hashed as they are). */
+export function idempotentRawPosts(db: DB): RequestHandler {
+  return idempotent(db, (req) => createHash('sha256').update(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)).digest());
+}
+
+/**
+ * Reads the whole body with `parser` (express.raw with its type and limit) only when the POST carries
+ * an Idempotency-Key: its hash is compared before anything runs. Without the header the route reads
+ * the body as it does (a CSV import streams).
+ */
+export function withRawBody(parser: RequestHandler): RequestHandler {
+  return (req, res, next) => (req.method === 'POST' && req.headers['idempotency-key'] !== undefined ? parser(req, res, next) : next());
+}
+
+function idempotent(db: DB, hashOf: (req: Request) => Buffer): RequestHandler {
   return async (req, res, next) => {
     if (req.method !== 'POST') return next();
     const header = req.headers['idempotency-key'];
@@ -34,7 +56,7 @@ export function idempotentPosts(db: DB): RequestHandler {
     if (!userId) return next();
     const key = header;
     const path = req.originalUrl;
-    const bodyHash = createHash('sha256').update(JSON.stringify(req.body ?? null)).digest();
+    const bodyHash = hashOf(req);
 
     const existing = await asUser(db, userId, async (tx) => {
       await tx

@@ -110,10 +110,12 @@ export const OPERATIONS: Operation[] = [
   { id: 'createCompany', method: 'post', path: '/companies', tag: 'Companies', summary: 'Create a company (409 when its KvK number exists)', role: 'member', body: s.createCompanyBody, status: 201, answer: r.Company, problems: [409] },
   { id: 'listCompanies', method: 'get', path: '/companies', tag: 'Companies', summary: 'List companies', role: 'viewer', query: s.listCompaniesQuery, answer: z.array(r.Company) },
   { id: 'getCompany', method: 'get', path: '/companies/{companyId}', tag: 'Companies', summary: 'One company', role: 'viewer', answer: r.Company },
+  { id: 'patchCompany', method: 'patch', path: '/companies/{companyId}', tag: 'Companies', summary: 'Change name, address, website, phone, country, locale or time zone (timezone: IANA, the recipient time of its contacts); null clears an optional field', role: 'member', body: s.patchCompanyBody, answer: r.Company },
   { id: 'enrichCompany', method: 'post', path: '/companies/{companyId}/enrich', tag: 'Companies', summary: 'Start contact enrichment (answers the company, enrichment_status running)', role: 'member', body: s.emptyBody, status: 202, answer: r.Company },
   { id: 'createContact', method: 'post', path: '/contacts', tag: 'Contacts', summary: 'Create a contact (409 when its e-mail address exists)', role: 'member', body: s.createContactBody, status: 201, answer: r.Contact, problems: [409] },
   { id: 'listContacts', method: 'get', path: '/contacts', tag: 'Contacts', summary: 'List contacts', role: 'viewer', query: s.listContactsQuery, answer: z.array(r.Contact) },
   { id: 'getContact', method: 'get', path: '/contacts/{contactId}', tag: 'Contacts', summary: 'One contact with its lawful basis', role: 'viewer', answer: r.ContactDetail },
+  { id: 'patchContact', method: 'patch', path: '/contacts/{contactId}', tag: 'Contacts', summary: 'Change name, title, phone, LinkedIn profile or time zone (timezone: IANA, the recipient time); null clears an optional field; 409 for an erased contact', role: 'member', body: s.patchContactBody, answer: r.Contact, problems: [409] },
   { id: 'createImport', method: 'post', path: '/imports', tag: 'Contacts', summary: 'Import contacts from a CSV file (text/csv, UTF-8, header row, `,` or `;`, 20 MB at most): a durable run in chunks, every row through the checks of POST /contacts and POST /companies (202, running)', role: 'member', query: s.createImportQuery, raw: { media: 'text/csv', description: 'The CSV file: a header row (full_name or name or first_name + last_name, email, title, phone, linkedin_url, company, domain, website, kvk_number, country, timezone), one row per contact' }, status: 202, answer: r.Import },
   { id: 'listImports', method: 'get', path: '/imports', tag: 'Contacts', summary: 'List contact imports', role: 'viewer', query: s.listImportsQuery, answer: z.array(r.Import) },
   { id: 'getImport', method: 'get', path: '/imports/{importId}', tag: 'Contacts', summary: 'One contact import and its progress', role: 'viewer', answer: r.Import },
@@ -146,7 +148,7 @@ export const OPERATIONS: Operation[] = [
   { id: 'listCampaigns', method: 'get', path: '/campaigns', tag: 'Campaigns', summary: 'List campaigns', role: 'viewer', query: s.listCampaignsQuery, answer: z.array(r.Campaign) },
   { id: 'getCampaign', method: 'get', path: '/campaigns/{campaignId}', tag: 'Campaigns', summary: 'One campaign with its steps and enrollment counts', role: 'viewer', answer: r.Campaign },
   { id: 'acceptCampaign', method: 'post', path: '/campaigns/{campaignId}/accept', tag: 'Campaigns', summary: 'Accept a proposal: enroll its contacts (409 when not proposed)', role: 'member', body: s.acceptCampaignBody, answer: r.CampaignAcceptance, problems: [409] },
-  { id: 'patchCampaign', method: 'patch', path: '/campaigns/{campaignId}', tag: 'Campaigns', summary: 'Change name, mode or the mailbox pool (mailboxIds; 409 once archived)', role: 'member', body: s.patchCampaignBody, answer: r.Campaign, problems: [409] },
+  { id: 'patchCampaign', method: 'patch', path: '/campaigns/{campaignId}', tag: 'Campaigns', summary: 'Change name, mode, sendIn (mailbox or recipient time) or the mailbox pool (mailboxIds; 409 once archived)', role: 'member', body: s.patchCampaignBody, answer: r.Campaign, problems: [409] },
   { id: 'addCampaignContacts', method: 'post', path: '/campaigns/{campaignId}/contacts', tag: 'Campaigns', summary: 'Add contacts: a proposal suggests them, an active campaign enrolls them at once (409 otherwise)', role: 'member', body: s.addCampaignContactsBody, answer: r.CampaignAcceptance, problems: [409] },
   { id: 'campaignVariants', method: 'get', path: '/campaigns/{campaignId}/variants', tag: 'Campaigns', summary: "Results per step variant: sent, replied, positive replies, meetings and won, counted per sent message of each variant (opens are not measured)", role: 'viewer', answer: z.array(v.VariantResult) },
   { id: 'dismissCampaign', method: 'post', path: '/campaigns/{campaignId}/dismiss', tag: 'Campaigns', summary: 'Dismiss a proposal (archived; 409 when not proposed)', role: 'member', body: s.dismissCampaignBody, answer: r.Campaign, problems: [409] },
@@ -235,8 +237,8 @@ export function problemsOf(op: Operation): ProblemStatus[] {
   return [...out].sort();
 }
 
-/** Authenticated JSON POSTs take an Idempotency-Key (apps/api/idempotency.ts). */
-const idempotent = (op: Operation) => op.method === 'post' && op.role !== 'none' && !op.raw;
+/** Every authenticated POST takes an Idempotency-Key (apps/api/idempotency.ts; a raw body, CSV or RFC 822, is compared byte for byte). */
+const idempotent = (op: Operation) => op.method === 'post' && op.role !== 'none';
 
 const IDEMPOTENCY_KEY = {
   name: 'Idempotency-Key',

@@ -234,6 +234,8 @@ export const Opportunity = record(
     outcome: z.enum(['open', 'won', 'lost']),
     outcome_at: nullable(timestamp),
     outcome_value: nullable(z.number()).describe('Deal value in euros (won only)'),
+    crm_synced_at: nullable(timestamp).describe("When the CRM last took the outcome (a Salesforce Opportunity's stage, when the CRM integration's mapping links one)"),
+    crm_error: nullable(z.string()).describe("The CRM's last refusal of the outcome (a 4xx), else null"),
     ...stamps,
   }),
 );
@@ -787,6 +789,7 @@ export const Campaign = record(
     min_score: nullable(z.number().int()),
     mailbox_id: nullable(id).describe("The pool's first mailbox"),
     mailbox_ids: z.array(id).describe('The pool: 1..50 mailboxes of the organization that share the sending, in order'),
+    send_in: z.enum(['mailbox', 'recipient']).describe("Whose time the e-mails go in: the mailbox's window and sending days in the mailbox's zone, or (recipient) in the recipient's zone with the recipient country's holidays; the daily cap stays the mailbox's day"),
     proposed_by: z.enum(['user', 'agent']),
     opportunity_id: nullable(id),
     suggested_contact_ids: z.array(id),

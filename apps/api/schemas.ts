@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { IANAZone } from 'luxon';
 import { minutesOf } from '../../domain/sending/business-days';
 import { isHolidayCountry } from '../../domain/sending/holidays';
+import { sendInModes } from '../../domain/sending/recipient-time';
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
 import { checkEmail, registrableDomain } from '../../domain/companies/identity';
@@ -233,6 +234,20 @@ export const createCompanyBody = z
   })
   .strict();
 
+/** PATCH /companies/{companyId}: fields of POST /companies but organizationId and the identity keys (domain, kvkNumber); `null` clears an optional one. */
+export const patchCompanyBody = z
+  .object({
+    name: name.optional(),
+    address: z.string().trim().min(1).max(500).nullable().optional(),
+    website: httpUrl.nullable().optional(),
+    phone: z.string().trim().min(1).max(40).nullable().optional(),
+    countryCode: countryCode.nullable().optional(),
+    locale: z.string().refine(isBcp47, 'must be a BCP 47 language tag such as nl-NL').nullable().optional(),
+    timezone: ianaTimezone.nullable().optional(),
+  })
+  .strict()
+  .refine((v) => Object.values(v).some((x) => x !== undefined), 'must change at least one field');
+
 export const listCompaniesQuery = z.object({ ...listBase, q: z.string().trim().min(1).max(200).optional(), kvkNumber: kvk.optional(), domain: z.string().max(253).optional() }).strict();
 
 export const createContactBody = z
@@ -248,6 +263,18 @@ export const createContactBody = z
     timezone: ianaTimezone.optional(),
   })
   .strict();
+
+/** PATCH /contacts/{contactId}: fields of POST /contacts but organizationId, companyId, email and sourceDescription; `null` clears an optional one. */
+export const patchContactBody = z
+  .object({
+    fullName: name.optional(),
+    title: z.string().trim().min(1).max(200).nullable().optional(),
+    phone: z.string().trim().min(1).max(40).nullable().optional(),
+    linkedinUrl: createContactBody.shape.linkedinUrl.unwrap().nullable().optional(),
+    timezone: ianaTimezone.nullable().optional(),
+  })
+  .strict()
+  .refine((v) => Object.values(v).some((x) => x !== undefined), 'must change at least one field');
 
 export const listContactsQuery = z.object({ ...listBase, companyId: uuid.optional() }).strict();
 
@@ -316,6 +343,8 @@ export const createIntegrationBody = z
     if (provider.kind !== v.kind) ctx.addIssue({ code: 'custom', path: ['kind'], message: `provider ${v.providerKey} is a ${provider.kind} integration` });
     const parsed = provider.config.safeParse(v.config ?? {});
     if (!parsed.success) for (const i of parsed.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: ['config', ...i.path] });
+    const mapping = 'mapping' in provider ? provider.mapping.safeParse(v.mapping ?? {}) : null;
+    if (mapping && !mapping.success) for (const i of mapping.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: ['mapping', ...i.path] });
   });
 export const listIntegrationsQuery = z.object({ ...listBase, kind: z.enum(['crm', 'calendar', 'enrichment', 'llm']).optional() }).strict();
 
@@ -472,6 +501,8 @@ export const listMailboxesQuery = z.object(listBase).strict();
 
 // Campaigns and enrollments (outreach: the strategist's slice) -----------------------------------
 const campaignModes = ['review', 'auto'] as const;
+/** Sending in the recipient's time (shared/api-contract.md): the window and sending days read in the recipient's zone. */
+const sendIn = z.enum(sendInModes);
 export const campaignStatuses = ['proposed', 'active', 'paused', 'completed', 'archived'] as const;
 export const enrollmentStatuses = ['active', 'paused', 'stopped', 'completed', 'failed'] as const;
 const stepVariantBody = z
@@ -507,6 +538,7 @@ export const createCampaignBody = z
     mailboxId: uuid.optional(),
     mailboxIds: mailboxPool.optional(),
     mode: z.enum(campaignModes).optional(),
+    sendIn: sendIn.optional(),
     goal: z.string().trim().min(1).max(2000).optional(),
     brief: z.string().trim().min(1).max(20000).optional(),
     countryCode: countryCode.optional(),
@@ -519,12 +551,12 @@ export const createCampaignBody = z
   .strict();
 export const listCampaignsQuery = z.object({ ...listBase, opportunityId: uuid.optional(), status: z.enum(campaignStatuses).optional() }).strict();
 export const acceptCampaignBody = z
-  .object({ contactIds: contactIdList.optional(), mailboxId: uuid.optional(), mailboxIds: mailboxPool.optional(), mode: z.enum(campaignModes).optional() })
+  .object({ contactIds: contactIdList.optional(), mailboxId: uuid.optional(), mailboxIds: mailboxPool.optional(), mode: z.enum(campaignModes).optional(), sendIn: sendIn.optional() })
   .strict();
 export const patchCampaignBody = z
-  .object({ name: name.optional(), mailboxIds: mailboxPool.optional(), mode: z.enum(campaignModes).optional() })
+  .object({ name: name.optional(), mailboxIds: mailboxPool.optional(), mode: z.enum(campaignModes).optional(), sendIn: sendIn.optional() })
   .strict()
-  .refine((v) => v.name !== undefined || v.mailboxIds !== undefined || v.mode !== undefined, 'must change name, mailboxIds or mode');
+  .refine((v) => v.name !== undefined || v.mailboxIds !== undefined || v.mode !== undefined || v.sendIn !== undefined, 'must change name, mailboxIds, mode or sendIn');
 export const addCampaignContactsBody = z
   .object({ contactIds: z.array(uuid).min(1, 'must name at least one contact').max(1000).refine((ids) => new Set(ids).size === ids.length, 'must not repeat a contact') })
   .strict();
@@ -631,7 +663,7 @@ export const importRowSchema = z.object({
   website: createCompanyBody.shape.website,
   kvk_number: createCompanyBody.shape.kvkNumber,
   country: createCompanyBody.shape.countryCode,
-  timezone: z.string().max(64).refine((v) => IANAZone.isValidZone(v), 'must be an IANA time zone such as Europe/Amsterdam').optional(),
+  timezone: createContactBody.shape.timezone,
 });
 
 // Threads ---------------------------------------------------------------------------------------

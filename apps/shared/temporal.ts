@@ -6,13 +6,14 @@ import type { Config } from './config';
 import { temporalConnectionOptions, type TemporalConnectionConfig } from './temporal-connection';
 import { searchAttributes, workflowIds } from '../../workflows/search-attributes';
 import type {
-  bookingWorkflow, contactImportWorkflow, enrichCompanyWorkflow, ingestSourceWorkflow, meetingWorkflow, processSignalWorkflow, sendMessageWorkflow, sequenceWorkflow, strategistWorkflow,
+  bookingWorkflow, contactImportWorkflow, crmOutcomeWorkflow, enrichCompanyWorkflow, ingestSourceWorkflow, meetingWorkflow, processSignalWorkflow, sendMessageWorkflow, sequenceWorkflow, strategistWorkflow,
 } from '../../workflows';
 import type { webhookEndpointWorkflow } from '../../workflows/webhook-endpoint';
 import { webhookWakeSignal } from '../../workflows/webhook-endpoint';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, parseRetrySchedule } from '../../domain/webhooks/delivery';
 import type { BookingEvent, BookingProvider } from '../../domain/meetings/bookings';
 import { meetingChangedSignal } from '../../workflows/meeting-signals';
+import { outcomeChangedSignal } from '../../workflows/crm-outcome-signals';
 import type { PipelineStage } from '../../workflows/stages';
 import { enrollmentChangedSignal } from '../../workflows/sequence-signals';
 
@@ -395,6 +396,23 @@ export class WorkflowStarter {
         OpportunityId: meeting.opportunity_id ?? undefined,
         EnrollmentId: meeting.enrollment_id ?? undefined,
       }),
+    });
+    return { workflowId: handle.workflowId, runId: handle.signaledRunId };
+  }
+
+  /**
+   * Starts an opportunity's CRM outcome run (`crm-outcome/<id>`: the linked Salesforce Opportunity's
+   * stage) or wakes the one that runs (signalWithStart: a run that has ended starts again).
+   */
+  async syncOutcomeToCrm(opportunity: { id: string; organization_id: string }) {
+    const handle = await this.client.workflow.signalWithStart<typeof crmOutcomeWorkflow, []>('crmOutcomeWorkflow', {
+      taskQueue: this.taskQueue,
+      workflowId: workflowIds.crmOutcome(opportunity.id),
+      args: [{ organizationId: opportunity.organization_id, opportunityId: opportunity.id, retryInitialIntervalMs: this.retryInitialIntervalMs }],
+      signal: outcomeChangedSignal,
+      signalArgs: [],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      typedSearchAttributes: searchAttributes({ OrganizationId: opportunity.organization_id, OpportunityId: opportunity.id }),
     });
     return { workflowId: handle.workflowId, runId: handle.signaledRunId };
   }

@@ -8,7 +8,7 @@ import { recordEvent } from './webhook-events';
 /** The spec's Campaign fields, plus who wrote it (model, prompt_*), the per-contact plan and a dismissal's reason. */
 export const CAMPAIGN_COLUMNS = [
   'campaigns.id', 'campaigns.organization_id', 'campaigns.name', 'campaigns.status', 'campaigns.mode', 'campaigns.goal', 'campaigns.brief',
-  'campaigns.country_code', 'campaigns.persona_keys', 'campaigns.product_keys', 'campaigns.min_score', 'campaigns.mailbox_id', 'campaigns.proposed_by',
+  'campaigns.country_code', 'campaigns.persona_keys', 'campaigns.product_keys', 'campaigns.min_score', 'campaigns.mailbox_id', 'campaigns.send_in', 'campaigns.proposed_by',
   'campaigns.opportunity_id', 'campaigns.suggested_contact_ids', 'campaigns.suggested_contacts', 'campaigns.rationale', 'campaigns.model',
   'campaigns.prompt_key', 'campaigns.prompt_version', 'campaigns.prompt_hash', 'campaigns.dismissed_reason', 'campaigns.created_by',
   'campaigns.created_at', 'campaigns.updated_at',
@@ -34,6 +34,8 @@ export interface CampaignInput {
   /** The pool (campaign_mailboxes), first = mailboxId; without it a mailboxId alone is a pool of one. */
   mailboxIds?: string[];
   mode?: 'review' | 'auto';
+  /** Sending in the recipient's time (default mailbox). */
+  sendIn?: 'mailbox' | 'recipient';
   goal?: string | null;
   brief?: string | null;
   countryCode?: string | null;
@@ -125,6 +127,7 @@ export async function insertCampaign(tx: Tx, c: CampaignInput): Promise<{ create
       name: c.name,
       status: 'proposed',
       mode: c.mode ?? 'review',
+      send_in: c.sendIn ?? 'mailbox',
       goal: c.goal ?? null,
       brief: c.brief ?? null,
       country_code: c.countryCode ?? null,
@@ -187,7 +190,7 @@ export function transitionCampaign(
   id: string,
   action: CampaignAction,
   to: string,
-  patch: { mailbox_id?: string | null; mode?: string; dismissed_reason?: string | null } = {},
+  patch: { mailbox_id?: string | null; mode?: string; send_in?: string; dismissed_reason?: string | null } = {},
 ) {
   return tx
     .updateTable('campaigns')
@@ -212,8 +215,8 @@ export async function setCampaignPool(tx: Tx, organizationId: string, campaignId
   await tx.updateTable('campaigns').set({ mailbox_id: mailboxIds[0], updated_at: sql`now()` }).where('id', '=', campaignId).execute();
 }
 
-/** A campaign's name and mode (PATCH /campaigns/{id}); its pool is setCampaignPool's. */
-export function updateCampaign(tx: Tx, id: string, patch: { name?: string; mode?: string }) {
+/** A campaign's name, mode and send_in (PATCH /campaigns/{id}); its pool is setCampaignPool's. */
+export function updateCampaign(tx: Tx, id: string, patch: { name?: string; mode?: string; send_in?: string }) {
   return tx
     .updateTable('campaigns')
     .set({ ...patch, updated_at: sql`now()` })
@@ -262,7 +265,7 @@ export function mailboxesOf(tx: Tx, organizationId: string, mailboxIds: string[]
 export function firstSendableMailbox(tx: Tx, organizationId: string) {
   return tx
     .selectFrom('mailboxes')
-    .select(['id'])
+    .select(['id', 'timezone'])
     .where('organization_id', '=', organizationId)
     .where(sql<boolean>`sendable IS DISTINCT FROM false`)
     .orderBy('created_at')
@@ -275,7 +278,7 @@ export function firstSendableMailbox(tx: Tx, organizationId: string) {
 export function activeSendableMailboxes(tx: Tx, organizationId: string) {
   return tx
     .selectFrom('mailboxes')
-    .select(['id'])
+    .select(['id', 'timezone'])
     .where('organization_id', '=', organizationId)
     .where('status', '=', 'active')
     .where(sql<boolean>`sendable IS DISTINCT FROM false`)
@@ -341,7 +344,7 @@ export async function opportunityForStrategist(tx: Tx, opportunityId: string) {
   const company = companyId
     ? await tx
         .selectFrom('companies')
-        .select(['id', 'name', 'country_code', 'generic_email', 'phone', 'enrichment_status', 'recipient_kind'])
+        .select(['id', 'name', 'country_code', 'generic_email', 'phone', 'enrichment_status', 'recipient_kind', 'timezone'])
         .where('id', '=', companyId)
         .executeTakeFirst()
     : undefined;
@@ -352,7 +355,7 @@ export async function opportunityForStrategist(tx: Tx, opportunityId: string) {
 export function companyContacts(tx: Tx, companyId: string) {
   return tx
     .selectFrom('contacts')
-    .select(['id', 'full_name', 'title', 'email', 'phone'])
+    .select(['id', 'full_name', 'title', 'email', 'phone', 'timezone'])
     .where('company_id', '=', companyId)
     .where('erased_at', 'is', null)
     .orderBy('created_at')

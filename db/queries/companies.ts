@@ -29,7 +29,7 @@ export interface CompanyInput {
  * else its generic address's; never an IP address, a hosting subdomain or a free-mail provider),
  * recipient kind.
  */
-function companyValues(organizationId: string, c: CompanyInput) {
+export function companyValues(organizationId: string, c: CompanyInput) {
   return {
     organization_id: organizationId,
     name: c.name,
@@ -51,6 +51,30 @@ function companyValues(organizationId: string, c: CompanyInput) {
 
 export function insertCompany(tx: Tx, organizationId: string, c: CompanyInput) {
   return tx.insertInto('companies').values(companyValues(organizationId, c)).returning(COMPANY_COLUMNS).executeTakeFirstOrThrow();
+}
+
+/** PATCH /companies/{id}: the given fields (undefined: unchanged, null: cleared); a new name renews normalized_name. */
+export function updateCompany(
+  tx: Tx,
+  id: string,
+  patch: { name?: string; address?: string | null; website?: string | null; phone?: string | null; countryCode?: string | null; locale?: string | null; timezone?: string | null },
+) {
+  return tx
+    .updateTable('companies')
+    .set({
+      name: patch.name,
+      normalized_name: patch.name === undefined ? undefined : normalizeCompanyName(patch.name),
+      address: patch.address,
+      website: patch.website,
+      phone: patch.phone,
+      country_code: patch.countryCode,
+      locale: patch.locale,
+      timezone: patch.timezone,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', id)
+    .returning(COMPANY_COLUMNS)
+    .executeTakeFirst();
 }
 
 export function getCompany(tx: Tx, id: string) {

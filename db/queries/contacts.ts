@@ -30,6 +30,20 @@ export function listContacts(tx: Tx, f: { organizationId: string; companyId?: st
   return newestFirst(q, 'contacts', f).execute();
 }
 
+/** PATCH /contacts/{id}: the given fields (undefined: unchanged, null: cleared). */
+export function updateContact(
+  tx: Tx,
+  id: string,
+  patch: { fullName?: string; title?: string | null; phone?: string | null; linkedinUrl?: string | null; timezone?: string | null },
+) {
+  return tx
+    .updateTable('contacts')
+    .set({ full_name: patch.fullName, title: patch.title, phone: patch.phone, linkedin_url: patch.linkedinUrl, timezone: patch.timezone, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .returning(CONTACT_COLUMNS)
+    .executeTakeFirst();
+}
+
 export function insertContact(tx: Tx, organizationId: string, c: ContactInput) {
   return tx
     .insertInto('contacts')
@@ -82,6 +96,7 @@ export async function upsertContact(tx: Tx, organizationId: string, c: ContactIn
         email: eb.fn.coalesce('email', sql.val(c.email ?? null)),
         phone: eb.fn.coalesce('phone', sql.val(c.phone ?? null)),
         linkedin_url: eb.fn.coalesce('linkedin_url', sql.val(c.linkedinUrl ?? null)),
+        timezone: eb.fn.coalesce('timezone', sql.val(c.timezone ?? null)),
         updated_at: sql`now()`,
       }))
       .where('id', '=', existing.id)

@@ -28,31 +28,39 @@ export function listEnrollments(tx: Reader, f: { organizationId: string; campaig
 }
 
 /**
- * A new enrollment, active, acting now: its workflow id is the one its sequence workflow runs under,
- * routeAddress the e-mail address its e-mail steps go to. Undefined when the contact is already
- * enrolled in the campaign (unique (campaign_id, contact_id)), or the contact or the address is in a
- * running enrollment already (0016's partial unique indexes: one sequence at a time per person and per
- * inbox, decided by the database, so concurrent accepts cannot both win).
+ * New enrollments, active, acting now: each one's workflow id is the one its sequence workflow runs
+ * under, routeAddress the e-mail address its e-mail steps go to. A row is not inserted when the contact
+ * is already enrolled in the campaign (unique (campaign_id, contact_id)), or the contact or the address
+ * is in a running enrollment already, an earlier row of the same call included (0016's partial unique
+ * indexes: one sequence at a time per person and per inbox, decided by the database, so concurrent
+ * accepts cannot both win). Rows go in their order, 1,000 to a statement. Answers the enrollment id
+ * of each contact whose row went in.
  */
-export async function insertEnrollment(tx: Tx, e: { organizationId: string; campaignId: string; sequenceId: string; contactId: string; routeAddress: string | null }) {
-  const id = randomUUID();
-  return tx
-    .insertInto('enrollments')
-    .values({
-      id,
-      organization_id: e.organizationId,
-      campaign_id: e.campaignId,
-      sequence_id: e.sequenceId,
-      contact_id: e.contactId,
-      route_address: e.routeAddress,
-      status: 'active',
-      current_step: 0,
-      next_action_at: sql`now()`,
-      workflow_id: enrollmentWorkflowId(id),
-    })
-    .onConflict((oc) => oc.doNothing())
-    .returning(ENROLLMENT_COLUMNS)
-    .executeTakeFirst();
+export async function insertEnrollments(
+  tx: Tx,
+  rows: Array<{ organizationId: string; campaignId: string; sequenceId: string; contactId: string; routeAddress: string | null }>,
+): Promise<Map<string, string>> {
+  const inserted = new Map<string, string>();
+  for (let i = 0; i < rows.length; i += 1000) {
+    const values = rows.slice(i, i + 1000).map((e) => {
+      const id = randomUUID();
+      return {
+        id,
+        organization_id: e.organizationId,
+        campaign_id: e.campaignId,
+        sequence_id: e.sequenceId,
+        contact_id: e.contactId,
+        route_address: e.routeAddress,
+        status: 'active',
+        current_step: 0,
+        next_action_at: sql<Date>`now()`,
+        workflow_id: enrollmentWorkflowId(id),
+      };
+    });
+    const done = await tx.insertInto('enrollments').values(values).onConflict((oc) => oc.doNothing()).returning(['id', 'contact_id']).execute();
+    for (const r of done) inserted.set(r.contact_id, r.id);
+  }
+  return inserted;
 }
 
 /** Locks the enrollment row (a draft stored or a step recorded takes turns with a stop); answers its status. */

@@ -7,6 +7,7 @@ import { addSuppression } from './compliance/suppressions';
 import { upsertContact } from './contacts';
 import { stopContactEnrollments, transitionEnrollment } from './enrollments';
 import type { InboundMessage } from './inbound';
+import { recordEvent } from './webhook-events';
 
 /**
  * What an inbound message does, per domain/replies/plan.ts, in the transaction that stored it: stop
@@ -119,11 +120,14 @@ export async function actOnInbound(tx: Tx, m: InboundMessage, match: Matched): P
     await addSuppression(tx, { organizationId: m.organizationId, scope: 'email', value: match.outboundTo.toLowerCase(), reason: plan.suppress, note: detail.trim().slice(0, 500), createdBy: null });
   }
   if (plan.failOriginal && match.outboundId) {
+    const wasFailed = (await tx.selectFrom('messages').select('status').where('id', '=', match.outboundId).forUpdate().executeTakeFirst())?.status === 'failed';
     await tx
       .updateTable('messages')
       .set({ status: 'failed', error: `bounced: ${m.bounce?.status ?? ''} ${m.bounce?.diagnostic ?? ''}`.trim(), bounced_at: sql`coalesce(bounced_at, now())`, updated_at: sql`now()` })
       .where('id', '=', match.outboundId)
       .execute();
+    // A sent e-mail that bounced later has failed after all (a repeat of the report changes nothing more).
+    if (!wasFailed) await recordEvent(tx, 'message.failed', { organizationId: m.organizationId, id: match.outboundId });
   }
   if (plan.suppress === 'complaint' && match.outboundId) {
     await tx.updateTable('messages').set({ complained_at: sql`coalesce(complained_at, now())`, updated_at: sql`now()` }).where('id', '=', match.outboundId).execute();
@@ -155,7 +159,7 @@ export async function actOnInbound(tx: Tx, m: InboundMessage, match: Matched): P
     why.triage = { summary: triage.join(' '), referral };
   }
   if (plan.draftReply && m.draft && match.contactId) {
-    await tx
+    const draft = await tx
       .insertInto('messages')
       .values({
         organization_id: m.organizationId,
@@ -171,7 +175,9 @@ export async function actOnInbound(tx: Tx, m: InboundMessage, match: Matched): P
         to_address: m.fromAddress,
         why: JSON.stringify({ reply: why.reply, offeredSlots: [m.draft.slot] }),
       })
-      .execute();
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await recordEvent(tx, 'message.pending_approval', { organizationId: m.organizationId, id: draft.id });
     triage.push(`A reply accepting ${m.draft.slot.start} waits for approval.`);
   }
   if (!why.triage && triage.length) why.triage = { summary: triage.join(' ') };

@@ -43,7 +43,7 @@ export function listIntegrations(tx: Tx, f: { organizationId: string; kind?: str
 export function usableIntegration(tx: Tx, organizationId: string, kind: string) {
   return tx
     .selectFrom('integrations')
-    .select(['id', 'organization_id', 'provider_key', 'config', 'secret_ciphertext'])
+    .select(['id', 'organization_id', 'provider_key', 'config', 'mapping', 'secret_ciphertext'])
     .where('organization_id', '=', organizationId)
     .where('kind', '=', kind)
     .where('status', '<>', 'error')
@@ -57,5 +57,17 @@ export function recordIntegrationTest(tx: Tx, id: string, outcome: { ok: boolean
     .set({ status: outcome.ok ? 'connected' : 'error', last_error: outcome.ok ? null : (outcome.message ?? 'verification failed'), last_tested_at: sql`now()`, updated_at: sql`now()` })
     .where('id', '=', id)
     .returning(INTEGRATION_COLUMNS)
+    .executeTakeFirst();
+}
+
+/** The organization's CRM integration as the API reads it (no secret): which provider, its config and mapping. */
+export function crmIntegrationLink(tx: Tx, organizationId: string) {
+  return tx
+    .selectFrom('integrations')
+    .select(['provider_key', 'config', 'mapping'])
+    .where('organization_id', '=', organizationId)
+    .where('kind', '=', 'crm')
+    .where('status', '<>', 'error')
+    .orderBy('created_at', 'desc')
     .executeTakeFirst();
 }

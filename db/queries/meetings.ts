@@ -501,9 +501,10 @@ export async function createMeetingReminder(tx: Tx, id: string, startsAt: string
           body: mail.body,
           why: JSON.stringify({ meeting_reminder: { meeting_id: m.id, starts_at: m.starts_at.toISOString(), summary: 'A reminder of a booked meeting, sent before it starts' } }),
         })
-        .returning('id')
+        .returning(['id', 'status'])
         .executeTakeFirstOrThrow();
       messageId = message.id;
+      if (message.status === 'pending_approval') await recordEvent(tx, 'message.pending_approval', { organizationId: org, id: message.id });
     }
   }
   await tx

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Reader, Tx } from '../tenancy';
 import { messageFrom, type MessageAction } from '../../domain/outreach/messages';
+import { jsonColumns } from '../json-answers';
 import { newestFirst } from './pagination';
 
 /**
@@ -17,7 +18,16 @@ const MESSAGE_FIELDS = [
   'messages.created_at', 'messages.updated_at',
 ] as const;
 
-function selectMessages(qb: Reader | Tx) {
+/** Where the answer's extra fields come from (the approval inbox's who and what). */
+const MESSAGE_CONTEXT = [
+  'contacts.full_name as contact_name',
+  'companies.name as company_name',
+  'campaigns.name as campaign_name',
+  'sequence_steps.position as step_position',
+  'threads.status as thread_status',
+] as const;
+
+function fromMessages(qb: Reader | Tx) {
   return qb
     .selectFrom('messages')
     .leftJoin('contacts', 'contacts.id', 'messages.contact_id')
@@ -25,17 +35,26 @@ function selectMessages(qb: Reader | Tx) {
     .leftJoin('campaigns', 'campaigns.id', 'messages.campaign_id')
     .leftJoin('sequence_steps', 'sequence_steps.id', 'messages.step_id')
     .leftJoin('threads', 'threads.id', 'messages.thread_id')
-    .leftJoin('enrollments', 'enrollments.id', 'messages.enrollment_id')
-    .select(MESSAGE_FIELDS)
-    .select([
-      'contacts.full_name as contact_name',
-      'companies.name as company_name',
-      'campaigns.name as campaign_name',
-      'sequence_steps.position as step_position',
-      'threads.status as thread_status',
-      sql<string | null>`CASE WHEN enrollments.status = 'paused' THEN enrollments.pause_reason END`.as('pause_reason'),
-    ]);
+    .leftJoin('enrollments', 'enrollments.id', 'messages.enrollment_id');
 }
+
+// 'paused' as a parameter, not a literal: the list stays one round trip (readAsUser inlines parameters only).
+const pauseReason = () => sql<string | null>`CASE WHEN enrollments.status = ${'paused'} THEN enrollments.pause_reason END`.as('pause_reason');
+
+function selectMessages(qb: Reader | Tx) {
+  return fromMessages(qb).select(MESSAGE_FIELDS).select(MESSAGE_CONTEXT).select(pauseReason());
+}
+
+/** The same fields as selectMessages, in the same order, written as the API answers them (db/json-answers.ts). */
+function selectMessagesJson(qb: Reader) {
+  return fromMessages(qb)
+    .select(jsonColumns(MESSAGE_FIELDS, { timestamps: MESSAGE_TIMESTAMPS, numbers: ['confidence'] }))
+    .select(MESSAGE_CONTEXT) // text and an integer: they render alike
+    .select(pauseReason());
+}
+
+/** The timestamps among MESSAGE_FIELDS. */
+const MESSAGE_TIMESTAMPS = ['approved_at', 'scheduled_for', 'sent_at', 'received_at', 'created_at', 'updated_at'];
 
 export function getMessage(tx: Tx, id: string) {
   return selectMessages(tx).where('messages.id', '=', id).executeTakeFirst();
@@ -57,15 +76,24 @@ export interface MessageFilter {
   before?: string;
 }
 
+function filterMessages<Q extends ReturnType<typeof fromMessages>>(q: Q, f: MessageFilter): Q {
+  let out = q.where('messages.organization_id', '=', f.organizationId);
+  if (f.status) out = out.where('messages.status', '=', f.status);
+  if (f.campaignId) out = out.where('messages.campaign_id', '=', f.campaignId);
+  if (f.enrollmentId) out = out.where('messages.enrollment_id', '=', f.enrollmentId);
+  if (f.contactId) out = out.where('messages.contact_id', '=', f.contactId);
+  if (f.direction) out = out.where('messages.direction', '=', f.direction);
+  return newestFirst(out, 'messages', f) as Q;
+}
+
 /** The list (status=pending_approval: the approval inbox), newest first; unexecuted, for readWithRole. */
 export function listMessages(qb: Reader, f: MessageFilter) {
-  let q = selectMessages(qb).where('messages.organization_id', '=', f.organizationId);
-  if (f.status) q = q.where('messages.status', '=', f.status);
-  if (f.campaignId) q = q.where('messages.campaign_id', '=', f.campaignId);
-  if (f.enrollmentId) q = q.where('messages.enrollment_id', '=', f.enrollmentId);
-  if (f.contactId) q = q.where('messages.contact_id', '=', f.contactId);
-  if (f.direction) q = q.where('messages.direction', '=', f.direction);
-  return newestFirst(q, 'messages', f);
+  return filterMessages(selectMessages(qb) as unknown as ReturnType<typeof fromMessages>, f) as unknown as ReturnType<typeof selectMessages>;
+}
+
+/** listMessages built as JSON in PostgreSQL (GET /messages answers it as it is; readJsonWithRole). */
+export function listMessagesJson(qb: Reader, f: MessageFilter) {
+  return filterMessages(selectMessagesJson(qb) as unknown as ReturnType<typeof fromMessages>, f);
 }
 
 /** The message row for a decision, locked against a concurrent one (approve and reject at once: one wins). */

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { DateTime } from 'luxon';
 import { localDay } from '../../domain/sending/business-days';
 import { publicHolidays } from '../../domain/sending/holidays';
-import { nextSendSlot, SendPolicy } from '../../domain/sending/slots';
+import { capZoneOf, nextSendSlot, SendPolicy } from '../../domain/sending/slots';
+import { recipientCountry, recipientPolicy, recipientZone, type SendIn } from '../../domain/sending/recipient-time';
 import { lockFor } from '../locks';
 import { capToday, rampOf } from './mailboxes';
 import { gapSeconds } from '../../domain/sending/pools';
@@ -58,6 +59,55 @@ export async function sendPolicyOf(tx: Tx, mailboxId: string, now: Date): Promis
   };
 }
 
+/**
+ * Sending in the recipient's time (shared/api-contract.md): the policy a campaign's send to a contact
+ * is placed by. With the campaign's send_in "recipient", the mailbox's window and sending days in the
+ * recipient's zone (the contact's timezone, else the company's, else its country's one zone, else the
+ * mailbox's) and the public holidays of the recipient's country (the company's, else the zone's one
+ * country); the cap day stays the mailbox's (capTimezone). Anything else (send_in "mailbox", no
+ * campaign, no contact): the mailbox's own policy.
+ */
+export async function recipientSendPolicy(
+  tx: Tx,
+  r: { mailboxId: string; campaignId: string | null; contactId: string | null; now: Date },
+): Promise<SendPolicy | undefined> {
+  if (!r.campaignId || !r.contactId) return sendPolicyOf(tx, r.mailboxId, r.now);
+  const row = await tx
+    .selectFrom('campaigns')
+    .leftJoin('contacts', (j) => j.on('contacts.id', '=', r.contactId!))
+    .leftJoin('companies', 'companies.id', 'contacts.company_id')
+    .select(['campaigns.send_in', 'contacts.timezone as contact_timezone', 'companies.timezone as company_timezone', 'companies.country_code'])
+    .where('campaigns.id', '=', r.campaignId)
+    .executeTakeFirst();
+  return policyFor(tx, r.mailboxId, row, r.now);
+}
+
+type PlaceRow = { send_in: string | null; contact_timezone: string | null; company_timezone: string | null; country_code: string | null };
+
+async function policyFor(tx: Tx, mailboxId: string, row: PlaceRow | undefined, now: Date): Promise<SendPolicy | undefined> {
+  const mailbox = await sendPolicyOf(tx, mailboxId, now);
+  if (!mailbox || row?.send_in !== 'recipient') return mailbox;
+  const where = { contactTimezone: row.contact_timezone, companyTimezone: row.company_timezone, companyCountry: row.country_code };
+  const { zone } = recipientZone(where, mailbox.timezone);
+  const country = recipientCountry(where, zone);
+  const year = DateTime.fromJSDate(now, { zone }).year;
+  const holidays = country ? [...publicHolidays(country, null, { from: year, to: year + 3 })].sort() : null;
+  return recipientPolicy(mailbox, 'recipient' satisfies SendIn, { zone, holidays });
+}
+
+/** The send policy of a message: its campaign's send_in over its contact (recipientSendPolicy), on the given mailbox; one lookup. */
+export async function messageSendPolicy(tx: Tx, r: { messageId: string; mailboxId: string; now: Date }): Promise<SendPolicy | undefined> {
+  const row = await tx
+    .selectFrom('messages')
+    .leftJoin('campaigns', 'campaigns.id', 'messages.campaign_id')
+    .leftJoin('contacts', 'contacts.id', 'messages.contact_id')
+    .leftJoin('companies', 'companies.id', 'contacts.company_id')
+    .select(['campaigns.send_in', 'contacts.timezone as contact_timezone', 'companies.timezone as company_timezone', 'companies.country_code'])
+    .where('messages.id', '=', r.messageId)
+    .executeTakeFirst();
+  return policyFor(tx, r.mailboxId, row, r.now);
+}
+
 async function existingReservation(tx: Tx, organizationId: string, messageId: string) {
   return tx
     .selectFrom('send_slots')
@@ -86,14 +136,15 @@ export async function reserveSendSlot(
     if (held.mailbox_id !== r.mailboxId) throw new SlotOnOtherMailboxError(`message ${r.messageId} holds a slot of mailbox ${held.mailbox_id}`);
     return { slotAt: held.slot_at, localDay: held.local_day, created: false };
   }
-  const found = await sendPolicyOf(tx, r.mailboxId, r.now);
+  // The message's policy: the recipient's window and holidays when its campaign sends in the recipient's time; the cap day the mailbox's.
+  const found = await messageSendPolicy(tx, { messageId: r.messageId, mailboxId: r.mailboxId, now: r.now });
   if (!found) throw new MailboxNotFoundError(`mailbox ${r.mailboxId} does not exist or is not visible`);
   // gapJitterSeconds (migration 0020): this booking's gap is minGap plus a random share of the jitter (drawn here, once per booking).
   const jitter = await tx.selectFrom('mailboxes').select('gap_jitter_seconds').where('id', '=', r.mailboxId).executeTakeFirst();
   const policy = { ...found, minGapSeconds: gapSeconds(found.minGapSeconds, jitter?.gap_jitter_seconds ?? 0, r.random ?? Math.random()) };
 
   // Reservations from the day before today (local) on: earlier days cannot take a new slot.
-  const fromDay = DateTime.fromJSDate(r.now, { zone: policy.timezone }).minus({ days: 1 }).toISODate()!;
+  const fromDay = DateTime.fromJSDate(r.now, { zone: capZoneOf(policy) }).minus({ days: 1 }).toISODate()!;
   // A reservation whose message was skipped before it went out (a stop, an unsubscribe) frees its place.
   const perDay = await tx
     .selectFrom('send_slots')
@@ -128,7 +179,7 @@ export async function reserveSendSlot(
     .limit(1)
     .executeTakeFirst();
   if (clash) slotAt = nextSendSlot(r.now, policy, state(last.rows[0]?.any ?? null));
-  const day = localDay(slotAt, policy.timezone);
+  const day = localDay(slotAt, capZoneOf(policy));
   await tx
     .insertInto('send_slots')
     .values({ organization_id: r.organizationId, mailbox_id: r.mailboxId, message_id: r.messageId, slot_at: slotAt, local_day: sql<Date>`${day}::date` })

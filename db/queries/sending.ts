@@ -6,12 +6,11 @@ import { mailboxSendability } from './mailbox-health';
 import { stopContactEnrollments } from './enrollments';
 import { transitionMessage } from './messages';
 import { resumeWhenDue } from './sequence';
-import { releaseSendSlot, reserveSendSlot, sendPolicyOf } from './send-slots';
+import { messageSendPolicy, releaseSendSlot, reserveSendSlot, sendPolicyOf } from './send-slots';
 import { lockFor } from '../locks';
 import { judgeMailboxProtection } from './mailbox-protection';
 import { sendTimeCheck, windowCloseOf } from '../../domain/sending/send-check';
-import { choosePoolMailbox, type PoolCandidate } from '../../domain/sending/pools';
-import { localDay } from '../../domain/sending/business-days';
+import { lockPoolMailbox } from './pool-choice';
 import { recordEvent } from './webhook-events';
 
 /**
@@ -87,10 +86,10 @@ async function holdReason(tx: Tx, m: { mailbox_id: string | null; enrollment_sta
 /**
  * One sender per contact (shared/api-contract.md, "Mailbox pools and one sender per contact"): the
  * mailbox an enrollment's e-mails go from. Pinned already: that one, or a hold while it is out of the
- * campaign's pool. Not yet: under the advisory locks of every pool mailbox (taken in id order, the
- * locks bookings and claims take one of), the pool choice (domain/sending/pools.ts) over the pool's
- * mailboxes with today's cap in force and what is booked against it, pinned on the enrollment (once:
- * only while its mailbox_id is null). Undefined for a campaign without a pool: the message's own mailbox.
+ * campaign's pool. Not yet: the pool choice (db/queries/pool-choice.ts: one query for the whole pool,
+ * the rules of domain/sending/pools.ts, the chosen mailbox's booking lock held), pinned on the
+ * enrollment (once: only while its mailbox_id is null). Undefined for a campaign without a pool: the
+ * message's own mailbox.
  */
 async function poolMailbox(tx: Tx, enrollmentId: string, now: Date): Promise<{ mailboxId: string } | { hold: string } | undefined> {
   const e = await tx.selectFrom('enrollments').select(['organization_id', 'campaign_id', 'mailbox_id']).where('id', '=', enrollmentId).executeTakeFirst();
@@ -98,22 +97,7 @@ async function poolMailbox(tx: Tx, enrollmentId: string, now: Date): Promise<{ m
   const pool = (await tx.selectFrom('campaign_mailboxes').select('mailbox_id').where('campaign_id', '=', e.campaign_id).orderBy('position').execute()).map((p) => p.mailbox_id);
   if (pool.length === 0) return undefined;
   if (e.mailbox_id) return pool.includes(e.mailbox_id) ? { mailboxId: e.mailbox_id } : { hold: "the contact's mailbox was removed from the campaign's pool" };
-  for (const id of [...pool].sort()) await lockFor(tx, `send_slots:${id}`);
-  const candidates: PoolCandidate[] = [];
-  for (const id of pool) {
-    const block = await mailboxSendBlock(tx, id);
-    const policy = await sendPolicyOf(tx, id, now);
-    if (!policy) continue;
-    const today = localDay(now, policy.timezone);
-    const booked = await sql<{ n: number; last: Date | null }>`
-      SELECT (SELECT count(*)::int FROM send_slots s JOIN messages m ON m.id = s.message_id
-               WHERE s.organization_id = ${e.organization_id} AND s.mailbox_id = ${id} AND s.local_day = ${today}::date AND m.status <> 'skipped') AS n,
-             GREATEST((SELECT max(slot_at) FROM send_slots WHERE organization_id = ${e.organization_id} AND mailbox_id = ${id}),
-                      (SELECT max(sent_at) FROM messages WHERE organization_id = ${e.organization_id} AND mailbox_id = ${id} AND sent_at IS NOT NULL)) AS last`.execute(tx);
-    const row = booked.rows[0]!;
-    candidates.push({ id, usable: block === null || block === 'unchecked', capToday: policy.dailyCap, bookedToday: row.n, lastSlotAt: row.last });
-  }
-  const chosen = choosePoolMailbox(candidates);
+  const chosen = await lockPoolMailbox(tx, e.campaign_id, now);
   if (!chosen) return { hold: "no mailbox of the campaign's pool may send now" };
   const pinned = await tx
     .updateTable('enrollments')
@@ -127,9 +111,9 @@ async function poolMailbox(tx: Tx, enrollmentId: string, now: Date): Promise<{ m
   return poolMailbox(tx, enrollmentId, now);
 }
 
-/** The close of the sending window of a slot's local day (the SMTP retries end there). */
-async function windowEndOf(tx: Tx, mailboxId: string, slotAt: Date): Promise<Date> {
-  const policy = await sendPolicyOf(tx, mailboxId, slotAt);
+/** The close of the sending window of a slot's local day (the SMTP retries end there): the recipient's window when the campaign sends in the recipient's time. */
+async function windowEndOf(tx: Tx, messageId: string, mailboxId: string, slotAt: Date): Promise<Date> {
+  const policy = await messageSendPolicy(tx, { messageId, mailboxId, now: slotAt });
   return policy ? windowCloseOf(slotAt, policy) : slotAt;
 }
 
@@ -140,7 +124,7 @@ export async function scheduleMessage(tx: Tx, r: { organizationId: string; messa
     // A slot long past with no send under way (a restarted run, SMTP retries that ran out) is booked
     // again rather than sent late; a claimed one goes to its claim, which flags it.
     const stale = !m.send_attempted_at && m.scheduled_for && r.now.getTime() - m.scheduled_for.getTime() > (r.graceSeconds ?? DEFAULT_SEND_GRACE_SECONDS) * 1000;
-    if (!stale) return { state: 'scheduled', slotAt: m.scheduled_for!, windowEndsAt: await windowEndOf(tx, m.mailbox_id!, m.scheduled_for!) };
+    if (!stale) return { state: 'scheduled', slotAt: m.scheduled_for!, windowEndsAt: await windowEndOf(tx, m.id, m.mailbox_id!, m.scheduled_for!) };
     await unschedule(tx, m.id, 'the send slot passed before it was sent; booked again');
     m.status = 'approved';
   }
@@ -169,7 +153,7 @@ export async function scheduleMessage(tx: Tx, r: { organizationId: string; messa
   }
   const slot = await reserveSendSlot(tx, { organizationId: r.organizationId, mailboxId: m.mailbox_id!, messageId: m.id, now: r.now });
   await transitionMessage(tx, m.id, 'schedule', MESSAGE_TRANSITIONS.schedule.to, { scheduled_for: slot.slotAt, error: null });
-  return { state: 'scheduled', slotAt: slot.slotAt, windowEndsAt: await windowEndOf(tx, m.mailbox_id!, slot.slotAt) };
+  return { state: 'scheduled', slotAt: slot.slotAt, windowEndsAt: await windowEndOf(tx, m.id, m.mailbox_id!, slot.slotAt) };
 }
 
 export type Claim =
@@ -207,10 +191,11 @@ export async function claimSend(tx: Tx, messageId: string, at: { now: Date; grac
   // A claim whose attempt handed the message over and recorded nothing: it may have been delivered. A
   // claim without a hand-over died before the server could have it: this attempt takes it over below.
   if (m.send_attempted_at && m.handover_at) {
-    await transitionMessage(tx, m.id, 'fail', MESSAGE_TRANSITIONS.fail.to, {
+    const failed = await transitionMessage(tx, m.id, 'fail', MESSAGE_TRANSITIONS.fail.to, {
       needs_check: true,
       error: 'delivery unknown: a send was attempted and its outcome not recorded (the worker stopped); check the mailbox’s Sent folder before sending again',
     });
+    if (failed) await recordEvent(tx, 'message.failed', { organizationId: m.organization_id, id: m.id });
     return { go: false, status: 'failed', flagged: true };
   }
   if (m.enrollment_status && ENDED.has(m.enrollment_status)) {
@@ -270,7 +255,8 @@ async function sendMomentVerdict(tx: Tx, m: { id: string; organization_id: strin
     .where('message_id', '=', m.id)
     .executeTakeFirst();
   if (!slot) return { go: false as const, reason: 'it holds no send slot' };
-  const policy = await sendPolicyOf(tx, m.mailbox_id!, now);
+  // The recipient's window and holidays when the campaign sends in the recipient's time (the cap day stays the mailbox's).
+  const policy = await messageSendPolicy(tx, { messageId: m.id, mailboxId: m.mailbox_id!, now });
   if (!policy) return { go: false as const, reason: 'the mailbox no longer exists' };
   const state = await sql<{ gone: number; last: Date | null }>`
     SELECT (SELECT count(*)::int FROM send_slots s JOIN messages x ON x.organization_id = s.organization_id AND x.id = s.message_id

@@ -4,6 +4,7 @@ import { CompanyHint, extractCompanyHint } from '../../domain/companies/extract'
 import { linkProjects, uniqueByExternalId } from '../../domain/signals/projects';
 import { lockForAll } from '../locks';
 import type { Reader, Tx } from '../tenancy';
+import { jsonColumns } from '../json-answers';
 import { newestFirst } from './pagination';
 
 /** Exactly the spec's Signal fields. */
@@ -35,16 +36,32 @@ export function markSignalReprocessing(tx: Tx, id: string) {
   return tx.updateTable('signals').set({ processed_at: null, updated_at: sql`now()` }).where('id', '=', id).execute();
 }
 
-/** The list query, not run: the route runs it in one round trip (readWithRole). */
-export function listSignals(
-  tx: Reader,
-  f: { organizationId: string; status?: string; projectId?: string; q?: string; limit: number; before?: string },
-) {
-  let q = tx.selectFrom('signals').select(SIGNAL_COLUMNS).where('organization_id', '=', f.organizationId);
+export interface SignalFilter {
+  organizationId: string;
+  status?: string;
+  projectId?: string;
+  q?: string;
+  limit: number;
+  before?: string;
+}
+
+function fromSignals(tx: Reader, f: SignalFilter) {
+  let q = tx.selectFrom('signals').where('organization_id', '=', f.organizationId);
   if (f.status) q = q.where('status', '=', f.status);
   if (f.projectId) q = q.where('project_id', '=', f.projectId);
   if (f.q) q = q.where('title', 'ilike', `%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-  return newestFirst(q, 'signals', f);
+  return q;
+}
+
+/** The list query, not run: the route runs it in one round trip (readWithRole). */
+export function listSignals(tx: Reader, f: SignalFilter) {
+  return newestFirst(fromSignals(tx, f).select(SIGNAL_COLUMNS), 'signals', f);
+}
+
+/** listSignals built as JSON in PostgreSQL (GET /signals answers it as it is; readJsonWithRole, db/json-answers.ts). */
+export function listSignalsJson(tx: Reader, f: SignalFilter) {
+  const columns = jsonColumns(SIGNAL_COLUMNS, { timestamps: ['published_at', 'effective_start', 'effective_end', 'created_at', 'updated_at'], numbers: ['current_score'] });
+  return newestFirst(fromSignals(tx, f).select(columns), 'signals', f);
 }
 
 /** A publication as a source provider normalises it, ready to become a raw publication and a signal. */

@@ -28,13 +28,51 @@ export function choosePoolMailbox(candidates: readonly PoolCandidate[]): string 
   return best?.id ?? null;
 }
 
+/** What is left of a candidate's cap in force today (never below 0). */
+function leftToday(c: PoolCandidate): number {
+  return Math.max(0, c.capToday - c.bookedToday);
+}
+
 function better(a: PoolCandidate, b: PoolCandidate): boolean {
-  const left = Math.max(0, a.capToday - a.bookedToday) - Math.max(0, b.capToday - b.bookedToday);
+  const left = leftToday(a) - leftToday(b);
   if (left !== 0) return left > 0;
   const ta = a.lastSlotAt?.getTime() ?? Number.NEGATIVE_INFINITY;
   const tb = b.lastSlotAt?.getTime() ?? Number.NEGATIVE_INFINITY;
   if (ta !== tb) return ta < tb;
   return a.id < b.id;
+}
+
+/**
+ * Concurrent bookers (db/queries/pool-choice.ts) do not lock the whole pool: each tries the mailboxes
+ * in this order and takes the first whose lock is free, so that bookers running at once spread over
+ * the pool instead of queueing on one mailbox. The order is the usable candidates with the most
+ * capacity left today (no other may be booked while one of them has more left), best first: its head
+ * is choosePoolMailbox's answer.
+ */
+export function poolTryOrder(candidates: readonly PoolCandidate[]): string[] {
+  const usable = candidates.filter((c) => c.usable).sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0));
+  if (usable.length === 0) return [];
+  const most = leftToday(usable[0]!);
+  return usable.filter((c) => leftToday(c) === most).map((c) => c.id);
+}
+
+/**
+ * Whether the mailbox a booker locked is still a right choice on what it reads under that lock
+ * (`fresh`, committed by the time the lock was granted): usable, no usable mailbox of the pool with
+ * more capacity left today, and none as much left that ranks before it, except those the booker found
+ * locked (`skipped`: being booked by another booker right now, so their turn is taken). Otherwise the
+ * booker gives the lock back and chooses again. Capacity is never traded away: a mailbox with less
+ * left today (a full one, booked for tomorrow) is not booked while another has more.
+ */
+export function poolChoiceHolds(chosen: string, fresh: readonly PoolCandidate[], skipped: readonly string[]): boolean {
+  const x = fresh.find((c) => c.id === chosen);
+  if (!x || !x.usable) return false;
+  return fresh.every((y) => {
+    if (y.id === chosen || !y.usable) return true;
+    const diff = leftToday(y) - leftToday(x);
+    if (diff !== 0) return diff < 0;
+    return skipped.includes(y.id) || !better(y, x);
+  });
 }
 
 /**

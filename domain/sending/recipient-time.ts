@@ -1,5 +1,6 @@
-import { getCountry } from 'countries-and-timezones';
+import { getCountry, getTimezone } from 'countries-and-timezones';
 import type { SendingCalendar } from './business-days';
+import type { SendPolicy } from './slots';
 
 /**
  * Sending in the recipient's time (shared/api-contract.md, "Sending in the recipient's time"). The
@@ -48,9 +49,43 @@ export function sendingCalendarFor(
   return { ...mailbox, timezone: recipient.zone, holidays: recipient.holidays ?? mailbox.holidays };
 }
 
+/**
+ * The country whose public holidays a recipient's sends skip: the company's country, else the one
+ * country of the recipient's zone (America/New_York: US; a zone shared by several countries: none).
+ */
+export function recipientCountry(place: RecipientPlace, zone: string): string | null {
+  if (place.companyCountry && /^[A-Z]{2}$/.test(place.companyCountry)) return place.companyCountry;
+  const countries = getTimezone(zone)?.countries ?? [];
+  return countries.length === 1 ? countries[0]! : null;
+}
+
+/**
+ * A message's send policy: the mailbox's (limits and calendar) with, for sendIn "recipient", the
+ * window and sending days read in the recipient's zone and the recipient country's holidays
+ * (sendingCalendarFor). The daily cap keeps counting the mailbox's own day: capTimezone is the
+ * mailbox's zone either way.
+ */
+export function recipientPolicy(
+  mailbox: SendPolicy,
+  sendIn: SendIn,
+  recipient: { zone: string; holidays: SendingCalendar['holidays'] | null },
+): SendPolicy {
+  const capTimezone = mailbox.capTimezone ?? mailbox.timezone;
+  return { ...mailbox, ...sendingCalendarFor(mailbox, sendIn, recipient), capTimezone };
+}
+
 /** Whether the strategist should propose sendIn "recipient": some contact's zone differs from its mailbox's (compared by the offset now, so aliases count as the same). */
 export function zonesDiffer(mailboxTimezone: string, recipientZones: readonly string[], at: Date): boolean {
   const offset = (zone: string) => new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).formatToParts(at).find((p) => p.type === 'timeZoneName')?.value;
   const mine = offset(mailboxTimezone);
   return recipientZones.some((z) => z !== mailboxTimezone && offset(z) !== mine);
+}
+
+/**
+ * What the strategist proposes: "recipient" when some suggested contact's zone (recipientZone, the
+ * mailbox's when nothing says otherwise) differs from a pool mailbox's zone (zonesDiffer), else "mailbox".
+ */
+export function proposeSendIn(mailboxTimezones: readonly string[], recipients: readonly RecipientPlace[], at: Date): SendIn {
+  const differs = mailboxTimezones.some((mine) => zonesDiffer(mine, recipients.map((p) => recipientZone(p, mine).zone), at));
+  return differs ? 'recipient' : 'mailbox';
 }

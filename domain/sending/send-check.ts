@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { isBusinessDay, minutesOf } from './business-days';
-import { at, SendPolicy } from './slots';
+import { at, capZoneOf, SendPolicy } from './slots';
 
 /**
  * The last look at the moment of sending (db/queries/sending.ts claimSend, under the mailbox's
@@ -10,7 +10,7 @@ import { at, SendPolicy } from './slots';
  */
 export interface SendMoment {
   now: Date;
-  /** The booked slot and the mailbox-local day (YYYY-MM-DD) its reservation counts against. */
+  /** The booked slot and the cap day (YYYY-MM-DD, the mailbox's local day: capZoneOf) its reservation counts against. */
   slotAt: Date;
   slotLocalDay: string;
   /** How far from its slot a send may still go (SEND_SLOT_GRACE_SECONDS). */
@@ -28,8 +28,9 @@ export interface SentState {
 export type SendVerdict = { go: true } | { go: false; reason: string };
 
 /**
- * Whether a message may go out now: within graceSeconds of its slot, on its reservation's local day,
- * that day a sending day and not a holiday, inside the day's window (the same DST reading as
+ * Whether a message may go out now: within graceSeconds of its slot, on its reservation's cap day
+ * (the local day in capZoneOf(policy)), the day in the policy's zone (the recipient's, when the
+ * campaign sends in the recipient's time) a sending day and not a holiday, inside that day's window (the same DST reading as
  * nextSendSlot), fewer than dailyCap sends of that day gone out, and at least minGapSeconds after the
  * last send. Otherwise the reason, and the caller books a fresh slot.
  */
@@ -43,7 +44,9 @@ export function sendTimeCheck(moment: SendMoment, policy: SendPolicy, state: Sen
     return { go: false, reason: driftMs > 0 ? `the send slot passed ${Math.round(driftMs / 1000)} s ago` : 'before its send slot' };
   }
   const day = local.startOf('day');
-  if (day.toISODate() !== moment.slotLocalDay) return { go: false, reason: `not on the local day the slot was booked for (${moment.slotLocalDay})` };
+  const capDay = local.setZone(capZoneOf(policy));
+  if (!capDay.isValid) return { go: false, reason: `unknown time zone ${capZoneOf(policy)}` };
+  if (capDay.toISODate() !== moment.slotLocalDay) return { go: false, reason: `not on the local day the slot was booked for (${moment.slotLocalDay})` };
   if (!isBusinessDay(policy, day)) return { go: false, reason: 'not a sending day (or a public holiday)' };
   const start = minutesOf(policy.window.start);
   const end = minutesOf(policy.window.end);

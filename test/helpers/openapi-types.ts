@@ -533,7 +533,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change name, address, website, phone, country, locale or time zone (timezone: IANA, the recipient time of its contacts); null clears an optional field
+         * @description The member role or above in the organization.
+         */
+        patch: operations["patchCompany"];
         trace?: never;
     };
     "/companies/{companyId}/enrich": {
@@ -601,7 +605,11 @@ export interface paths {
         delete: operations["eraseContact"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change name, title, phone, LinkedIn profile or time zone (timezone: IANA, the recipient time); null clears an optional field; 409 for an erased contact
+         * @description The member role or above in the organization.
+         */
+        patch: operations["patchContact"];
         trace?: never;
     };
     "/imports": {
@@ -1070,7 +1078,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change name, mode or the mailbox pool (mailboxIds; 409 once archived)
+         * Change name, mode, sendIn (mailbox or recipient time) or the mailbox pool (mailboxIds; 409 once archived)
          * @description The member role or above in the organization.
          */
         patch: operations["patchCampaign"];
@@ -1816,7 +1824,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A draft was stored pending approval
+         * A draft was stored pending approval (a sequence step, a drafted answer to a reply, a meeting reminder)
          * @description Sent to every enabled endpoint subscribed to `message.pending_approval` (or `*`). Verify it with any Standard Webhooks library; answer 2xx within 10 s, else it is retried with backoff for over 24 hours; 410 Gone disables the endpoint.
          */
         post: operations["messagePendingApprovalWebhook"];
@@ -1856,7 +1864,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * An e-mail was refused for good
+         * An e-mail failed: refused for good, bounced after it was sent, or its outcome unknown after a crash (needs_check)
          * @description Sent to every enabled endpoint subscribed to `message.failed` (or `*`). Verify it with any Standard Webhooks library; answer 2xx within 10 s, else it is retried with backoff for over 24 hours; 410 Gone disables the endpoint.
          */
         post: operations["messageFailedWebhook"];
@@ -2315,6 +2323,10 @@ export interface components {
             outcome_at: string | null;
             /** @description Deal value in euros (won only) */
             outcome_value: number | null;
+            /** @description When the CRM last took the outcome (a Salesforce Opportunity's stage, when the CRM integration's mapping links one) */
+            crm_synced_at: string | null;
+            /** @description The CRM's last refusal of the outcome (a 4xx), else null */
+            crm_error: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -3029,6 +3041,11 @@ export interface components {
             mailbox_id: string | null;
             /** @description The pool: 1..50 mailboxes of the organization that share the sending, in order */
             mailbox_ids: string[];
+            /**
+             * @description Whose time the e-mails go in: the mailbox's window and sending days in the mailbox's zone, or (recipient) in the recipient's zone with the recipient country's holidays; the daily cap stays the mailbox's day
+             * @enum {string}
+             */
+            send_in: "mailbox" | "recipient";
             /** @enum {string} */
             proposed_by: "user" | "agent";
             opportunity_id: string | null;
@@ -4663,6 +4680,48 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    patchCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                companyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    address?: string | null;
+                    website?: string | null;
+                    phone?: string | null;
+                    countryCode?: string | null;
+                    locale?: string | null;
+                    timezone?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Change name, address, website, phone, country, locale or time zone (timezone: IANA, the recipient time of its contacts); null clears an optional field */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Company"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     enrichCompany: {
         parameters: {
             query?: never;
@@ -4835,6 +4894,47 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    patchContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contactId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    fullName?: string;
+                    title?: string | null;
+                    phone?: string | null;
+                    linkedinUrl?: string | null;
+                    timezone?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Change name, title, phone, LinkedIn profile or time zone (timezone: IANA, the recipient time); null clears an optional field; 409 for an erased contact */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contact"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listImports: {
         parameters: {
             query: {
@@ -4871,7 +4971,10 @@ export interface operations {
                 sourceDescription: string;
                 dedupe?: "organization" | "none";
             };
-            header?: never;
+            header?: {
+                /** @description Makes the POST safe to repeat: the first answer is kept 24 hours per caller and key and answered again (Idempotent-Replayed: true) to the same request */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4895,8 +4998,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -5648,7 +5753,10 @@ export interface operations {
     receiveInboundMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the POST safe to repeat: the first answer is kept 24 hours per caller and key and answered again (Idempotent-Replayed: true) to the same request */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 mailboxId: string;
             };
@@ -5683,8 +5791,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -5894,6 +6004,8 @@ export interface operations {
                     mailboxIds?: string[];
                     /** @enum {string} */
                     mode?: "review" | "auto";
+                    /** @enum {string} */
+                    sendIn?: "mailbox" | "recipient";
                     goal?: string;
                     brief?: string;
                     countryCode?: string;
@@ -5979,11 +6091,13 @@ export interface operations {
                     mailboxIds?: string[];
                     /** @enum {string} */
                     mode?: "review" | "auto";
+                    /** @enum {string} */
+                    sendIn?: "mailbox" | "recipient";
                 };
             };
         };
         responses: {
-            /** @description Change name, mode or the mailbox pool (mailboxIds; 409 once archived) */
+            /** @description Change name, mode, sendIn (mailbox or recipient time) or the mailbox pool (mailboxIds; 409 once archived) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6024,6 +6138,8 @@ export interface operations {
                     mailboxIds?: string[];
                     /** @enum {string} */
                     mode?: "review" | "auto";
+                    /** @enum {string} */
+                    sendIn?: "mailbox" | "recipient";
                 };
             };
         };

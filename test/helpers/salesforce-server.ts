@@ -39,7 +39,8 @@ const API = /^\/services\/data\/v\d+\.\d+/;
  * /query?q= for the SOQL the service sends (Contact or Lead by Email, Event by WhoId), /sobjects/<type>
  * POST ({id, success, errors}, 201) and /sobjects/<type>/<id> PATCH (204), /limits. Errors are arrays of
  * {message, errorCode, fields}. An Event whose Subject contains "[reject]" is refused with 400
- * FIELD_CUSTOM_VALIDATION_EXCEPTION every time.
+ * FIELD_CUSTOM_VALIDATION_EXCEPTION every time, an Opportunity StageName containing it with 400
+ * INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST; a PATCH of a record it does not hold is a 404.
  */
 export async function startSalesforceServer(): Promise<SalesforceServer> {
   const requests: SalesforceRequest[] = [];
@@ -156,6 +157,7 @@ export async function startSalesforceServer(): Promise<SalesforceServer> {
         const existing = records[type].get(update[2]!);
         if (!existing) return errors(404, 'NOT_FOUND', 'The requested resource does not exist');
         if (type === 'Event' && String(body?.Subject ?? '').includes('[reject]')) return errors(400, 'FIELD_CUSTOM_VALIDATION_EXCEPTION', 'Subject may not contain [reject]', ['Subject']);
+        if (type === 'Opportunity' && String(body?.StageName ?? '').includes('[reject]')) return errors(400, 'INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST', 'Stage: bad value for restricted picklist field', ['StageName']);
         records[type].set(update[2]!, { ...existing, ...body });
         return send(204);
       }

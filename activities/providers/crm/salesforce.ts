@@ -196,4 +196,9 @@ export class SalesforceClient {
   async updateEvent(id: string, e: SalesforceEvent): Promise<void> {
     await this.call((c) => c.sobject('Event').update({ Id: id, ...fields(e) }));
   }
+
+  /** Sets the Opportunity's StageName (a PATCH of /sobjects/Opportunity/<id>): the same stage again changes nothing. */
+  async updateOpportunityStage(id: string, stageName: string): Promise<void> {
+    await this.call((c) => c.sobject('Opportunity').update({ Id: id, StageName: stageName }));
+  }
 }

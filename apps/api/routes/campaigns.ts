@@ -3,8 +3,8 @@ import {
   addSuggestedContacts, firstSendableMailbox, lockContactsForEnrollment, getCampaign, insertCampaign, listCampaigns, lockCampaign, mailboxesOf, markOpportunityInOutreach,
   opportunityOf, setCampaignPool, transitionCampaign, updateCampaign,
 } from '../../../db/queries/campaigns';
-import { complianceGate } from '../../../db/queries/compliance';
-import { contactsForEnrollment, insertEnrollment } from '../../../db/queries/enrollments';
+import { complianceGates } from '../../../db/queries/compliance';
+import { contactsForEnrollment, insertEnrollments } from '../../../db/queries/enrollments';
 import type { Tx } from '../../../db/tenancy';
 import {
   CAMPAIGN_TRANSITIONS, contactChannels, enrollmentDecision, type SkipReason, type StepChannel,
@@ -55,32 +55,40 @@ function poolOf(body: { mailboxId?: string; mailboxIds?: string[] }): string[] |
  * accept's included (unique (campaign_id, contact_id) and 0016's partial unique indexes).
  */
 async function enroll(tx: Tx, campaign: CampaignRecord, contactIds: string[]): Promise<AcceptResult> {
-  const result: AcceptResult = { enrolled: [], skipped: [] };
-  const contacts = await requireContacts(tx, campaign.organization_id, contactIds);
+  const contacts = new Map((await requireContacts(tx, campaign.organization_id, contactIds)).map((c) => [c.id, c]));
   const stepChannels = [...new Set(campaign.steps.map((s) => s.channel as StepChannel))];
   // Concurrent accepts sharing contacts take turns per contact, in id order, so they never deadlock
   // on the enrollments unique indexes (each would wait on the other's uncommitted insert).
   await lockContactsForEnrollment(tx, contactIds);
+  // One set of queries for every contact (an accept carries thousands), then one insert per 1,000.
+  const gates = await complianceGates(tx, campaign.organization_id, contactIds);
+  const skipped = new Map<string, SkipReason>();
+  const wanted: Array<{ contactId: string; routeAddress: string | null; fallback: boolean }> = [];
   for (const contactId of contactIds) {
-    const contact = contacts.find((c) => c.id === contactId)!;
-    const gate = await complianceGate(tx, contactId);
+    const contact = contacts.get(contactId)!;
+    const gate = gates.get(contactId);
     if (!gate) throw notFound('contact');
     const channels = contactChannels(gate, contact, { generic_email: contact.generic_email, phone: contact.company_phone });
     const decision = enrollmentDecision(gate, channels, stepChannels);
     if (!decision.enroll) {
-      result.skipped.push({ contactId, reason: decision.reason });
+      skipped.set(contactId, decision.reason);
       continue;
     }
     const routeAddress = stepChannels.includes('email') ? (channels.email === 'personal' ? contact.email : channels.email === 'generic' ? contact.generic_email : null) : null;
-    const row = { organizationId: campaign.organization_id, campaignId: campaign.id, sequenceId: campaign.sequence_id!, contactId };
-    let enrollment = await insertEnrollment(tx, { ...row, routeAddress });
     // The address is another running enrollment's (a company's generic inbox, one cold e-mail per
     // company): enrolled for the steps that reach the contact otherwise, its e-mail steps skipped
     // (prepareDraft); with e-mail steps only, not at all.
-    if (!enrollment && routeAddress && stepChannels.some((c) => c !== 'email' && channels.usable.includes(c))) {
-      enrollment = await insertEnrollment(tx, { ...row, routeAddress: null });
-    }
-    if (enrollment) result.enrolled.push({ enrollmentId: enrollment.id, contactId });
+    wanted.push({ contactId, routeAddress, fallback: !!routeAddress && stepChannels.some((c) => c !== 'email' && channels.usable.includes(c)) });
+  }
+  const row = (contactId: string, routeAddress: string | null) => ({ organizationId: campaign.organization_id, campaignId: campaign.id, sequenceId: campaign.sequence_id!, contactId, routeAddress });
+  const enrolled = await insertEnrollments(tx, wanted.map((w) => row(w.contactId, w.routeAddress)));
+  const again = await insertEnrollments(tx, wanted.filter((w) => w.fallback && !enrolled.has(w.contactId)).map((w) => row(w.contactId, null)));
+  const result: AcceptResult = { enrolled: [], skipped: [] };
+  for (const contactId of contactIds) {
+    const reason = skipped.get(contactId);
+    const enrollmentId = enrolled.get(contactId) ?? again.get(contactId);
+    if (reason) result.skipped.push({ contactId, reason });
+    else if (enrollmentId) result.enrolled.push({ enrollmentId, contactId });
     else result.skipped.push({ contactId, reason: 'already_enrolled' });
   }
   return result;
@@ -117,6 +125,7 @@ export function campaignRoutes({ db, workflows }: ApiDeps): Router {
         opportunityId: body.opportunityId,
         mailboxIds: pool,
         mode: body.mode,
+        sendIn: body.sendIn,
         goal: body.goal,
         brief: body.brief,
         countryCode: body.countryCode,
@@ -159,7 +168,8 @@ export function campaignRoutes({ db, workflows }: ApiDeps): Router {
         throw conflict('The campaign has e-mail steps and the organization has no sendable mailbox; give one (mailboxId) or add a mailbox first');
       }
       const result = await enroll(tx, campaign, body.contactIds ?? campaign.suggested_contact_ids);
-      await transitionCampaign(tx, id, 'accept', CAMPAIGN_TRANSITIONS.accept.to, body.mode ? { mode: body.mode } : {});
+      // sendIn: the body's, else the proposal's (the strategist's proposal, or the person's).
+      await transitionCampaign(tx, id, 'accept', CAMPAIGN_TRANSITIONS.accept.to, { ...(body.mode ? { mode: body.mode } : {}), ...(body.sendIn ? { send_in: body.sendIn } : {}) });
       if (pool) await setCampaignPool(tx, campaign.organization_id, id, pool);
       else if (mailboxId && campaign.mailbox_ids.length === 0) await setCampaignPool(tx, campaign.organization_id, id, [mailboxId]);
       if (campaign.opportunity_id && result.enrolled.length > 0) await markOpportunityInOutreach(tx, campaign.opportunity_id);
@@ -169,7 +179,7 @@ export function campaignRoutes({ db, workflows }: ApiDeps): Router {
     res.json(answer);
   });
 
-  /** Name, mode and the pool; a pool can grow or shrink while the campaign runs (not once archived). */
+  /** Name, mode, sendIn and the pool; a pool can grow or shrink while the campaign runs (not once archived). */
   r.patch('/campaigns/:campaignId', async (req, res) => {
     const id = pathId(req, 'campaignId', 'campaign');
     const body = parseBody(patchCampaignBody, req);
@@ -180,7 +190,7 @@ export function campaignRoutes({ db, workflows }: ApiDeps): Router {
         await requireMailboxes(tx, existing.organization_id, body.mailboxIds);
         await setCampaignPool(tx, existing.organization_id, id, body.mailboxIds);
       }
-      if (body.name !== undefined || body.mode !== undefined) await updateCampaign(tx, id, { name: body.name, mode: body.mode });
+      if (body.name !== undefined || body.mode !== undefined || body.sendIn !== undefined) await updateCampaign(tx, id, { name: body.name, mode: body.mode, send_in: body.sendIn });
       return (await getCampaign(tx, id))!;
     });
     res.json(campaign);

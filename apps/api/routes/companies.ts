@@ -1,10 +1,10 @@
 import { Router } from 'express';
-import { getCompany, insertCompany, listCompanies, setEnrichmentStatus } from '../../../db/queries/companies';
+import { getCompany, insertCompany, listCompanies, setEnrichmentStatus, updateCompany } from '../../../db/queries/companies';
 import { toE164 } from '../../../domain/companies/identity';
 import { readWithRole, visibleOr404, withRecordRole, withRole, WRITE } from '../access';
 import { conflict, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';
-import { createCompanyBody, emptyBody, listCompaniesQuery } from '../schemas';
+import { createCompanyBody, emptyBody, listCompaniesQuery, patchCompanyBody } from '../schemas';
 import { parseBody, parseQuery, pathId } from '../validate';
 
 export function companyRoutes({ db, workflows }: ApiDeps): Router {
@@ -33,6 +33,21 @@ export function companyRoutes({ db, workflows }: ApiDeps): Router {
   r.get('/companies/:companyId', async (req, res) => {
     const id = pathId(req, 'companyId', 'company');
     res.json(await visibleOr404(db, req, 'company', (tx) => getCompany(tx, id)));
+  });
+
+  /** Name, address, website, phone, country, locale and time zone (recipient time); the identity keys (domain, KvK number) stay. */
+  r.patch('/companies/:companyId', async (req, res) => {
+    const id = pathId(req, 'companyId', 'company');
+    const body = parseBody(patchCompanyBody, req);
+    const company = await withRecordRole(db, req, { what: 'company', load: (tx) => getCompany(tx, id) }, WRITE, async (tx, existing) => {
+      let phone = body.phone;
+      if (body.phone) {
+        phone = toE164(body.phone, (body.countryCode === undefined ? existing.country_code : body.countryCode) ?? 'NL');
+        if (!phone) throw validationFailed([{ path: 'body.phone', message: 'is not a valid phone number' }]);
+      }
+      return (await updateCompany(tx, id, { ...body, phone }))!;
+    });
+    res.json(company);
   });
 
   /** Answers the Company with enrichment_status running; the enrichment workflow does the rest. */

@@ -3,11 +3,11 @@ import { sql } from 'kysely';
 import { toE164 } from '../../../domain/companies/identity';
 import { getCompany } from '../../../db/queries/companies';
 import { complianceGate, ContactErasedError, currentLawfulBasis, eraseContact, recordLawfulBasis } from '../../../db/queries/compliance';
-import { getContact, insertContact, listContacts } from '../../../db/queries/contacts';
+import { getContact, insertContact, listContacts, updateContact } from '../../../db/queries/contacts';
 import { asCaller, userOf, visibleOr404, withRecordRole, withRole, WRITE } from '../access';
 import { conflict, notFound, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';
-import { createContactBody, lawfulBasisBody, listContactsQuery } from '../schemas';
+import { createContactBody, lawfulBasisBody, listContactsQuery, patchContactBody } from '../schemas';
 import { parseBody, parseQuery, pathId } from '../validate';
 
 export function contactRoutes({ db, workflows }: ApiDeps): Router {
@@ -58,6 +58,23 @@ export function contactRoutes({ db, workflows }: ApiDeps): Router {
       return c && { ...c, lawful_basis: (await currentLawfulBasis(tx, id)) ?? null };
     });
     if (!contact) throw notFound('contact');
+    res.json(contact);
+  });
+
+  /** Name, title, phone, LinkedIn profile and time zone (recipient time); an erased contact cannot change (409). */
+  r.patch('/contacts/:contactId', async (req, res) => {
+    const id = pathId(req, 'contactId', 'contact');
+    const body = parseBody(patchContactBody, req);
+    const contact = await withRecordRole(db, req, { what: 'contact', load: (tx) => getContact(tx, id) }, WRITE, async (tx, existing) => {
+      if (existing.erased_at) throw conflict('The contact was erased');
+      let phone = body.phone;
+      if (body.phone) {
+        const company = await getCompany(tx, existing.company_id);
+        phone = toE164(body.phone, company?.country_code ?? 'NL');
+        if (!phone) throw validationFailed([{ path: 'body.phone', message: 'is not a valid phone number' }]);
+      }
+      return (await updateContact(tx, id, { ...body, phone }))!;
+    });
     res.json(contact);
   });
 

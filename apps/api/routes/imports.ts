@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { pipeline, Readable } from 'node:stream';
 import type { Request } from 'express';
-import { Router } from 'express';
+import express, { Router } from 'express';
+import { idempotentRawPosts, withRawBody } from '../idempotency';
 import { CsvError, parse } from 'csv-parse';
 import { getImport, insertImport, listImports, setImportTotal, stageImportRows } from '../../../db/queries/imports';
 import { detectDelimiter, emailKey, headerNamesPerson, mapHeader, rowFields, displayRow } from '../../../domain/imports/csv';
@@ -26,7 +27,9 @@ class TooLargeError extends Error {}
 /** The request body, chunk by chunk, refused past `limit` bytes. */
 async function* bodyBytes(req: Request, limit: number): AsyncGenerator<Buffer> {
   let total = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
+  // Read already (withRawBody: an Idempotency-Key needs the body's hash first), else streamed.
+  const source: AsyncIterable<Buffer> | Buffer[] = Buffer.isBuffer(req.body) ? [req.body] : (req as AsyncIterable<Buffer>);
+  for await (const chunk of source) {
     total += chunk.length;
     if (total > limit) throw new TooLargeError();
     yield chunk;
@@ -90,6 +93,9 @@ export function importRoutes({ db, workflows }: ApiDeps): Router {
       next();
     },
     rejectUnsafeInput,
+    // An Idempotency-Key compares the CSV file's bytes: the file is read (20 MB at most) before the import runs.
+    withRawBody(express.raw({ type: 'text/csv', limit: IMPORT_MAX_BYTES })),
+    idempotentRawPosts(db),
     async (req, res) => {
       const q = parseQuery(createImportQuery, req);
       const id = randomUUID();

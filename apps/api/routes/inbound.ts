@@ -6,6 +6,7 @@ import { replyClassifierLookup } from '../../../activities/replies';
 import { NotRfc822Error } from '../../../activities/providers/mail/parse';
 import { sharedParsePool } from '../../../activities/inbound/parse-pool';
 import { withRecordRole, WRITE } from '../access';
+import { idempotentRawPosts } from '../idempotency';
 import { ProblemError, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';
 import { pathId } from '../validate';
@@ -40,6 +41,8 @@ export function inboundRoutes(deps: ApiDeps): Router {
       next();
     },
     express.raw({ type: 'message/rfc822', limit }),
+    // An Idempotency-Key compares the message's bytes.
+    idempotentRawPosts(deps.db),
     async (req, res) => {
       const id = pathId(req, 'mailboxId', 'mailbox');
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);

@@ -1,13 +1,14 @@
 import { Router } from 'express';
 import { sql } from 'kysely';
-import { getMessage, listMessages, lockMessage, transitionMessage } from '../../../db/queries/messages';
+import { getMessage, listMessagesJson, lockMessage, transitionMessage } from '../../../db/queries/messages';
 import { recordPromptEval } from '../../../db/queries/prompt-evals';
 import type { Tx } from '../../../db/tenancy';
 import { DRAFT_PROMPT_KEY } from '../../../domain/outreach/draft';
 import { MESSAGE_TRANSITIONS, type MessageAction } from '../../../domain/outreach/messages';
-import { readWithRole, userOf, visibleOr404, withRecordRole, WRITE } from '../access';
+import { readJsonWithRole, userOf, visibleOr404, withRecordRole, WRITE } from '../access';
 import { conflict } from '../errors';
 import type { ApiDeps } from '../app';
+import { sendJsonText } from '../json-text';
 import { approveMessageBody, completeMessageBody, listMessagesQuery, rejectMessageBody } from '../schemas';
 import { parseBody, parseQuery, pathId } from '../validate';
 
@@ -37,7 +38,8 @@ export function messageRoutes({ db, workflows }: ApiDeps): Router {
 
   r.get('/messages', async (req, res) => {
     const q = parseQuery(listMessagesQuery, req);
-    res.json(await readWithRole(db, req, q.organizationId, 'viewer', (qb) => listMessages(qb, q)));
+    // The approval inbox: the JSON array as PostgreSQL builds it, passed through (db/json-answers.ts).
+    sendJsonText(req, res, await readJsonWithRole(db, req, q.organizationId, 'viewer', (qb) => listMessagesJson(qb, q)));
   });
 
   r.get('/messages/:messageId', async (req, res) => {

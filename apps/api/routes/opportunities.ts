@@ -1,6 +1,8 @@
 import { Router } from 'express';
 import { getOpportunity, listOpportunities, openOpportunity, openOpportunityForProject, setOutcome } from '../../../db/queries/opportunities';
 import { getSignal } from '../../../db/queries/signals';
+import { crmIntegrationLink } from '../../../db/queries/integrations';
+import { outcomeSyncsToCrm } from '../../../domain/crm/opportunity-stage';
 import { liveProposal } from '../../../db/queries/campaigns';
 import { asCaller, requireRole, userOf, visibleOr404, withRecordRole, withRole, WRITE } from '../access';
 import { conflict, notFound } from '../errors';
@@ -54,9 +56,21 @@ export function opportunityRoutes({ db, workflows }: ApiDeps): Router {
         const other = await openOpportunityForProject(tx, existing.organization_id, existing.project_id);
         if (other) throw conflict('The project has another open opportunity', { opportunity_id: other.id });
       }
-      return setOutcome(tx, id, body.outcome, body.value ?? null);
+      const updated = (await setOutcome(tx, id, body.outcome, body.value ?? null))!;
+      // A won or lost outcome of an opportunity linked in the Salesforce integration's mapping goes to its Opportunity's stage.
+      const crm = body.outcome === 'open' ? undefined : await crmIntegrationLink(tx, existing.organization_id);
+      const toCrm = outcomeSyncsToCrm(crm, id);
+      return { updated, toCrm };
     });
-    res.json(opportunity);
+    // After the commit: the run `crm-outcome/<id>` starts, or the one that runs reads the outcome again.
+    // A start that fails (Temporal unreachable) is logged, not answered as an error: the outcome is
+    // stored, and the scheduled reconcile/outreach starts its sync.
+    if (opportunity.toCrm) {
+      await workflows
+        .syncOutcomeToCrm(opportunity.updated)
+        .catch((err) => req.log?.warn({ err, opportunityId: id }, 'CRM outcome sync start failed; reconcile/outreach will start it'));
+    }
+    res.json(opportunity.updated);
   });
 
   /**

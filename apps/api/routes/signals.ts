@@ -1,9 +1,10 @@
 import { Router } from 'express';
-import { getSignal, getSignalDetail, ignoreSignal, listSignals, markSignalReprocessing } from '../../../db/queries/signals';
+import { getSignal, getSignalDetail, ignoreSignal, listSignalsJson, markSignalReprocessing } from '../../../db/queries/signals';
 import { WorkflowRunningError } from '../../shared/temporal';
-import { readWithRole, userOf, visibleOr404, withRecordRole, WRITE } from '../access';
+import { readJsonWithRole, userOf, visibleOr404, withRecordRole, WRITE } from '../access';
 import { conflict } from '../errors';
 import type { ApiDeps } from '../app';
+import { sendJsonText } from '../json-text';
 import { emptyBody, listSignalsQuery, reprocessBody } from '../schemas';
 import { parseBody, parseQuery, pathId } from '../validate';
 
@@ -12,8 +13,8 @@ export function signalRoutes({ db, workflows }: ApiDeps): Router {
 
   r.get('/signals', async (req, res) => {
     const q = parseQuery(listSignalsQuery, req);
-    const rows = await readWithRole(db, req, q.organizationId, 'viewer', (qb) => listSignals(qb, q));
-    res.json(rows);
+    // The JSON array as PostgreSQL builds it, passed through (db/json-answers.ts).
+    sendJsonText(req, res, await readJsonWithRole(db, req, q.organizationId, 'viewer', (qb) => listSignalsJson(qb, q)));
   });
 
   r.get('/signals/:signalId', async (req, res) => {

@@ -99,9 +99,9 @@ const WebhookTestData = record('WebhookTestData', 'The data of a webhook.test ev
 export const WEBHOOK_EVENT_DATA: Record<WebhookEventType, { schema: z.ZodType; summary: string }> = {
   'opportunity.created': { schema: r.Opportunity, summary: 'An opportunity was opened (from a ready signal or by hand)' },
   'campaign.proposed': { schema: r.Campaign, summary: 'A campaign was proposed (by the strategist or a person)' },
-  'message.pending_approval': { schema: r.Message, summary: 'A draft was stored pending approval' },
+  'message.pending_approval': { schema: r.Message, summary: 'A draft was stored pending approval (a sequence step, a drafted answer to a reply, a meeting reminder)' },
   'message.sent': { schema: r.Message, summary: 'An e-mail was sent' },
-  'message.failed': { schema: r.Message, summary: 'An e-mail was refused for good' },
+  'message.failed': { schema: r.Message, summary: 'An e-mail failed: refused for good, bounced after it was sent, or its outcome unknown after a crash (needs_check)' },
   'reply.received': { schema: r.Message, summary: 'An inbound message was stored, with its intent' },
   'meeting.booked': { schema: r.Meeting, summary: 'A meeting was booked' },
   'meeting.updated': { schema: r.Meeting, summary: 'A meeting moved or changed status' },

@@ -5,6 +5,7 @@ import { writeAudit } from '../audit';
 import { stopContactEnrollments } from '../enrollments';
 import { complianceSettings } from './settings';
 import { findSuppressions } from './suppressions';
+import { recordEvent } from '../webhook-events';
 
 /**
  * GDPR Art. 17 erasure of one contact: personal fields anonymized, message bodies and addresses
@@ -26,11 +27,13 @@ export async function eraseContact(tx: Tx, contactId: string, actorId: string | 
   const stoppedEnrollments = await stopContactEnrollments(tx, contactId, 'erased');
   const markers = erasureMarkers({ companyId: contact.company_id, fullName: contact.full_name, email: contact.email });
   if (markers.length) {
-    await tx
+    const made = await tx
       .insertInto('suppressions')
       .values(markers.map((m) => ({ organization_id: contact.organization_id, scope: m.scope, value: m.value, reason: 'erasure', note: `erased on ${reason}`, created_by: actorId })))
       .onConflict((oc) => oc.columns(['organization_id', 'scope', 'value']).doNothing())
+      .returning('id')
       .execute();
+    for (const s of made) await recordEvent(tx, 'suppression.created', { organizationId: contact.organization_id, id: s.id });
   }
   await tx
     .updateTable('contacts')

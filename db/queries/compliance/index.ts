@@ -4,6 +4,6 @@
  */
 export { addSuppression, findSuppressions, getSuppression, listSuppressions, removeSuppression, SUPPRESSION_COLUMNS } from './suppressions';
 export { ContactErasedError, currentLawfulBasis, LAWFUL_BASIS_COLUMNS, recordLawfulBasis } from './lawful-basis';
-export { complianceGate, type GateResult } from './gate';
+export { complianceGate, complianceGates, type GateResult } from './gate';
 export { eraseContact, staleContactIds, wasErased } from './erasure';
 export { changeComplianceSettings, complianceSettings, listAudit, SETTINGS_COLUMNS, type SettingsPatch } from './settings';
