@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { Pool } from 'pg';
+import type { Request } from 'express';
+import { acceptsGzip } from '../apps/api/json-text';
 import { listMessages, listMessagesJson, type MessageFilter } from '../db/queries/messages';
 import { listSignals, listSignalsJson, type SignalFilter } from '../db/queries/signals';
 import { NotAMemberError, readAsUser, readJsonAsUser } from '../db/tenancy';
@@ -205,4 +207,16 @@ test('gzip when the client asks for it: the same answer, compressed; not when it
   const small = await rawGet(`${api.url}/signals?organizationId=${a.orgId}&limit=1`, { ...auth, 'accept-encoding': 'gzip' });
   expect(small.headers['content-encoding']).toBeUndefined();
   expect(JSON.parse(small.body.toString())).toHaveLength(1);
+});
+
+test('Accept-Encoding: a named gzip outranks *, q=0 refuses, absent means identity', () => {
+  const accepts = (header?: string) => acceptsGzip({ headers: header === undefined ? {} : { 'accept-encoding': header } } as Request);
+  expect(accepts('*;q=0, gzip')).toBe(true);
+  expect(accepts('gzip;q=0, *')).toBe(false);
+  expect(accepts('br, *;q=0.1')).toBe(true);
+  expect(accepts('br, *;q=0')).toBe(false);
+  expect(accepts('X-GZIP')).toBe(true);
+  expect(accepts('identity')).toBe(false);
+  expect(accepts('')).toBe(false);
+  expect(accepts(undefined)).toBe(false);
 });

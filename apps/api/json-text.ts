@@ -28,15 +28,20 @@ export function sendJsonText(req: Request, res: Response, json: string): void {
   });
 }
 
-/** gzip named in Accept-Encoding without q=0 (RFC 9110 12.5.3; `*` counts too). */
+/**
+ * Whether the client accepts gzip (RFC 9110 12.5.3): gzip (or x-gzip) named with a q above 0; when it
+ * is not named, `*` with a q above 0. A named coding outranks `*`, so `*;q=0, gzip` accepts gzip.
+ */
 export function acceptsGzip(req: Request): boolean {
   const header = req.headers['accept-encoding'];
   if (!header) return false;
+  let star: boolean | undefined;
   for (const part of header.split(',')) {
     const [coding, ...params] = part.trim().toLowerCase().split(';');
-    if (coding !== 'gzip' && coding !== 'x-gzip' && coding !== '*') continue;
     const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    return q === undefined || Number(q.slice(2)) > 0;
+    const accepted = q === undefined || Number(q.slice(2)) > 0;
+    if (coding === 'gzip' || coding === 'x-gzip') return accepted;
+    if (coding === '*') star = accepted;
   }
-  return false;
+  return star ?? false;
 }
