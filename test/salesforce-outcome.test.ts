@@ -4,6 +4,7 @@ import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { Pool } from 'pg';
 import { WorkflowStarter } from '../apps/shared/temporal';
 import { createDb } from '../db/pool';
+import { linkedCrmOpportunity } from '../domain/crm/opportunity-stage';
 import { opportunityOutcome, recordOutcomeCrmSync } from '../db/queries/opportunities';
 import { asOrganization } from '../db/tenancy';
 import { expectProblem, newOrganization, startApi, TestApi } from './helpers/api';
@@ -88,7 +89,10 @@ test('won: the linked Opportunity moves to Closed Won through the run crm-outcom
 });
 
 test('lost with the stage names of mapping.stages; an outage is retried until Salesforce answers', async () => {
-  const t = await seed((o, s) => ({ opportunities: { [o]: s }, stages: { won: 'Gewonnen', lost: 'Verloren' } }));
+  // The link written with an upper-case id (as a person may paste it): stored and matched in lower case.
+  const t = await seed((o, s) => ({ opportunities: { [o.toUpperCase()]: s }, stages: { won: 'Gewonnen', lost: 'Verloren' } }));
+  const [stored] = (await api.call('GET', `/integrations?organizationId=${t.orgId}`, { token: t.owner.token })).body;
+  expect(stored.mapping.opportunities).toEqual({ [t.opportunity.id]: t.sfId });
   sf.failNext(2);
   await must(t.owner, 'POST', `/opportunities/${t.opportunity.id}/outcome`, { outcome: 'lost' });
   expect(await runOf(t.opportunity.id).result()).toEqual({ synced: true, crmOpportunityId: t.sfId, stage: 'Verloren' });
@@ -247,4 +251,14 @@ test('a sync records only the outcome it sent: an outcome changed meanwhile stay
   } finally {
     await db.destroy();
   }
+});
+
+test('the mapping links an opportunity whatever the case of its id; anything but a non-empty string links nothing', () => {
+  const id = randomUUID();
+  expect(linkedCrmOpportunity({ opportunities: { [id.toUpperCase()]: '006A' } }, id)).toBe('006A');
+  expect(linkedCrmOpportunity({ opportunities: { [id]: '006B' } }, id.toUpperCase())).toBe('006B');
+  expect(linkedCrmOpportunity({ opportunities: { [id]: '' } }, id)).toBeNull();
+  expect(linkedCrmOpportunity({ opportunities: { [id]: 7 } }, id)).toBeNull();
+  expect(linkedCrmOpportunity({ opportunities: { [randomUUID()]: '006C' } }, id)).toBeNull();
+  expect(linkedCrmOpportunity(null, id)).toBeNull();
 });

@@ -26,6 +26,16 @@ export const SALESFORCE_MAPPING = z
   .strict();
 export type SalesforceMapping = z.infer<typeof SALESFORCE_MAPPING>;
 
+/**
+ * A mapping as it is stored: a Salesforce mapping's opportunity ids in lower case, as PostgreSQL
+ * writes UUIDs (the outcome reconcile's SQL matches the keys exactly). Other mappings as given.
+ */
+export function storedMapping(providerKey: string, mapping: Record<string, unknown>): Record<string, unknown> {
+  const links = providerKey === 'salesforce' ? mapping.opportunities : undefined;
+  if (!links || typeof links !== 'object') return mapping;
+  return { ...mapping, opportunities: Object.fromEntries(Object.entries(links).map(([id, sfId]) => [id.toLowerCase(), sfId])) };
+}
+
 export const INTEGRATION_PROVIDERS = {
   hubspot: { kind: 'crm', config: z.object({ baseUrl: baseUrl.optional(), autoSync: z.boolean().optional() }).strict() },
   // The secret is the organization's OAuth refresh token for the service's connected app (SALESFORCE_*).

@@ -11,7 +11,12 @@ export interface OutcomeMapping {
 
 /** The Salesforce Opportunity the mapping links this opportunity to, else null. */
 export function linkedCrmOpportunity(mapping: unknown, opportunityId: string): string | null {
-  const linked = (mapping as OutcomeMapping | null)?.opportunities?.[opportunityId];
+  const links = (mapping as OutcomeMapping | null)?.opportunities;
+  if (!links || typeof links !== 'object') return null;
+  // Our ids are UUIDs, which PostgreSQL answers in lower case; a mapping written by hand may use upper case.
+  const id = opportunityId.toLowerCase();
+  const key = Object.keys(links).find((k) => k.toLowerCase() === id);
+  const linked = key === undefined ? undefined : links[key];
   return typeof linked === 'string' && linked ? linked : null;
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import { ProviderRequestError } from '../../../activities/providers/outcome';
-import { verifyIntegration } from '../../../activities/providers/registry';
+import { storedMapping, verifyIntegration } from '../../../activities/providers/registry';
 import { getIntegration, insertIntegration, integrationSecret, listIntegrations, recordIntegrationTest } from '../../../db/queries/integrations';
 import { secretContext } from '../../../db/secrets';
 import { asCaller, visibleOr404, withRecordRole, withRole } from '../access';
@@ -29,7 +29,7 @@ export function integrationRoutes({ db, secrets, salesforce }: ApiDeps): Router 
         providerKey: body.providerKey,
         kind: body.kind,
         config: body.config ?? {},
-        mapping: body.mapping ?? {},
+        mapping: storedMapping(body.providerKey, body.mapping ?? {}),
         secret: sealer.seal(body.secret, secretContext(body.organizationId, id)),
       });
     });
