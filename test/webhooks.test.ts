@@ -512,3 +512,24 @@ test('message.pending_approval for a meeting reminder (db/queries/meetings.ts cr
   expect(draft).toMatchObject({ status: 'pending_approval', direction: 'outbound', contact_id: contact.id, to_address: email, subject: 'Herinnering: Kennismaking' });
   expect(event.data).toEqual(draft);
 });
+
+test('message.failed from the send (db/queries/sending.ts recordSendFailure): a 550 at RCPT TO, and a connection dropped after the message (delivery unknown, needs_check), each reported as GET /messages answers it', async () => {
+  const h = await hookedOutreach(['message.pending_approval', 'message.failed']);
+  const { o } = h;
+  const refused = await o.contact();
+  const dropped = await o.contact({ fullName: 'Sanne de Vries' });
+  smtp.refuse(refused.email, 550, '5.1.1 <unknown> User unknown');
+  smtp.dropAfterData(dropped.email);
+  const campaign = await o.ok('POST', '/campaigns', { organizationId: o.orgId, name: 'Dakisolatie', contactIds: [refused.id, dropped.id], mailboxId: o.mailboxId, steps: [{ channel: 'email', delayDays: 0 }] });
+  await o.ok('POST', `/campaigns/${campaign.id}/accept`, {});
+  for (const [person, needsCheck] of [[refused, false], [dropped, true]] as const) {
+    const draft = await h.first('message.pending_approval', (e) => e.data.contact_id === person.id);
+    await o.ok('POST', `/messages/${draft.data.id}/approve`, {});
+    const failed = await h.first('message.failed', (e) => e.data.id === draft.data.id);
+    const message = await o.ok('GET', `/messages/${draft.data.id}`);
+    expect(message).toMatchObject({ status: 'failed', needs_check: needsCheck, error: expect.any(String) });
+    expect(failed).toMatchObject({ type: 'message.failed', organization_id: o.orgId });
+    expect(failed.data).toEqual(message);
+  }
+  expect(await h.written('message.failed')).toHaveLength(2);
+}, 120_000);
