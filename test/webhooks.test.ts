@@ -12,6 +12,8 @@ import { outreachOrg, until } from './helpers/outreach';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp-server';
 import type { TestUser } from './helpers/tokens';
 import { dsnMail } from './helpers/hostile-mail';
+import { asUser } from '../db/tenancy';
+import { recordSendFailure } from '../db/queries/sending';
 
 /**
  * Signed webhooks (issue 17) on the real stack: the API in-process, the worker processes of the test
@@ -533,3 +535,36 @@ test('message.failed from the send (db/queries/sending.ts recordSendFailure): a 
   }
   expect(await h.written('message.failed')).toHaveLength(2);
 }, 120_000);
+
+test('a refusal recorded for an e-mail that is no longer being sent (skipped by an unsubscribe during the SMTP conversation, or flagged failed by a later claim) leaves its status as it is, so reports no message.failed', async () => {
+  const t = await tenant();
+  const { id } = await endpoint(t, [], ['message.failed', 'suppression.created']);
+  const company = await t.ok('POST', '/companies', { organizationId: t.orgId, name: 'Bouw B.V.' });
+  const email = `weg.${randomUUID().slice(0, 8)}@bouw.nl`;
+  const contact = await t.ok('POST', '/contacts', { organizationId: t.orgId, companyId: company.id, fullName: 'Jan Jansen', email });
+  // The two states a slow attempt's refusal can find its e-mail in (written as the owner, as the unsubscribe test does).
+  const owners = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
+  const messages: Array<{ id: string; status: string }> = [];
+  try {
+    for (const [status, needsCheck] of [['skipped', false], ['failed', true]] as const) {
+      const { rows } = await owners.query<{ id: string }>(
+        `INSERT INTO messages (organization_id, contact_id, direction, channel, status, needs_check, send_attempted_at, subject, body, to_address)
+         VALUES ($1, $2, 'outbound', 'email', $3, $4, now(), 'Warmtepompen', 'Beste Jan', $5) RETURNING id`,
+        [t.orgId, contact.id, status, needsCheck, email],
+      );
+      messages.push({ id: rows[0]!.id, status });
+    }
+  } finally {
+    await owners.end();
+  }
+  // What activities/send.ts runs on a 550 at RCPT TO, as the organization's owner under row-level security.
+  for (const m of messages) {
+    await asUser(api.db, t.owner.id, (tx) =>
+      recordSendFailure(tx, { messageId: m.id, organizationId: t.orgId, error: 'SMTP RCPT TO refused: 550 5.1.1', hardBounce: true, address: email, contactId: contact.id }),
+    );
+    expect((await t.ok('GET', `/messages/${m.id}`)).status).toBe(m.status);
+  }
+  // The refused address is suppressed all the same; no e-mail failed here, so nothing says one did.
+  const deliveries = (await t.ok('GET', `/webhook-endpoints/${id}/deliveries`)) as Array<{ event_type: string }>;
+  expect(deliveries.map((d) => d.event_type)).toEqual(['suppression.created']);
+});
