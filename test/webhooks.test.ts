@@ -12,6 +12,8 @@ import { outreachOrg, until } from './helpers/outreach';
 import { startSmtpServer, TestSmtpServer } from './helpers/smtp-server';
 import type { TestUser } from './helpers/tokens';
 import { dsnMail } from './helpers/hostile-mail';
+import { asUser } from '../db/tenancy';
+import { recordSendFailure } from '../db/queries/sending';
 
 /**
  * Signed webhooks (issue 17) on the real stack: the API in-process, the worker processes of the test
@@ -421,3 +423,148 @@ test('the rest of the contract: campaign.proposed, enrollment.paused (a colleagu
   const updated = await first('meeting.updated');
   expect(updated.data).toMatchObject({ id: meeting.id, status: 'cancelled' });
 }, 180_000);
+
+/** An outreach organization (test/helpers/outreach.ts) with one endpoint for `events`, and its verified deliveries by type. */
+async function hookedOutreach(events: string[]) {
+  const o = await outreachOrg(api, newOrganization, smtp);
+  const rx = await receiver();
+  receivers.push(rx);
+  const endpoint = await o.ok('POST', '/webhook-endpoints', { organizationId: o.orgId, url: rx.url, events });
+  const received = (type: string) => rx.received.filter((r) => r.json.type === type).map((r) => verify(endpoint.secret, r) as Received['json']);
+  const first = (type: string, where: (e: Received['json']) => boolean = () => true) => until(type, async () => received(type).find(where), 60_000);
+  /** The endpoint's deliveries of `type` in the outbox (the database's truth: what was written, delivered yet or not). */
+  const written = async (type: string) => ((await o.ok('GET', `/webhook-endpoints/${endpoint.id}/deliveries`)) as Array<{ event_type: string }>).filter((d) => d.event_type === type);
+  const push = (raw: string | Buffer) => api.call('POST', `/mailboxes/${o.mailboxId}/inbound`, { token: o.owner.token, rawBody: String(raw), headers: { 'content-type': 'message/rfc822' } });
+  return { o, rx, received, first, written, push };
+}
+
+test('message.failed from a delivery report (db/queries/inbound-actions.ts): the bounced e-mail is reported once as GET /messages answers it; a repeat, or a report naming no e-mail we sent, reports nothing', async () => {
+  const h = await hookedOutreach(['message.pending_approval', 'message.sent', 'message.failed']);
+  const { o } = h;
+  const person = await o.contact();
+  const campaign = await o.ok('POST', '/campaigns', { organizationId: o.orgId, name: 'Isolatie', contactIds: [person.id], mailboxId: o.mailboxId, steps: [{ channel: 'email', delayDays: 0 }] });
+  await o.ok('POST', `/campaigns/${campaign.id}/accept`, {});
+  const draft = await h.first('message.pending_approval');
+  await o.ok('POST', `/messages/${draft.data.id}/approve`, {});
+  const sent = await h.first('message.sent', (e) => e.data.id === draft.data.id);
+
+  // A report naming no e-mail we sent is recorded only (each push's 202 answers after its transaction committed).
+  expect((await h.push(dsnMail({ originalMessageId: `<never-sent-${randomUUID()}@good-mail.nl>`, finalRecipient: person.email }))).status).toBe(202);
+  expect((await o.ok('GET', `/messages/${draft.data.id}`)).status).toBe('sent');
+  expect(await h.written('message.failed')).toEqual([]);
+
+  expect((await h.push(dsnMail({ originalMessageId: String(sent.data.provider_message_id), finalRecipient: person.email }))).status).toBe(202);
+  const failed = await h.first('message.failed');
+  const message = await o.ok('GET', `/messages/${draft.data.id}`);
+  expect(message).toMatchObject({ id: draft.data.id, status: 'failed', error: expect.stringContaining('5.1.1') });
+  expect(failed).toMatchObject({ type: 'message.failed', organization_id: o.orgId });
+  expect(failed.data).toEqual(message);
+
+  // The same report again (another Message-ID, so not a duplicate): the e-mail had failed already, nothing more is written.
+  expect((await h.push(dsnMail({ originalMessageId: String(sent.data.provider_message_id), finalRecipient: person.email }))).status).toBe(202);
+  expect(await h.written('message.failed')).toHaveLength(1);
+}, 120_000);
+
+test('suppression.created from an erasure (DELETE /contacts/{id}, db/queries/compliance/erasure.ts): one event per hashed marker, as GET /compliance/suppressions answers it; a marker that exists already, or erasing again, reports nothing', async () => {
+  const t = await tenant();
+  const { rx, id, secret } = await endpoint(t, [], ['suppression.created']);
+  const company = await t.ok('POST', '/companies', { organizationId: t.orgId, name: 'Bouw B.V.' });
+  const contact = await t.ok('POST', '/contacts', { organizationId: t.orgId, companyId: company.id, fullName: 'Jan Jansen', email: `wissen.${randomUUID().slice(0, 8)}@bouw.nl` });
+  expect(await t.ok('DELETE', `/contacts/${contact.id}`)).toMatchObject({ id: contact.id, full_name: 'erased', email: null, erased_at: expect.any(String) });
+
+  await until('both markers delivered', async () => rx.received.length >= 2, 30_000);
+  const byId = (a: Record<string, unknown>, b: Record<string, unknown>) => String(a.id).localeCompare(String(b.id));
+  const markers = ((await t.ok('GET', `/compliance/suppressions?organizationId=${t.orgId}`)) as Array<Record<string, unknown>>).sort(byId);
+  expect(markers.map((m) => [m.scope, m.reason]).sort()).toEqual([['email_hash', 'erasure'], ['person_hash', 'erasure']]);
+  const reported = rx.received.map((r) => verify(secret, r) as Received['json']);
+  for (const e of reported) expect(e).toMatchObject({ type: 'suppression.created', organization_id: t.orgId });
+  expect(reported.map((e) => e.data).sort(byId)).toEqual(markers);
+
+  // Erasing again changes nothing. A namesake at the same company has the person marker already: only the address marker is new.
+  expect((await t.call('DELETE', `/contacts/${contact.id}`)).status).toBe(200);
+  expect(await t.ok('GET', `/webhook-endpoints/${id}/deliveries`)).toHaveLength(2);
+  const namesake = await t.ok('POST', '/contacts', { organizationId: t.orgId, companyId: company.id, fullName: 'Jan Jansen', email: `ander.${randomUUID().slice(0, 8)}@bouw.nl` });
+  await t.ok('DELETE', `/contacts/${namesake.id}`);
+  expect(await t.ok('GET', `/webhook-endpoints/${id}/deliveries`)).toHaveLength(3);
+  await until('the third event', async () => rx.received.length === 3, 30_000);
+  const known = new Set(markers.map((m) => m.id));
+  const [added] = ((await t.ok('GET', `/compliance/suppressions?organizationId=${t.orgId}`)) as Array<Record<string, unknown>>).filter((m) => !known.has(m.id));
+  expect(added).toMatchObject({ scope: 'email_hash', reason: 'erasure' });
+  expect((verify(secret, rx.received[2]!) as Received['json']).data).toEqual(added);
+});
+
+test('message.pending_approval for a meeting reminder (db/queries/meetings.ts createMeetingReminder): a meeting inside its lead time gets the reminder draft at once, reported as GET /messages answers it', async () => {
+  const t = await tenant();
+  const { rx, secret } = await endpoint(t, [], ['message.pending_approval']);
+  const company = await t.ok('POST', '/companies', { organizationId: t.orgId, name: 'Bouwbedrijf Jansen B.V.', countryCode: 'NL' });
+  const email = `jan.${randomUUID().slice(0, 8)}@jansen-bouw.nl`;
+  const contact = await t.ok('POST', '/contacts', { organizationId: t.orgId, companyId: company.id, fullName: 'Jan Jansen', email });
+  // Two hours from now, with the default lead time of 24 hours: the meeting's run makes the reminder at once.
+  const startsAt = new Date(Date.now() + 2 * 3600_000).toISOString();
+  const meeting = await t.ok('POST', '/meetings', { organizationId: t.orgId, title: 'Kennismaking', contactId: contact.id, startsAt, endsAt: new Date(Date.now() + 2.5 * 3600_000).toISOString() });
+
+  await until('the reminder draft reported', async () => rx.received.length >= 1, 30_000);
+  const reminded = await until('the meeting reminded', async () => {
+    const m = await t.ok('GET', `/meetings/${meeting.id}`);
+    return m.reminder_message_id && m;
+  });
+  const event = verify(secret, rx.received[0]!) as Received['json'];
+  expect(event).toMatchObject({ type: 'message.pending_approval', organization_id: t.orgId });
+  const draft = await t.ok('GET', `/messages/${reminded.reminder_message_id}`);
+  expect(draft).toMatchObject({ status: 'pending_approval', direction: 'outbound', contact_id: contact.id, to_address: email, subject: 'Herinnering: Kennismaking' });
+  expect(event.data).toEqual(draft);
+});
+
+test('message.failed from the send (db/queries/sending.ts recordSendFailure): a 550 at RCPT TO, and a connection dropped after the message (delivery unknown, needs_check), each reported as GET /messages answers it', async () => {
+  const h = await hookedOutreach(['message.pending_approval', 'message.failed']);
+  const { o } = h;
+  const refused = await o.contact();
+  const dropped = await o.contact({ fullName: 'Sanne de Vries' });
+  smtp.refuse(refused.email, 550, '5.1.1 <unknown> User unknown');
+  smtp.dropAfterData(dropped.email);
+  const campaign = await o.ok('POST', '/campaigns', { organizationId: o.orgId, name: 'Dakisolatie', contactIds: [refused.id, dropped.id], mailboxId: o.mailboxId, steps: [{ channel: 'email', delayDays: 0 }] });
+  await o.ok('POST', `/campaigns/${campaign.id}/accept`, {});
+  for (const [person, needsCheck] of [[refused, false], [dropped, true]] as const) {
+    const draft = await h.first('message.pending_approval', (e) => e.data.contact_id === person.id);
+    await o.ok('POST', `/messages/${draft.data.id}/approve`, {});
+    const failed = await h.first('message.failed', (e) => e.data.id === draft.data.id);
+    const message = await o.ok('GET', `/messages/${draft.data.id}`);
+    expect(message).toMatchObject({ status: 'failed', needs_check: needsCheck, error: expect.any(String) });
+    expect(failed).toMatchObject({ type: 'message.failed', organization_id: o.orgId });
+    expect(failed.data).toEqual(message);
+  }
+  expect(await h.written('message.failed')).toHaveLength(2);
+}, 120_000);
+
+test('a refusal recorded for an e-mail that is no longer being sent (skipped by an unsubscribe during the SMTP conversation, or flagged failed by a later claim) leaves its status as it is, so reports no message.failed', async () => {
+  const t = await tenant();
+  const { id } = await endpoint(t, [], ['message.failed', 'suppression.created']);
+  const company = await t.ok('POST', '/companies', { organizationId: t.orgId, name: 'Bouw B.V.' });
+  const email = `weg.${randomUUID().slice(0, 8)}@bouw.nl`;
+  const contact = await t.ok('POST', '/contacts', { organizationId: t.orgId, companyId: company.id, fullName: 'Jan Jansen', email });
+  // The two states a slow attempt's refusal can find its e-mail in (written as the owner, as the unsubscribe test does).
+  const owners = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
+  const messages: Array<{ id: string; status: string }> = [];
+  try {
+    for (const [status, needsCheck] of [['skipped', false], ['failed', true]] as const) {
+      const { rows } = await owners.query<{ id: string }>(
+        `INSERT INTO messages (organization_id, contact_id, direction, channel, status, needs_check, send_attempted_at, subject, body, to_address)
+         VALUES ($1, $2, 'outbound', 'email', $3, $4, now(), 'Warmtepompen', 'Beste Jan', $5) RETURNING id`,
+        [t.orgId, contact.id, status, needsCheck, email],
+      );
+      messages.push({ id: rows[0]!.id, status });
+    }
+  } finally {
+    await owners.end();
+  }
+  // What activities/send.ts runs on a 550 at RCPT TO, as the organization's owner under row-level security.
+  for (const m of messages) {
+    await asUser(api.db, t.owner.id, (tx) =>
+      recordSendFailure(tx, { messageId: m.id, organizationId: t.orgId, error: 'SMTP RCPT TO refused: 550 5.1.1', hardBounce: true, address: email, contactId: contact.id }),
+    );
+    expect((await t.ok('GET', `/messages/${m.id}`)).status).toBe(m.status);
+  }
+  // The refused address is suppressed all the same; no e-mail failed here, so nothing says one did.
+  const deliveries = (await t.ok('GET', `/webhook-endpoints/${id}/deliveries`)) as Array<{ event_type: string }>;
+  expect(deliveries.map((d) => d.event_type)).toEqual(['suppression.created']);
+});

@@ -374,8 +374,11 @@ export async function recordSendFailure(
   tx: Tx,
   r: { messageId: string; organizationId: string; error: string; hardBounce: boolean; address: string; contactId: string | null; flagged?: boolean },
 ): Promise<string[]> {
-  await transitionMessage(tx, r.messageId, 'fail', MESSAGE_TRANSITIONS.fail.to, { error: r.error, needs_check: r.flagged ?? false });
-  await recordEvent(tx, 'message.failed', { organizationId: r.organizationId, id: r.messageId });
+  // Reported only when this failed it: a message skipped meanwhile (an unsubscribe during the SMTP
+  // conversation) or already flagged failed by a later claim stays as it is, and so says nothing.
+  if (await transitionMessage(tx, r.messageId, 'fail', MESSAGE_TRANSITIONS.fail.to, { error: r.error, needs_check: r.flagged ?? false })) {
+    await recordEvent(tx, 'message.failed', { organizationId: r.organizationId, id: r.messageId });
+  }
   if (!r.hardBounce) return [];
   // A refused recipient is a hard bounce of the mailbox (migration 0020): counted, and judged at once (protection).
   const bounced = await tx
