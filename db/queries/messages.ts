@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Reader, Tx } from '../tenancy';
 import { messageFrom, type MessageAction } from '../../domain/outreach/messages';
 import { jsonColumns } from '../json-answers';
+import { compiledPerShape } from '../query-shapes';
 import { newestFirst } from './pagination';
 
 /**
@@ -91,9 +92,14 @@ export function listMessages(qb: Reader, f: MessageFilter) {
   return filterMessages(selectMessages(qb) as unknown as ReturnType<typeof fromMessages>, f) as unknown as ReturnType<typeof selectMessages>;
 }
 
-/** listMessages built as JSON in PostgreSQL (GET /messages answers it as it is; readJsonWithRole). */
+const messagesJsonPerShape = compiledPerShape((qb, f: MessageFilter) => filterMessages(selectMessagesJson(qb) as unknown as ReturnType<typeof fromMessages>, f));
+
+/**
+ * listMessages built as JSON in PostgreSQL (GET /messages answers it as it is; readJsonWithRole),
+ * compiled once per shape of the filter (db/query-shapes.ts).
+ */
 export function listMessagesJson(qb: Reader, f: MessageFilter) {
-  return filterMessages(selectMessagesJson(qb) as unknown as ReturnType<typeof fromMessages>, f);
+  return messagesJsonPerShape(qb, f);
 }
 
 /** The message row for a decision, locked against a concurrent one (approve and reject at once: one wins). */

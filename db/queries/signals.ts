@@ -5,6 +5,7 @@ import { linkProjects, uniqueByExternalId } from '../../domain/signals/projects'
 import { lockForAll } from '../locks';
 import type { Reader, Tx } from '../tenancy';
 import { jsonColumns } from '../json-answers';
+import { compiledPerShape } from '../query-shapes';
 import { newestFirst } from './pagination';
 
 /** Exactly the spec's Signal fields. */
@@ -45,23 +46,36 @@ export interface SignalFilter {
   before?: string;
 }
 
-function fromSignals(tx: Reader, f: SignalFilter) {
-  let q = tx.selectFrom('signals').where('organization_id', '=', f.organizationId);
-  if (f.status) q = q.where('status', '=', f.status);
-  if (f.projectId) q = q.where('project_id', '=', f.projectId);
-  if (f.q) q = q.where('title', 'ilike', `%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+/** What the list query is built from: the filter, its title search as an ILIKE pattern (q's wildcards escaped). */
+type SignalListValues = Omit<SignalFilter, 'q'> & { titlePattern?: string };
+
+function listValues({ q, ...f }: SignalFilter): SignalListValues {
+  return q ? { ...f, titlePattern: `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` } : f;
+}
+
+function fromSignals(tx: Reader, v: SignalListValues) {
+  let q = tx.selectFrom('signals').where('organization_id', '=', v.organizationId);
+  if (v.status) q = q.where('status', '=', v.status);
+  if (v.projectId) q = q.where('project_id', '=', v.projectId);
+  if (v.titlePattern) q = q.where('title', 'ilike', v.titlePattern);
   return q;
 }
 
 /** The list query, not run: the route runs it in one round trip (readWithRole). */
 export function listSignals(tx: Reader, f: SignalFilter) {
-  return newestFirst(fromSignals(tx, f).select(SIGNAL_COLUMNS), 'signals', f);
+  const v = listValues(f);
+  return newestFirst(fromSignals(tx, v).select(SIGNAL_COLUMNS), 'signals', v);
 }
 
-/** listSignals built as JSON in PostgreSQL (GET /signals answers it as it is; readJsonWithRole, db/json-answers.ts). */
-export function listSignalsJson(tx: Reader, f: SignalFilter) {
-  const columns = jsonColumns(SIGNAL_COLUMNS, { timestamps: ['published_at', 'effective_start', 'effective_end', 'created_at', 'updated_at'], numbers: ['current_score'] });
-  return newestFirst(fromSignals(tx, f).select(columns), 'signals', f);
+const SIGNAL_JSON_COLUMNS = jsonColumns(SIGNAL_COLUMNS, { timestamps: ['published_at', 'effective_start', 'effective_end', 'created_at', 'updated_at'], numbers: ['current_score'] });
+const signalsJsonPerShape = compiledPerShape((qb, v: SignalListValues) => newestFirst(fromSignals(qb, v).select(SIGNAL_JSON_COLUMNS), 'signals', v));
+
+/**
+ * listSignals built as JSON in PostgreSQL (GET /signals answers it as it is; readJsonWithRole,
+ * db/json-answers.ts), compiled once per shape of the filter (db/query-shapes.ts).
+ */
+export function listSignalsJson(qb: Reader, f: SignalFilter) {
+  return signalsJsonPerShape(qb, listValues(f));
 }
 
 /** A publication as a source provider normalises it, ready to become a raw publication and a signal. */
