@@ -22,8 +22,11 @@ export function compiledPerShape<F extends object>(build: (qb: Reader, f: F) => 
   const shapes = new Map<string, { compiled: CompiledQuery<unknown>; slots: Array<{ field: string } | { value: unknown }> }>();
   return (qb: Reader, f: F): { compile(): CompiledQuery<unknown> } => ({
     compile() {
-      const fields = Object.keys(f).filter((k) => (f as Record<string, unknown>)[k] !== undefined);
       const values = f as Record<string, unknown>;
+      const fields = Object.keys(f).filter((k) => values[k] !== undefined);
+      // Only plain values take part: a builder tests presence by truthiness (`if (f.status)`), so an empty
+      // string, a 0, a null, an array or an object is compiled afresh rather than taken for present.
+      if (!fields.every((k) => plainValue(values[k]))) return build(qb, f).compile();
       const shape = fields.map((k) => (typeof values[k] === 'boolean' ? `${k}=${values[k]}` : k)).join(',');
       let compiled = shapes.get(shape);
       if (!compiled && shapes.size >= MAX_SHAPES) return build(qb, f).compile(); // bounded: past that, compiled each time
@@ -37,6 +40,8 @@ export function compiledPerShape<F extends object>(build: (qb: Reader, f: F) => 
           if (i < 0) throw new Error(`compiledPerShape: a parameter is computed from a filter field (${JSON.stringify(p)}); compute it before and pass it as a field`);
           return { field: fields[i]! };
         });
+        // A field written into the SQL text itself (sql.raw, sql.lit) would send a marker to PostgreSQL.
+        if (q.sql.includes('\u0001')) throw new Error('compiledPerShape: a filter field is written into the SQL text; pass it as a parameter');
         compiled = { compiled: q, slots };
         shapes.set(shape, compiled);
       }
@@ -44,4 +49,9 @@ export function compiledPerShape<F extends object>(build: (qb: Reader, f: F) => 
       return { ...compiled.compiled, parameters };
     },
   });
+}
+
+/** A value the shape can stand for by a marker: a non-empty string, a non-zero number, a boolean (by its value) or a Date. */
+function plainValue(v: unknown): boolean {
+  return (typeof v === 'string' && v !== '') || (typeof v === 'number' && v !== 0) || typeof v === 'boolean' || v instanceof Date;
 }

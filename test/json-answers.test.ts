@@ -216,6 +216,8 @@ test('Accept-Encoding: a named gzip outranks *, q=0 refuses, absent means identi
   expect(accepts('br, *;q=0.1')).toBe(true);
   expect(accepts('br, *;q=0')).toBe(false);
   expect(accepts('X-GZIP')).toBe(true);
+  expect(accepts('br, gzip ;q=0.5')).toBe(true);
+  expect(accepts('gzip ; q=0')).toBe(false);
   expect(accepts('identity')).toBe(false);
   expect(accepts('')).toBe(false);
   expect(accepts(undefined)).toBe(false);

@@ -136,6 +136,7 @@ test('no run without a link (or without autoSync); a bad mapping is 400 naming t
     [{ stages: { won: '' } }, 'body.mapping.stages.won'],
     [{ stages: { closed: 'x' } }, 'body.mapping.stages'],
     [{ deals: {} }, 'body.mapping'],
+    [{ opportunities: { [unlinked.opportunity.id]: '0065g00000AbCdE', [unlinked.opportunity.id.toUpperCase()]: '0065g00000AbCdF' } }, `body.mapping.opportunities.${unlinked.opportunity.id.toUpperCase()}`],
   ] as const) {
     const res = await post(mapping);
     expectProblem(res, 400, 'VALIDATION_FAILED');

@@ -23,7 +23,15 @@ export const SALESFORCE_MAPPING = z
     opportunities: z.record(z.uuid({ message: 'must be an opportunity id (a UUID)' }), salesforceId).optional(),
     stages: z.object({ won: stageName.optional(), lost: stageName.optional() }).strict().optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((m, ctx) => {
+    // Stored in lower case (storedMapping): two keys differing only in case would silently become one.
+    const seen = new Set<string>();
+    for (const id of Object.keys(m.opportunities ?? {})) {
+      if (seen.has(id.toLowerCase())) ctx.addIssue({ code: 'custom', path: ['opportunities', id], message: 'links an opportunity already linked (ids are matched whatever their case)' });
+      seen.add(id.toLowerCase());
+    }
+  });
 export type SalesforceMapping = z.infer<typeof SALESFORCE_MAPPING>;
 
 /**

@@ -78,9 +78,16 @@ export interface ApiDeps {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** A request in its log lines: which one it was, not its headers (which may carry credentials). */
-function requestSummary(req: IncomingMessage & { id?: unknown; originalUrl?: string }) {
-  return { id: req.id, method: req.method, url: req.originalUrl ?? req.url, remoteAddress: req.socket?.remoteAddress };
+/**
+ * Credentials a URL may carry: the unsubscribe token in /u/<token>, and an OAuth callback's code and
+ * state. Linear (no nested quantifiers), run on every request's URL.
+ */
+const URL_SECRETS = /^(\/u\/)[^/?#]+|([?&](?:code|state)=)[^&#]*/g;
+
+/** A request in its log lines: which one it was, not its headers (which may carry credentials), its URL's credentials masked. */
+export function requestSummary(req: IncomingMessage & { id?: unknown; originalUrl?: string }) {
+  const url = (req.originalUrl ?? req.url ?? '').replace(URL_SECRETS, (_m, path?: string, param?: string) => `${path ?? param}[redacted]`);
+  return { id: req.id, method: req.method, url, remoteAddress: req.socket?.remoteAddress };
 }
 
 /** Bodies are JSON: a body of any other type is 415, whatever the route. */

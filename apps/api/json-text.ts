@@ -37,7 +37,8 @@ export function acceptsGzip(req: Request): boolean {
   if (!header) return false;
   let star: boolean | undefined;
   for (const part of header.split(',')) {
-    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    const [name = '', ...params] = part.toLowerCase().split(';');
+    const coding = name.trim(); // `gzip ;q=0.5` names gzip too (whitespace around `;` is allowed)
     const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
     const accepted = q === undefined || Number(q.slice(2)) > 0;
     if (coding === 'gzip' || coding === 'x-gzip') return accepted;

@@ -92,7 +92,11 @@ export function listMessages(qb: Reader, f: MessageFilter) {
   return filterMessages(selectMessages(qb) as unknown as ReturnType<typeof fromMessages>, f) as unknown as ReturnType<typeof selectMessages>;
 }
 
-const messagesJsonPerShape = compiledPerShape((qb, f: MessageFilter) => filterMessages(selectMessagesJson(qb) as unknown as ReturnType<typeof fromMessages>, f));
+/** listMessagesJson compiled afresh on every call (what each shape's reuse must equal; test/query-shapes.test.ts). */
+export function listMessagesJsonAfresh(qb: Reader, f: MessageFilter) {
+  return filterMessages(selectMessagesJson(qb) as unknown as ReturnType<typeof fromMessages>, f);
+}
+const messagesJsonPerShape = compiledPerShape(listMessagesJsonAfresh);
 
 /**
  * listMessages built as JSON in PostgreSQL (GET /messages answers it as it is; readJsonWithRole),

@@ -68,7 +68,13 @@ export function listSignals(tx: Reader, f: SignalFilter) {
 }
 
 const SIGNAL_JSON_COLUMNS = jsonColumns(SIGNAL_COLUMNS, { timestamps: ['published_at', 'effective_start', 'effective_end', 'created_at', 'updated_at'], numbers: ['current_score'] });
-const signalsJsonPerShape = compiledPerShape((qb, v: SignalListValues) => newestFirst(fromSignals(qb, v).select(SIGNAL_JSON_COLUMNS), 'signals', v));
+const signalsJson = (qb: Reader, v: SignalListValues) => newestFirst(fromSignals(qb, v).select(SIGNAL_JSON_COLUMNS), 'signals', v);
+const signalsJsonPerShape = compiledPerShape(signalsJson);
+
+/** listSignalsJson compiled afresh on every call (what each shape's reuse must equal; test/query-shapes.test.ts). */
+export function listSignalsJsonAfresh(qb: Reader, f: SignalFilter) {
+  return signalsJson(qb, listValues(f));
+}
 
 /**
  * listSignals built as JSON in PostgreSQL (GET /signals answers it as it is; readJsonWithRole,
