@@ -297,6 +297,20 @@ export class WorkflowStarter {
     return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };
   }
 
+  /**
+   * Starts many enrollments' sequences (an accept), at most NOTIFY_BATCH starts in flight: all at once,
+   * 10,000 starts made the production Temporal Server refuse some (bench/accept). A start that fails
+   * goes to onError and is not retried here: the enrollment is stored, reconcile/outreach starts it.
+   */
+  async startSequences(
+    enrollments: ReadonlyArray<Parameters<WorkflowStarter['startSequence']>[0]>,
+    onError: (err: unknown, enrollmentId: string) => void,
+  ): Promise<void> {
+    for (let i = 0; i < enrollments.length; i += NOTIFY_BATCH) {
+      await Promise.all(enrollments.slice(i, i + NOTIFY_BATCH).map((e) => this.startSequence(e).catch((err) => onError(err, e.enrollmentId))));
+    }
+  }
+
   /** Sends an approved message that has no sequence run (`message/<id>/send`): a reply or reminder draft. */
   async startMessageSend(organizationId: string, messageId: string, mailboxId: string | null) {
     await this.client.workflow.start<typeof sendMessageWorkflow>('sendMessageWorkflow', {

@@ -102,12 +102,9 @@ export function campaignRoutes({ db, workflows }: ApiDeps): Router {
   // not answered as an error: the enrollments are stored, and the scheduled reconcile/outreach starts
   // their runs where they stand.
   const startSequences = (req: Request, { campaign: c, result }: { campaign: CampaignRecord; result: AcceptResult }) =>
-    Promise.all(
-      result.enrolled.map((e) =>
-        workflows
-          .startSequence({ organizationId: c.organization_id, enrollmentId: e.enrollmentId, campaignId: c.id, opportunityId: c.opportunity_id, mailboxId: c.mailbox_id })
-          .catch((err) => req.log?.warn({ err, enrollmentId: e.enrollmentId }, 'sequence start failed; reconcile/outreach will start it')),
-      ),
+    workflows.startSequences(
+      result.enrolled.map((e) => ({ organizationId: c.organization_id, enrollmentId: e.enrollmentId, campaignId: c.id, opportunityId: c.opportunity_id, mailboxId: c.mailbox_id })),
+      (err, enrollmentId) => req.log?.warn({ err, enrollmentId }, 'sequence start failed; reconcile/outreach will start it'),
     );
 
   /** A person's campaign: proposed, proposed_by user; its steps are its sequence. */
