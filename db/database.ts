@@ -628,6 +628,7 @@ export interface Signals {
   status: Generated<string>;
   summary: string | null;
   title: string;
+  title_folded: Generated<string | null>;
   updated_at: Generated<Timestamp>;
 }
 

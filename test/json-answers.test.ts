@@ -104,6 +104,20 @@ test.each(signalFilters())('GET /signals %j: the JSON PostgreSQL builds is the J
   expect(rows.every((r) => r.organization_id === a.orgId)).toBe(true);
 });
 
+// The title search matches the lower-cased title (migration 0032) against the lower-cased pattern:
+// exactly the rows `title ILIKE` matched, wildcards in q taken literally, non-ASCII letters folded too.
+test.each(['WARMTEPOMP', 'ünïcödé', 'ÜNÏCÖDÉ STRAAT', '100% KLAAR', '100_', '%', 'back\\slash', 'klaar 100', 'Ü'])('GET /signals?q=%s answers the rows title ILIKE matches', async (q) => {
+  const res = await api.call('GET', `/signals?organizationId=${a.orgId}&limit=50&q=${encodeURIComponent(q)}`, { token: a.owner.token });
+  expect(res.status).toBe(200);
+  const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const expected = await owner.query<{ id: string }>(
+    `SELECT id FROM signals WHERE organization_id = $1 AND title ILIKE $2 ORDER BY created_at DESC, id DESC LIMIT 50`,
+    [a.orgId, pattern],
+  );
+  expect(res.body.map((s: { id: string }) => s.id)).toEqual(expected.rows.map((r) => r.id));
+  if (!['klaar 100', '100_'].includes(q)) expect(expected.rows.length).toBeGreaterThan(0);
+});
+
 const messageFilters = (): Array<Omit<MessageFilter, 'organizationId'>> => [
   { limit: 50 },
   { limit: 50, status: 'pending_approval' },

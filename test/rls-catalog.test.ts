@@ -390,11 +390,11 @@ describe('policy semantics', () => {
       await c.query('SET LOCAL enable_seqscan = off');
       const plan = async (sql: string) => (await c.query(`EXPLAIN ${sql}`, [org])).rows.map((r) => r['QUERY PLAN']).join('\n');
       return {
-        signals: await plan(`SELECT id FROM signals WHERE organization_id = $1 AND title ILIKE '%warmtepomp%' ORDER BY created_at DESC, id DESC LIMIT 50`),
+        signals: await plan(`SELECT id FROM signals WHERE organization_id = $1 AND title_folded LIKE '%warmtepomp%' ORDER BY created_at DESC, id DESC LIMIT 50`),
         companies: await plan(`SELECT id FROM companies WHERE organization_id = $1 AND normalized_name LIKE '%abcdef%' ORDER BY created_at DESC, id DESC LIMIT 50`),
       };
     });
-    expect(plans.signals).toContain('signals_title_trgm_idx');
+    expect(plans.signals).toContain('signals_title_folded_trgm_idx');
     expect(plans.companies).toContain('companies_normalized_name_trgm_idx');
   });
 });

@@ -46,7 +46,7 @@ export interface SignalFilter {
   before?: string;
 }
 
-/** What the list query is built from: the filter, its title search as an ILIKE pattern (q's wildcards escaped). */
+/** What the list query is built from: the filter, its title search as a LIKE pattern (q's wildcards escaped). */
 type SignalListValues = Omit<SignalFilter, 'q'> & { titlePattern?: string };
 
 function listValues({ q, ...f }: SignalFilter): SignalListValues {
@@ -57,7 +57,9 @@ function fromSignals(tx: Reader, v: SignalListValues) {
   let q = tx.selectFrom('signals').where('organization_id', '=', v.organizationId);
   if (v.status) q = q.where('status', '=', v.status);
   if (v.projectId) q = q.where('project_id', '=', v.projectId);
-  if (v.titlePattern) q = q.where('title', 'ilike', v.titlePattern);
+  // Case-insensitive: the lower-cased title (migration 0032) against the lower-cased pattern, which is
+  // what ILIKE does, without lowering every candidate title again.
+  if (v.titlePattern) q = q.where('title_folded', 'like', sql<string>`lower(${v.titlePattern})`);
   return q;
 }
 
