@@ -1,10 +1,13 @@
 /**
  * bench/pipeline: N generated publications (default 2,000) served by a local feed, ingested and
- * processed end to end (every pipeline stage that has an activity) by one worker process; then the
- * same worker runs an empty pipeline of the same shape: one child per signal running as many no-op
- * activities as that signal's real run took (so ignored, scored, qualified and ready signals each
- * count what they cost). The two alternate, three rounds by default, each round with a fresh
- * organization; the medians are printed, with the worker process's resident memory.
+ * processed end to end by one worker process: every signal's processSignalWorkflow and what those
+ * start on their own (a company's enrichment, an opportunity's strategist; the generated feed names
+ * no company, so none start here), until the last of them has finished. The same worker also runs
+ * the empty twin of that run (equal work): its recorded histories replayed as shapes
+ * (bench/shapes.ts), the same workflows with the same activities on the same task queues, the same
+ * timers and the same children, each activity a no-op. Three rounds by default, each with a fresh
+ * organization, which of the two goes first alternating; the medians are printed, with the worker
+ * process's resident memory.
  *
  *   npx tsx bench/pipeline.ts [--n 2000] [--rounds 3]
  *
@@ -16,7 +19,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { sql } from 'kysely';
 import { loadConfig, withRole } from '../apps/shared/config';
 import { WORKER_DB_ROLE } from '../db/roles';
@@ -28,6 +31,8 @@ import { seedOrganizationDefaults } from '../db/queries/organization-defaults';
 import { insertSource } from '../db/queries/sources';
 import { asUser } from '../db/tenancy';
 import type { ProcessSignalResult } from '../workflows/process-signal';
+import { workflowIds } from '../workflows/search-attributes';
+import { intern, type RunShape, shapeOf, sizeOf, twinIds } from './shapes';
 import { startDatabase } from '../scripts/lib/postgres';
 import { loadTemporalDevConfig, resolveTemporalCli, startTemporalDevServer } from '../scripts/lib/temporal-server';
 
@@ -36,12 +41,14 @@ const N = Number(values.n);
 const ROUNDS = Number(values.rounds);
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
-/**
- * Activities one processSignalWorkflow run took: the gate and the activity of each stage it ran, then
- * either the gate that stopped it (a person's ignore) or the completion: one more either way.
- */
-function activitiesOf(r: ProcessSignalResult): number {
-  return r.stages.length * 2 + 1;
+/** The runs a signal's run started on their own (ABANDON): its company's enrichment, its opportunity's strategist. */
+function startedBy(r: ProcessSignalResult): string[] {
+  const ids: string[] = [];
+  for (const { stage, detail } of r.stages) {
+    if (stage === 'enrichment' && detail?.enrich) ids.push(workflowIds.enrichCompany(detail.companyId as string));
+    if (stage === 'strategist' && detail?.startStrategist) ids.push(workflowIds.strategist(detail.opportunityId as string));
+  }
+  return ids;
 }
 
 function feed(n: number, round: number): string {
@@ -61,8 +68,20 @@ function feed(n: number, round: number): string {
 
 async function resultsOf<T>(client: Client, ids: string[], concurrency = 200): Promise<T[]> {
   const out: T[] = [];
-  for (let i = 0; i < ids.length; i += concurrency) out.push(...(await Promise.all(ids.slice(i, i + concurrency).map((id) => client.workflow.getHandle(id).result()))));
+  for (let i = 0; i < ids.length; i += concurrency) out.push(...(await Promise.all(ids.slice(i, i + concurrency).map((id) => resultOf<T>(client, id)))));
   return out;
+}
+
+/** A run's result; a run its parent has not started yet (a twin's later batch) is waited for. */
+async function resultOf<T>(client: Client, id: string): Promise<T> {
+  for (;;) {
+    try {
+      return await client.workflow.getHandle(id).result();
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
 }
 
 /** Resident memory of a process, now and at its peak (Linux /proc), in MiB. */
@@ -122,10 +141,11 @@ async function main() {
   const connection = await Connection.connect({ address: temporalAddress });
   const client = new Client({ connection });
   const userId = '00000000-0000-4000-8000-00000000be9c';
-  const rounds: Array<{ pipeline: number; empty: number; ratio: number; statuses: string; activities: number }> = [];
+  const rounds: Array<{ pipeline: number; empty: number; ratio: number; order: string; statuses: string; size: string }> = [];
 
   try {
-    for (let round = 1; round <= ROUNDS; round++) {
+    /** One pipeline run of N publications for a fresh organization, timed until its last workflow finished. */
+    const pipelineRun = async (round: number) => {
       feeds.set(`/feed-${round}.xml`, feed(N, round));
       const { orgId, sourceId } = await asUser(appDb, userId, async (tx) => {
         const org = await createOrganization(tx, `Bench ${round}`);
@@ -133,37 +153,55 @@ async function main() {
         const source = await insertSource(tx, { organization_id: org!.id, provider_key: 'rss', name: 'bench', config: { url: `${feedBase}/feed-${round}.xml` } });
         return { orgId: org!.id, sourceId: source.id };
       });
-
       log(`round ${round}: pipeline, ${N} publications`);
       const t0 = performance.now();
       const run = await new WorkflowStarter(client, config).startIngest(orgId, sourceId);
       const outcome = await client.workflow.getHandle(run.workflowId, run.runId).result();
-      const results = await resultsOf<ProcessSignalResult>(client, outcome.signalIds.map((id: string) => `signal/${id}`));
-      const pipelineSeconds = (performance.now() - t0) / 1000;
-      const counts = results.map(activitiesOf);
+      const results = await resultsOf<ProcessSignalResult>(client, outcome.signalIds.map((id: string) => workflowIds.processSignal(id)));
+      // Every signal's run has finished, so everything they started has started: wait for the last run of each.
+      await resultsOf(client, [...new Set(results.flatMap(startedBy))]);
+      const seconds = (performance.now() - t0) / 1000;
       const statuses = await asUser(appDb, userId, (tx) =>
         tx.selectFrom('signals').select(['status', sql<number>`count(*)::int`.as('n')]).where('organization_id', '=', orgId).groupBy('status').orderBy('status').execute(),
       );
-
-      log(`round ${round}: empty pipeline, ${counts.length} children, ${counts.reduce((a, b) => a + b, 0)} activities`);
+      const shape = await shapeOf(client, { workflowId: run.workflowId, runId: run.runId }, taskQueue);
+      return { rate: results.length / seconds, statuses: statuses.map((s) => `${s.status} ${s.n}`).join(', '), shape };
+    };
+    /** The empty twin of a recorded run, timed until its last workflow finished. */
+    const twinRun = async (round: number, shape: RunShape, signals: number) => {
+      const size = sizeOf(shape);
+      const twin = `bench-empty/${runId}/${round}`;
+      log(`round ${round}: the empty twin, ${size.workflows} workflows, ${size.activities} activities, ${size.timers} timers`);
       const t1 = performance.now();
-      const empty = await client.workflow.execute('emptyIngestWorkflow', { taskQueue, workflowId: `bench-empty/${runId}/${round}`, args: [counts] });
-      await resultsOf(client, empty as string[]);
-      const emptySeconds = (performance.now() - t1) / 1000;
+      await client.workflow.start('emptyTwinWorkflow', { taskQueue, workflowId: twin, args: [intern(shape)] });
+      await resultsOf(client, twinIds(shape, twin));
+      return signals / ((performance.now() - t1) / 1000);
+    };
 
-      const pipeline = results.length / pipelineSeconds;
-      const emptyRate = counts.length / emptySeconds;
-      rounds.push({ pipeline, empty: emptyRate, ratio: pipeline / emptyRate, statuses: statuses.map((s) => `${s.status} ${s.n}`).join(', '), activities: counts.reduce((a, b) => a + b, 0) });
-      log(`round ${round}: pipeline ${pipeline.toFixed(1)}/s, empty ${emptyRate.toFixed(1)}/s, ratio ${(pipeline / emptyRate).toFixed(2)}`);
+    // The server and the worker slow down as histories pile up, so whichever runs second in a round is
+    // at a disadvantage: the order alternates, and a round that starts with the twin replays the
+    // previous round's recorded run (every round's feed has the same shape).
+    let last: Awaited<ReturnType<typeof pipelineRun>> | undefined;
+    for (let round = 1; round <= ROUNDS; round++) {
+      const twinFirst = round % 2 === 0 && last !== undefined;
+      const empty = twinFirst ? await twinRun(round, last!.shape, N) : 0;
+      last = await pipelineRun(round);
+      const emptyRate = twinFirst ? empty : await twinRun(round, last.shape, N);
+      const size = sizeOf(last.shape);
+      rounds.push({ pipeline: last.rate, empty: emptyRate, ratio: last.rate / emptyRate, order: twinFirst ? 'twin first' : 'pipeline first', statuses: last.statuses, size: `${size.workflows} workflows, ${size.activities} activities, ${size.timers} timers` });
+      log(`round ${round}: pipeline ${last.rate.toFixed(1)}/s, empty ${emptyRate.toFixed(1)}/s, ratio ${(last.rate / emptyRate).toFixed(2)}`);
     }
     const memory = memoryOf(worker.pid!);
-    console.log(`publications            ${N} per round, ${ROUNDS} rounds (pipeline and empty pipeline alternating)`);
-    console.log(`signals                 ${rounds[0]!.statuses}; ${rounds[0]!.activities} activities in all`);
-    for (const [i, r] of rounds.entries()) console.log(`round ${i + 1}                 pipeline ${r.pipeline.toFixed(1)} signals/s, empty ${r.empty.toFixed(1)} signals/s, ratio ${r.ratio.toFixed(2)}`);
+    console.log(`publications            ${N} per round, ${ROUNDS} rounds (pipeline and its empty twin, which goes first alternating)`);
+    console.log(`signals                 ${rounds[0]!.statuses}; the run and its twin: ${rounds[0]!.size}`);
+    for (const [i, r] of rounds.entries()) console.log(`round ${i + 1}                 pipeline ${r.pipeline.toFixed(1)} signals/s, empty twin ${r.empty.toFixed(1)} signals/s, ratio ${r.ratio.toFixed(2)} (${r.order})`);
     console.log(`pipeline (median)       ${median(rounds.map((r) => r.pipeline)).toFixed(1)} signals/s`);
-    console.log(`empty ceiling (median)  ${median(rounds.map((r) => r.empty)).toFixed(1)} signals/s (same activities per signal, no-ops)`);
+    console.log(`empty ceiling (median)  ${median(rounds.map((r) => r.empty)).toFixed(1)} signals/s (the same workflows, activities, timers and children; no-op activities)`);
     console.log(`ratio (median)          ${median(rounds.map((r) => r.ratio)).toFixed(2)} (target >= 0.9, issue 18; it was 0.6 before)`);
     console.log(`worker process RSS      ${memory.rss.toFixed(0)} MiB now, ${memory.peak.toFixed(0)} MiB peak; ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  } catch (err) {
+    console.error(err); // before the connection closes under a call still retrying
+    throw err;
   } finally {
     worker.kill('SIGTERM');
     await new Promise((r) => worker.once('exit', r));

@@ -1,25 +1,34 @@
-// The benchmark's worker bundle: the real workflows plus an empty pipeline of the same shape (one
-// ingest activity, then one child per signal running as many activities as that signal's real run).
-import { ParentClosePolicy, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
+// The benchmark's worker bundle: the real workflows plus their empty twin (bench/pipeline.ts): a
+// workflow that replays the shape of a recorded run (bench/shapes.ts) with no-op activities.
+import { ParentClosePolicy, proxyActivities, sleep, startChild, workflowInfo } from '@temporalio/workflow';
+import { expand, type InternedShape, type RunShape } from './shapes';
+import { providerTaskQueue } from '../workflows/task-queues';
 
 export * from '../workflows';
 
-const { benchNoop } = proxyActivities<{ benchNoop(): Promise<void> }>({ startToCloseTimeout: '1 minute' });
+type Noop = { benchNoop(): Promise<void> };
 
-export async function emptySignalWorkflow(activities: number): Promise<void> {
-  for (let i = 0; i < activities; i++) await benchNoop();
-}
-
-/** activitiesPerSignal[i]: the number of activities the real run of signal i took. */
-export async function emptyIngestWorkflow(activitiesPerSignal: number[]): Promise<string[]> {
-  await benchNoop();
-  const ids = activitiesPerSignal.map((_, i) => `${workflowInfo().workflowId}/${i}`);
-  for (let i = 0; i < ids.length; i += 100) {
-    await Promise.all(
-      ids.slice(i, i + 100).map((workflowId, j) =>
-        startChild(emptySignalWorkflow, { workflowId, args: [activitiesPerSignal[i + j]!], parentClosePolicy: ParentClosePolicy.ABANDON }),
+/**
+ * A recorded run's shape with empty bodies: each step as the real run took it (its activities at once,
+ * each on the task queue the real one ran on, its timers, and its children started ABANDON as the
+ * real ones were, each running its own recorded shape). A child's id is this run's id and its index
+ * (twinIds in bench/shapes.ts).
+ */
+export async function emptyTwinWorkflow(input: RunShape | InternedShape): Promise<void> {
+  // The root takes the shape interned (bench/shapes.ts) and hands each child its own part.
+  const shape = 'table' in input ? expand(input) : input;
+  const main = proxyActivities<Noop>({ startToCloseTimeout: '1 minute' });
+  const providers = proxyActivities<Noop>({ startToCloseTimeout: '1 minute', taskQueue: providerTaskQueue(workflowInfo().taskQueue) });
+  const { workflowId } = workflowInfo();
+  let child = 0;
+  for (const step of shape.steps) {
+    await Promise.all([
+      ...Array.from({ length: step.main }, () => main.benchNoop()),
+      ...Array.from({ length: step.providers }, () => providers.benchNoop()),
+      ...step.timersMs.map((ms) => sleep(ms)),
+      ...step.children.map((c) =>
+        startChild(emptyTwinWorkflow, { workflowId: `${workflowId}/${child++}`, args: [shape.children[c]!], parentClosePolicy: ParentClosePolicy.ABANDON }),
       ),
-    );
+    ]);
   }
-  return ids;
 }

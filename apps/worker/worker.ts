@@ -50,6 +50,7 @@ export async function createWorker(opts: {
   logger: Logger;
   /** The workflow bundle (the benchmark adds its own workflows); default the service's workflows. */
   workflowsPath?: string;
+  /** Activities beside the service's, on both task queues (the benchmark's no-op, run where the real one ran). */
   extraActivities?: Record<string, (...args: never[]) => Promise<unknown>>;
   /** Activity interceptors for every Worker of the process (the metrics' outcome recorder). */
   activityInterceptors?: ActivityInterceptorsFactory[];
@@ -71,7 +72,7 @@ export async function createWorker(opts: {
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: providerTaskQueue(config.TEMPORAL_TASK_QUEUE),
-    activities: Object.fromEntries(PROVIDER_ACTIVITIES.map((name) => [name, activities[name]])),
+    activities: { ...Object.fromEntries(PROVIDER_ACTIVITIES.map((name) => [name, activities[name]])), ...opts.extraActivities },
     maxTaskQueueActivitiesPerSecond: config.PROVIDER_ACTIVITIES_PER_SECOND,
     maxConcurrentActivityTaskExecutions: config.PROVIDER_MAX_CONCURRENT_ACTIVITIES,
     interceptors: { activity: opts.activityInterceptors ?? [] },
