@@ -1,5 +1,6 @@
 // The benchmark's worker bundle: the real workflows plus their empty twin (bench/pipeline.ts): a
-// workflow that replays the shape of a recorded run (bench/shapes.ts) with no-op activities.
+// workflow that replays the shape of a recorded run (bench/shapes.ts) with no-op activities; and
+// bench/accept's ceiling, a run of no-op activities.
 import { ParentClosePolicy, proxyActivities, sleep, startChild, workflowInfo } from '@temporalio/workflow';
 import { expand, type InternedShape, type RunShape } from './shapes';
 import { providerTaskQueue } from '../workflows/task-queues';
@@ -31,4 +32,10 @@ export async function emptyTwinWorkflow(input: RunShape | InternedShape): Promis
       ),
     ]);
   }
+}
+
+/** bench/accept's ceiling: a run of `activities` no-op activities one after another. */
+export async function emptySignalWorkflow(activities: number): Promise<void> {
+  const { benchNoop } = proxyActivities<Noop>({ startToCloseTimeout: '1 minute' });
+  for (let i = 0; i < activities; i++) await benchNoop();
 }
