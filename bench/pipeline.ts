@@ -1,15 +1,15 @@
 /**
  * bench/pipeline: N generated publications (default 2,000) served by a local feed, ingested and
  * processed end to end by one worker process: every signal's processSignalWorkflow and what those
- * start on their own (a company's enrichment, an opportunity's strategist; the generated feed names
- * no company, so none start here), until the last of them has finished. The same worker also runs
- * the empty twin of that run (equal work): its recorded histories replayed as shapes
- * (bench/shapes.ts), the same workflows with the same activities on the same task queues, the same
- * timers and the same children, each activity a no-op. Three rounds by default, each with a fresh
- * organization, which of the two goes first alternating; the medians are printed, with the worker
- * process's resident memory.
+ * start on their own (a company's enrichment, an opportunity's strategist: with --companies K the
+ * publications name K applicant companies, else none and no such run starts), until the last of
+ * them has finished. The same worker also runs the empty twin of that run (equal work): its recorded
+ * histories replayed as shapes (bench/shapes.ts), the same workflows with the same activities on the
+ * same task queues, the same timers and the same children, each activity a no-op. Three rounds by
+ * default, each with a fresh organization, which of the two goes first alternating; the medians are
+ * printed, with the worker process's resident memory.
  *
- *   npx tsx bench/pipeline.ts [--n 2000] [--rounds 3]
+ *   npx tsx bench/pipeline.ts [--n 2000] [--rounds 3] [--companies 0]
  *
  * Uses DATABASE_URL (else the embedded PostgreSQL) and TEMPORAL_ADDRESS (else a dev server it starts).
  */
@@ -36,9 +36,11 @@ import { intern, type RunShape, shapeOf, sizeOf, twinIds } from './shapes';
 import { startDatabase } from '../scripts/lib/postgres';
 import { loadTemporalDevConfig, resolveTemporalCli, startTemporalDevServer } from '../scripts/lib/temporal-server';
 
-const { values } = parseArgs({ options: { n: { type: 'string', default: '2000' }, rounds: { type: 'string', default: '3' } } });
+const { values } = parseArgs({ options: { n: { type: 'string', default: '2000' }, rounds: { type: 'string', default: '3' }, companies: { type: 'string', default: '0' } } });
 const N = Number(values.n);
 const ROUNDS = Number(values.rounds);
+/** How many companies the publications name as applicant (0: none, so no enrichment or strategist starts). */
+const COMPANIES = Number(values.companies);
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
 /** The runs a signal's run started on their own (ABANDON): its company's enrichment, its opportunity's strategist. */
@@ -60,7 +62,8 @@ function feed(n: number, round: number): string {
   ];
   const now = new Date().toUTCString();
   const items = Array.from({ length: n }, (_, i) => {
-    const [title, description] = kinds[i % kinds.length]!(i);
+    const [title, text] = kinds[i % kinds.length]!(i);
+    const description = COMPANIES > 0 ? `${text} Aanvrager: Bouwbedrijf Bench${round}x${i % COMPANIES} B.V.` : text;
     return `<item><title>${title}</title><guid isPermaLink="false">bench-${round}-${i}</guid><link>https://example.org/${round}/${i}</link><pubDate>${now}</pubDate><description>${description}</description></item>`;
   });
   return `<?xml version="1.0"?><rss version="2.0"><channel><title>bench</title><link>https://example.org</link><description>bench</description>${items.join('')}</channel></rss>`;
