@@ -104,7 +104,12 @@ function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
   });
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+/** The middle value; for an even count the mean of the two middle ones (with alternating order, one of each). */
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
 
 async function main() {
   const runId = Date.now().toString(36);
