@@ -98,21 +98,41 @@ export async function readJsonAsUser(db: DB, userId: string, gate: Gate, build: 
  * Each list query is a prepared statement on the pooled connection that runs it (PREPARE the first
  * time, in the same query string; then EXECUTE): PostgreSQL plans it once per connection instead of
  * once per request (planning the inbox's seven-table join under row-level security cost more than
- * running it). Named by a hash of its SQL; at most MAX_PREPARED per connection, past that inlined as before.
+ * running it). Named by a hash of its SQL; at most MAX_PREPARED per connection, past that inlined as
+ * before. Every EXECUTE runs the statement's generic plan.
+ *
+ * A search (a LIKE pattern) is different: its best plan depends on the word. A rare word is found
+ * through the trigram index; a common one by reading the newest rows until the page is full (the
+ * trigram index would fetch and sort every match: 35 ms for a word in one title of eight, against
+ * 0.7). So a search's pattern and its LIMIT are written into the statement as literals and the
+ * statement is named by the result: each connection plans a word once, for that word, and answers
+ * every later search for it (any organization, any page) from that plan. Before this, every search
+ * was planned afresh (a custom plan, about a quarter of the search's PostgreSQL time). These
+ * per-word statements are kept per connection, the least recently used DEALLOCATEd past
+ * MAX_PREPARED_SEARCHES, so they never crowd out the list shapes.
  */
-const prepared = new WeakMap<PoolClient, Set<string>>();
+interface HeldStatements {
+  shapes: Set<string>;
+  /** Per-word statements, least recently used first (a Map keeps insertion order). */
+  searches: Map<string, true>;
+}
+const prepared = new WeakMap<PoolClient, HeldStatements>();
 const MAX_PREPARED = 200;
+export const MAX_PREPARED_SEARCHES = 32;
+const SEARCH_PREFIX = 'search_';
 
 /**
  * What readCompiledAsUser learns once per SQL text (a list query's SQL is the same for every request
  * of its shape, db/query-shapes.ts): the prepared statement's name, whether its parameters may be
- * inlined, and whether it runs with its generic plan. Bounded: forgotten all at once when full.
+ * inlined, and which parameters shape its plan (a LIKE's pattern and the LIMIT of a search). Bounded:
+ * forgotten all at once when full.
  */
 interface StatementFacts {
   name: string;
   inlinable: boolean;
   highestPlaceholder: number;
-  generic: boolean;
+  /** The placeholders written into a per-word statement (empty: one statement for every value). */
+  planValues: ReadonlySet<number>;
 }
 const statementFacts = new Map<string, StatementFacts>();
 const MAX_STATEMENT_FACTS = 1000;
@@ -121,18 +141,35 @@ function factsOf(text: string): StatementFacts {
   let facts = statementFacts.get(text);
   if (!facts) {
     if (statementFacts.size >= MAX_STATEMENT_FACTS) statementFacts.clear();
+    const patterns = [...text.matchAll(/\blike\s+(?:lower\(\s*)?\$(\d+)/gi)].map((m) => Number(m[1]));
+    const limits = patterns.length ? [...text.matchAll(/\blimit\s+\$(\d+)/gi)].map((m) => Number(m[1])) : [];
     facts = {
       name: `list_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`,
       inlinable: sqlInlinable(text),
       highestPlaceholder: highestPlaceholder(text),
-      // PostgreSQL's default kept planning the inbox afresh on every EXECUTE (a custom plan looked cheaper):
-      // its generic plan serves every organization alike. A title search keeps custom plans: its pattern
-      // decides between the trigram index (a rare word) and the newest-first scan (a common one).
-      generic: !/\blike\b|\bilike\b/i.test(text),
+      planValues: new Set([...patterns, ...limits]),
     };
     statementFacts.set(text, facts);
   }
   return facts;
+}
+
+/** The statement to PREPARE, its name and its EXECUTE arguments: a per-word statement when the facts say so. */
+function statementOf(sqlText: string, facts: StatementFacts, literals: string[]): { name: string; text: string; args: string[] } {
+  if (facts.planValues.size === 0) return { name: facts.name, text: sqlText, args: literals };
+  const args: string[] = [];
+  const renumbered = new Map<number, string>();
+  const text = sqlText.replace(/\$(\d+)/g, (_m, n: string) => {
+    const k = Number(n);
+    if (facts.planValues.has(k)) return literals[k - 1]!;
+    let placeholder = renumbered.get(k);
+    if (!placeholder) {
+      args.push(literals[k - 1]!);
+      renumbered.set(k, (placeholder = `$${args.length}`));
+    }
+    return placeholder;
+  });
+  return { name: `${SEARCH_PREFIX}${createHash('sha1').update(text).digest('hex').slice(0, 24)}`, text, args };
 }
 
 async function readCompiledAsUser<O>(db: DB, userId: string, gate: Gate, query: CompiledQuery<O>): Promise<O[]> {
@@ -142,28 +179,36 @@ async function readCompiledAsUser<O>(db: DB, userId: string, gate: Gate, query: 
   const literals = facts?.inlinable ? parameterLiterals(query, facts.highestPlaceholder) : undefined;
   if (!pool || !facts || literals === undefined) return asUser(db, userId, async (tx) => (await tx.executeQuery(query)).rows, gate);
   const client = await pool.connect();
-  let names = prepared.get(client);
-  if (!names) prepared.set(client, (names = new Set()));
-  const { name } = facts;
-  const args = literals.length ? `(${literals.join(', ')})` : '';
-  const known = names.has(name);
-  const prepare = !known && names.size < MAX_PREPARED ? `PREPARE ${name} AS ${query.sql}; ` : '';
-  const statement = known || prepare ? `EXECUTE ${name}${args}` : substitute(query.sql, literals);
-  // A title search is planned for its pattern every time: left to PostgreSQL's default, a connection's
-  // prepared search could switch to its generic plan after five runs, and the generic plan may be the
-  // newest-first scan filtering every title (about 37 ms a request at 100,000 signals, seen in bench/api).
-  const planMode = !statement.startsWith('EXECUTE') ? '' : `; SET LOCAL plan_cache_mode = ${facts.generic ? 'force_generic_plan' : 'force_custom_plan'}`;
+  let held = prepared.get(client);
+  if (!held) prepared.set(client, (held = { shapes: new Set(), searches: new Map() }));
+  const { name, text, args } = statementOf(query.sql, facts, literals);
+  const perWord = name.startsWith(SEARCH_PREFIX);
+  const known = perWord ? held.searches.has(name) : held.shapes.has(name);
+  // A per-word statement always finds room (the least recently used word goes); a shape only while there is room.
+  const evict = perWord && !known && held.searches.size >= MAX_PREPARED_SEARCHES ? held.searches.keys().next().value : undefined;
+  const prepare = !known && (perWord || held.shapes.size < MAX_PREPARED) ? `${evict ? `DEALLOCATE ${evict}; ` : ''}PREPARE ${name} AS ${text}; ` : '';
+  const statement = known || prepare ? `EXECUTE ${name}${args.length ? `(${args.join(', ')})` : ''}` : substitute(query.sql, literals);
+  // The generic plan: the same for every organization and page (left to PostgreSQL's default, a
+  // connection kept planning the inbox afresh, a custom plan looking cheaper).
+  const planMode = statement.startsWith('EXECUTE') ? '; SET LOCAL plan_cache_mode = force_generic_plan' : '';
   let broken: Error | undefined;
   try {
     const results = (await client.query(`${prepare}${opening}${planMode}; ${statement}; COMMIT`)) as unknown as QueryResult[];
-    if (prepare) names.add(name);
+    if (evict) held.searches.delete(evict);
+    if (perWord) {
+      held.searches.delete(name); // re-inserted: now the most recently used
+      held.searches.set(name, true);
+    } else if (prepare) held.shapes.add(name);
     return results[results.length - 2]!.rows as O[];
   } catch (err) {
     await client.query('ROLLBACK').catch((e: Error) => (broken = e));
-    // The PREPARE outlives a failure after it (a gate's 404): learn what this connection holds.
+    // The PREPARE (and DEALLOCATE) outlive a failure after them (a gate's 404): learn what this connection holds.
     if (prepare && !broken) {
-      const held = await client.query<{ name: string }>('SELECT name FROM pg_prepared_statements').catch((e: Error) => ((broken = e), undefined));
-      if (held) prepared.set(client, new Set(held.rows.map((r) => r.name)));
+      const rows = await client.query<{ name: string }>('SELECT name FROM pg_prepared_statements').catch((e: Error) => ((broken = e), undefined));
+      if (rows) {
+        const names = rows.rows.map((r) => r.name);
+        prepared.set(client, { shapes: new Set(names.filter((n) => !n.startsWith(SEARCH_PREFIX))), searches: new Map(names.filter((n) => n.startsWith(SEARCH_PREFIX)).map((n) => [n, true])) });
+      }
     }
     return gateError(err);
   } finally {

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { Pool } from 'pg';
 import { listSignals } from '../db/queries/signals';
 import { createDb, DB, poolOf } from '../db/pool';
-import { asUser, inlineParameters, NotAMemberError, readAsUser, RoleTooLowError } from '../db/tenancy';
+import { asUser, inlineParameters, MAX_PREPARED_SEARCHES, NotAMemberError, readAsUser, RoleTooLowError } from '../db/tenancy';
 import { testEnv } from './helpers/tokens';
 
 /**
@@ -132,5 +132,43 @@ test('a list is a prepared statement per connection: prepared once, executed aft
     expect({ q, result }).toEqual({ q, result: bound });
     expect(trips).toBe(1);
     expect(await readAsUser(db, user, gate, (qb) => listSignals(qb, g))).toEqual([]); // the shape PREPAREd before the refusal
+  }
+});
+
+/** The per-word search statements held by each of the pool's two connections. */
+async function searchesHeld(): Promise<Array<Array<{ name: string; statement: string }>>> {
+  const pool = poolOf(db)!;
+  const clients = await Promise.all([pool.connect(), pool.connect()]);
+  try {
+    const held = await Promise.all(clients.map((c) => c.query<{ name: string; statement: string }>(`SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'search\\_%'`)));
+    return held.map((h) => h.rows);
+  } finally {
+    clients.forEach((c) => c.release());
+  }
+}
+
+test('a search is planned once per word and connection: its pattern and limit written in, every page and caller after served by it; the least recently used word goes', async () => {
+  const word = 'gewoon';
+  const h = { organizationId: org, limit: 50, q: word };
+  expect(await readAsUser(db, user, gate, (qb) => listSignals(qb, h))).toEqual(await asUser(db, user, (tx) => listSignals(tx, h).execute(), gate));
+  const statements = (await searchesHeld()).flat().filter((s) => s.statement.includes(`'%${word}%'`));
+  expect(statements).toHaveLength(1);
+  expect(statements[0]!.statement).toMatch(/limit '50'/i); // the limit written in too: the plan knows how many rows it needs
+  expect(statements[0]!.statement).toMatch(/"organization_id" = \$1/); // the organization stays a parameter
+  // Another page of the same word (a before cursor) and another caller: no new statement for the word on
+  // this connection beyond one per shape of the filter.
+  const first = (await readAsUser(db, user, gate, (qb) => listSignals(qb, { ...h, limit: 1 })))[0]!;
+  expect(await readAsUser(db, user, gate, (qb) => listSignals(qb, { ...h, before: first.id }))).toEqual([]);
+  // Past the cap the least recently used words are deallocated, and every search still answers right.
+  const words = Array.from({ length: 2 * MAX_PREPARED_SEARCHES + 4 }, (_, i) => `w${i}`); // enough for either connection to overflow
+  for (const q of words) expect(await readAsUser(db, user, gate, (qb) => listSignals(qb, { organizationId: org, limit: 50, q }))).toEqual([]);
+  const held = await searchesHeld();
+  for (const connection of held) expect(connection.length).toBeLessThanOrEqual(MAX_PREPARED_SEARCHES);
+  const names = held.flat().map((s) => s.statement);
+  expect(names.some((s) => s.includes(`'%${words.at(-1)}%'`))).toBe(true); // the newest kept
+  expect(names.some((s) => s.includes(`'%${words[0]}%'`))).toBe(false); // the oldest gone
+  for (const title of titles) {
+    const f = { organizationId: org, limit: 50, q: title.slice(1, 6) };
+    expect(await readAsUser(db, user, gate, (qb) => listSignals(qb, f))).toEqual(await asUser(db, user, (tx) => listSignals(tx, f).execute(), gate));
   }
 });
