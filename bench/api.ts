@@ -12,7 +12,7 @@
  * ceiling: the bare handler answering the same JSON (the first page of GET /signals; the inbox's
  * page), and for the inbox with Accept-Encoding: gzip, the bare handler compressing it as the API
  * does. --only runs the scenarios whose name contains it, with their ceilings. --profile writes a V8 CPU
- * profile of the API child (node --cpu-prof) to bench/profiles/. The database is dropped afterwards.
+ * profile of the API child (node --cpu-prof) to bench/profiles/. The database is dropped afterwards (--keep-db keeps it and prints its URL).
  */
 import { ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -294,6 +294,8 @@ async function main(): Promise<void> {
       // Only the scenarios whose name contains this (the ceilings they compare with always run).
       only: { type: 'string', default: '' },
       profile: { type: 'boolean', default: false },
+      // Keep the seeded database afterwards (its URL is printed), to look at its plans with EXPLAIN.
+      'keep-db': { type: 'boolean', default: false },
       // Extra node flags for the API process, e.g. --api-node-args=--max-semi-space-size=32
       'api-node-args': { type: 'string', default: '' },
     },
@@ -417,7 +419,8 @@ async function main(): Promise<void> {
   } finally {
     for (const c of children) await stopChild(c);
     if (jwks) await new Promise((r) => jwks!.close(r));
-    await dropDatabase(ownerUrl);
+    if (values['keep-db']) log(`kept the database: ${ownerUrl}`);
+    else await dropDatabase(ownerUrl);
     await db.stop();
   }
 }
