@@ -7,7 +7,10 @@
  * histories replayed as shapes (bench/shapes.ts), the same workflows with the same activities on the
  * same task queues, the same timers and the same children, each activity a no-op. Three rounds by
  * default, each with a fresh organization, which of the two goes first alternating; the medians are
- * printed, with the worker process's resident memory.
+ * printed, with the worker process's resident memory. Without TEMPORAL_ADDRESS each half of a round
+ * (the run, its twin) gets a dev server and a worker of its own, started fresh: the dev server slows
+ * as histories pile up in its memory (a twin alone went from 11.5 to 5.3 signals/s over four rounds on
+ * one server), which had decided the ratio more than the pipeline did.
  *
  *   npx tsx bench/pipeline.ts [--n 2000] [--rounds 3] [--companies 0]
  *
@@ -120,11 +123,9 @@ async function main() {
   await migrate(owner.toString(), { appPassword: db.appPassword });
   const appUrl = withRole(owner.toString(), WORKER_DB_ROLE, db.appPassword); // the worker's role (the bench also sets up as a user)
 
-  let temporalAddress = process.env.TEMPORAL_ADDRESS;
-  const temporal = temporalAddress
-    ? undefined
-    : await startTemporalDevServer({ cli: resolveTemporalCli(log), config: loadTemporalDevConfig(), grpcPort: 7299, headless: true, log });
-  temporalAddress ??= temporal!.address;
+  // A server given (TEMPORAL_ADDRESS) serves every half; else each half starts a dev server of its own.
+  const sharedAddress = process.env.TEMPORAL_ADDRESS;
+  const cli = sharedAddress ? undefined : resolveTemporalCli(log);
 
   const feeds = new Map<string, string>();
   const server = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'application/xml' }).end(feeds.get(req.url ?? '') ?? ''));
@@ -135,7 +136,7 @@ async function main() {
   const workerEnv = {
     ...process.env,
     WORKER_DATABASE_URL: appUrl,
-    TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_ADDRESS: sharedAddress ?? '127.0.0.1:7299',
     TEMPORAL_TASK_QUEUE: taskQueue,
     SOURCE_FETCH_MAX_BYTES: String(50 * 1024 * 1024),
     // The rules classifier calls no provider: the providers queue's rate limit is raised so that it
@@ -144,16 +145,37 @@ async function main() {
     LOG_LEVEL: 'warn',
   };
   const config = loadConfig({ ...workerEnv, APP_DATABASE_URL: undefined });
-  const worker = await startWorker(workerEnv);
   const appDb: DB = createDb(appUrl, 5);
-  const connection = await Connection.connect({ address: temporalAddress });
-  const client = new Client({ connection });
+  let memory = { rss: 0, peak: 0 };
+  /** fn with a server (a fresh dev server unless one is given) and a worker of its own, both stopped after. */
+  const onServer = async <T>(fn: (client: Client) => Promise<T>): Promise<T> => {
+    const temporal = cli ? await startTemporalDevServer({ cli, config: loadTemporalDevConfig(), grpcPort: 7299, headless: true, log }) : undefined;
+    let worker: ChildProcess | undefined;
+    let connection: Connection | undefined;
+    try {
+      worker = await startWorker(workerEnv);
+      connection = await Connection.connect({ address: workerEnv.TEMPORAL_ADDRESS });
+      return await fn(new Client({ connection }));
+    } catch (err) {
+      console.error(err); // before the connection closes under a call still retrying
+      throw err;
+    } finally {
+      if (worker) {
+        const m = memoryOf(worker.pid!);
+        memory = { rss: m.rss, peak: Math.max(memory.peak, m.peak) };
+        worker.kill('SIGTERM');
+        await new Promise((r) => worker!.once('exit', r));
+      }
+      await connection?.close();
+      await temporal?.stop();
+    }
+  };
   const userId = '00000000-0000-4000-8000-00000000be9c';
   const rounds: Array<{ pipeline: number; empty: number; ratio: number; order: string; statuses: string; size: string }> = [];
 
   try {
     /** One pipeline run of N publications for a fresh organization, timed until its last workflow finished. */
-    const pipelineRun = async (round: number) => {
+    const pipelineRun = (round: number) => onServer(async (client) => {
       feeds.set(`/feed-${round}.xml`, feed(N, round));
       const { orgId, sourceId } = await asUser(appDb, userId, async (tx) => {
         const org = await createOrganization(tx, `Bench ${round}`);
@@ -174,9 +196,9 @@ async function main() {
       );
       const shape = await shapeOf(client, { workflowId: run.workflowId, runId: run.runId }, taskQueue);
       return { rate: results.length / seconds, statuses: statuses.map((s) => `${s.status} ${s.n}`).join(', '), shape };
-    };
+    });
     /** The empty twin of a recorded run, timed until its last workflow finished. */
-    const twinRun = async (round: number, shape: RunShape, signals: number) => {
+    const twinRun = (round: number, shape: RunShape, signals: number) => onServer(async (client) => {
       const size = sizeOf(shape);
       const twin = `bench-empty/${runId}/${round}`;
       log(`round ${round}: the empty twin, ${size.workflows} workflows, ${size.activities} activities, ${size.timers} timers`);
@@ -184,11 +206,12 @@ async function main() {
       await client.workflow.start('emptyTwinWorkflow', { taskQueue, workflowId: twin, args: [intern(shape)] });
       await resultsOf(client, twinIds(shape, twin));
       return signals / ((performance.now() - t1) / 1000);
-    };
+    });
 
-    // The server and the worker slow down as histories pile up, so whichever runs second in a round is
-    // at a disadvantage: the order alternates, and a round that starts with the twin replays the
-    // previous round's recorded run (every round's feed has the same shape).
+    // On a shared server the server and the worker slow down as histories pile up, so whichever runs
+    // second in a round is at a disadvantage: the order alternates (on fresh servers too: PostgreSQL
+    // keeps every round's signals), and a round that starts with the twin replays the previous round's
+    // recorded run (every round's feed has the same shape).
     let last: Awaited<ReturnType<typeof pipelineRun>> | undefined;
     for (let round = 1; round <= ROUNDS; round++) {
       const twinFirst = round % 2 === 0 && last !== undefined;
@@ -199,24 +222,16 @@ async function main() {
       rounds.push({ pipeline: last.rate, empty: emptyRate, ratio: last.rate / emptyRate, order: twinFirst ? 'twin first' : 'pipeline first', statuses: last.statuses, size: `${size.workflows} workflows, ${size.activities} activities, ${size.timers} timers` });
       log(`round ${round}: pipeline ${last.rate.toFixed(1)}/s, empty ${emptyRate.toFixed(1)}/s, ratio ${(last.rate / emptyRate).toFixed(2)}`);
     }
-    const memory = memoryOf(worker.pid!);
-    console.log(`publications            ${N} per round, ${ROUNDS} rounds (pipeline and its empty twin, which goes first alternating)`);
+    console.log(`publications            ${N} per round, ${ROUNDS} rounds (pipeline and its empty twin, which goes first alternating; ${cli ? 'each on a fresh dev server and worker' : `both on ${sharedAddress}`})`);
     console.log(`signals                 ${rounds[0]!.statuses}; the run and its twin: ${rounds[0]!.size}`);
     for (const [i, r] of rounds.entries()) console.log(`round ${i + 1}                 pipeline ${r.pipeline.toFixed(1)} signals/s, empty twin ${r.empty.toFixed(1)} signals/s, ratio ${r.ratio.toFixed(2)} (${r.order})`);
     console.log(`pipeline (median)       ${median(rounds.map((r) => r.pipeline)).toFixed(1)} signals/s`);
     console.log(`empty ceiling (median)  ${median(rounds.map((r) => r.empty)).toFixed(1)} signals/s (the same workflows, activities, timers and children; no-op activities)`);
     console.log(`ratio (median)          ${median(rounds.map((r) => r.ratio)).toFixed(2)} (target >= 0.9, issue 18; it was 0.6 before)`);
-    console.log(`worker process RSS      ${memory.rss.toFixed(0)} MiB now, ${memory.peak.toFixed(0)} MiB peak; ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-  } catch (err) {
-    console.error(err); // before the connection closes under a call still retrying
-    throw err;
+    console.log(`worker process RSS      ${memory.rss.toFixed(0)} MiB at the end of the last half, ${memory.peak.toFixed(0)} MiB peak; ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   } finally {
-    worker.kill('SIGTERM');
-    await new Promise((r) => worker.once('exit', r));
-    await connection.close();
     await appDb.destroy();
     server.close();
-    await temporal?.stop();
     await dropDatabase(owner.toString()).catch(() => undefined);
     await db.stop();
   }
