@@ -35,7 +35,7 @@ import { insertSource } from '../db/queries/sources';
 import { asUser } from '../db/tenancy';
 import type { ProcessSignalResult } from '../workflows/process-signal';
 import { workflowIds } from '../workflows/search-attributes';
-import { intern, type RunShape, shapeOf, sizeOf, twinIds } from './shapes';
+import { intern, type RunShape, shapeOf, sizeOf, twinAttributes, twinIds } from './shapes';
 import { startDatabase } from '../scripts/lib/postgres';
 import { loadTemporalDevConfig, resolveTemporalCli, startTemporalDevServer } from '../scripts/lib/temporal-server';
 
@@ -201,9 +201,9 @@ async function main() {
     const twinRun = (round: number, shape: RunShape, signals: number) => onServer(async (client) => {
       const size = sizeOf(shape);
       const twin = `bench-empty/${runId}/${round}`;
-      log(`round ${round}: the empty twin, ${size.workflows} workflows, ${size.activities} activities, ${size.timers} timers`);
+      log(`round ${round}: the empty twin, ${size.workflows} workflows, ${size.activities} activities, ${size.timers} timers, ${size.patches} patch markers`);
       const t1 = performance.now();
-      await client.workflow.start('emptyTwinWorkflow', { taskQueue, workflowId: twin, args: [intern(shape)] });
+      await client.workflow.start('emptyTwinWorkflow', { taskQueue, workflowId: twin, args: [intern(shape)], typedSearchAttributes: twinAttributes(shape.attributes, twin) });
       await resultsOf(client, twinIds(shape, twin));
       return signals / ((performance.now() - t1) / 1000);
     });
@@ -219,7 +219,7 @@ async function main() {
       last = await pipelineRun(round);
       const emptyRate = twinFirst ? empty : await twinRun(round, last.shape, N);
       const size = sizeOf(last.shape);
-      rounds.push({ pipeline: last.rate, empty: emptyRate, ratio: last.rate / emptyRate, order: twinFirst ? 'twin first' : 'pipeline first', statuses: last.statuses, size: `${size.workflows} workflows, ${size.activities} activities, ${size.timers} timers` });
+      rounds.push({ pipeline: last.rate, empty: emptyRate, ratio: last.rate / emptyRate, order: twinFirst ? 'twin first' : 'pipeline first', statuses: last.statuses, size: `${size.workflows} workflows, ${size.activities} activities, ${size.timers} timers, ${size.patches} patch markers` });
       log(`round ${round}: pipeline ${last.rate.toFixed(1)}/s, empty ${emptyRate.toFixed(1)}/s, ratio ${(last.rate / emptyRate).toFixed(2)}`);
     }
     console.log(`publications            ${N} per round, ${ROUNDS} rounds (pipeline and its empty twin, which goes first alternating; ${cli ? 'each on a fresh dev server and worker' : `both on ${sharedAddress}`})`);

@@ -1,11 +1,17 @@
 /**
  * The shape of a recorded workflow run, read from its history, for bench/pipeline.ts's empty twin
  * (bench/workflows.ts): what each workflow task scheduled together (activities by task queue, timers,
- * children started), and each started child's own shape. Retries and failed child starts (the id
- * already running) add nothing: the twin does the work the run did, once.
+ * children started, the patches it marked), the search attributes each run was started with, and each
+ * started child's own shape. Retries and failed child starts (the id already running) add nothing: the
+ * twin does the work the run did, once. A patch (`patched()`) writes a marker and upserts the
+ * TemporalChangeVersion search attribute, a visibility write, so the twin marks the same patches; a
+ * run's search attributes are indexed when it starts, so the twin sets the same ones (their values its
+ * own workflow ids: the names, not the values, shape the work, and the shapes stay alike to intern).
  */
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
+import type { TypedSearchAttributes } from '@temporalio/common';
+import { SA, searchAttributes, type SearchAttributeValues } from '../workflows/search-attributes';
 
 export interface ShapeStep {
   /** Activities scheduled on the workflow's own task queue. */
@@ -15,11 +21,15 @@ export interface ShapeStep {
   timersMs: number[];
   /** Indexes into RunShape.children, in the order they were started. */
   children: number[];
+  /** The patch ids this workflow task marked (patched()). */
+  patches: string[];
 }
 
 export interface RunShape {
   steps: ShapeStep[];
   children: RunShape[];
+  /** The names of the search attributes the run was started with. */
+  attributes: string[];
 }
 
 type Event = temporal.api.history.v1.IHistoryEvent;
@@ -27,19 +37,27 @@ type Event = temporal.api.history.v1.IHistoryEvent;
 const msOf = (d: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(d?.seconds ?? 0) * 1000 + Math.round((d?.nanos ?? 0) / 1e6);
 
 /** One run's steps and the children it started (their workflow id and run id), from its history. */
-export function stepsOf(events: Event[], taskQueue: string): { steps: ShapeStep[]; started: Array<{ workflowId: string; runId: string; step: number }> } {
+export function stepsOf(events: Event[], taskQueue: string): { steps: ShapeStep[]; started: Array<{ workflowId: string; runId: string; step: number }>; attributes: string[] } {
   const byTask = new Map<number, ShapeStep>();
   const stepOfTask = (id: unknown) => {
     const key = Number(id);
     let step = byTask.get(key);
-    if (!step) byTask.set(key, (step = { main: 0, providers: 0, timersMs: [], children: [] }));
+    if (!step) byTask.set(key, (step = { main: 0, providers: 0, timersMs: [], children: [], patches: [] }));
     return step;
   };
   const initiated = new Map<number, number>(); // initiated event id -> workflow task completed event id
   const started: Array<{ workflowId: string; runId: string; task: number }> = [];
+  let attributes: string[] = [];
   for (const e of events) {
     const id = Number(e.eventId);
-    if (e.activityTaskScheduledEventAttributes) {
+    if (e.workflowExecutionStartedEventAttributes) {
+      attributes = Object.keys(e.workflowExecutionStartedEventAttributes.searchAttributes?.indexedFields ?? {}).sort();
+    } else if (e.markerRecordedEventAttributes?.markerName === PATCH_MARKER) {
+      const m = e.markerRecordedEventAttributes;
+      const data = m.details?.['patch-data']?.payloads?.[0]?.data;
+      const patch = data ? (JSON.parse(new TextDecoder().decode(data)) as { id?: unknown }).id : undefined;
+      if (typeof patch === 'string') stepOfTask(m.workflowTaskCompletedEventId).patches.push(patch);
+    } else if (e.activityTaskScheduledEventAttributes) {
       const a = e.activityTaskScheduledEventAttributes;
       const step = stepOfTask(a.workflowTaskCompletedEventId);
       if (a.taskQueue?.name === taskQueue) step.main += 1;
@@ -60,8 +78,12 @@ export function stepsOf(events: Event[], taskQueue: string): { steps: ShapeStep[
   return {
     steps: tasks.map((t) => byTask.get(t)!),
     started: started.map((s) => ({ workflowId: s.workflowId, runId: s.runId, step: tasks.indexOf(s.task) })),
+    attributes,
   };
 }
+
+/** The marker a patch writes (the SDK's core names it so; its payload is `{"id": …, "deprecated": …}`). */
+const PATCH_MARKER = 'core_patch';
 
 /** The shape of a run and of every run it started, read from the server (histories fetched `concurrency` at a time). */
 export async function shapeOf(client: Client, root: { workflowId: string; runId?: string }, taskQueue: string, concurrency = 50): Promise<RunShape> {
@@ -74,8 +96,8 @@ export async function shapeOf(client: Client, root: { workflowId: string; runId?
       await Promise.all(
         level.slice(i, i + concurrency).map(async (run) => {
           const history = await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
-          const { steps, started } = stepsOf(history.events ?? [], taskQueue);
-          shapes.set(keyOf(run), { shape: { steps, children: [] }, started: started.map((s) => ({ key: keyOf(s), step: s.step })) });
+          const { steps, started, attributes } = stepsOf(history.events ?? [], taskQueue);
+          shapes.set(keyOf(run), { shape: { steps, children: [], attributes }, started: started.map((s) => ({ key: keyOf(s), step: s.step })) });
           next.push(...started);
         }),
       );
@@ -98,7 +120,7 @@ export async function shapeOf(client: Client, root: { workflowId: string; runId?
  * twin of thousands of runs with: `table[i].children` are indexes into the table.
  */
 export interface InternedShape {
-  table: Array<{ steps: ShapeStep[]; children: number[] }>;
+  table: Array<{ steps: ShapeStep[]; children: number[]; attributes: string[] }>;
   root: number;
 }
 
@@ -106,7 +128,7 @@ export function intern(shape: RunShape): InternedShape {
   const table: InternedShape['table'] = [];
   const seen = new Map<string, number>();
   const add = (s: RunShape): number => {
-    const entry = { steps: s.steps, children: s.children.map(add) };
+    const entry = { steps: s.steps, children: s.children.map(add), attributes: s.attributes };
     const key = JSON.stringify(entry);
     let index = seen.get(key);
     if (index === undefined) seen.set(key, (index = table.push(entry) - 1));
@@ -117,7 +139,7 @@ export function intern(shape: RunShape): InternedShape {
 
 export function expand(interned: InternedShape, index = interned.root): RunShape {
   const entry = interned.table[index]!;
-  return { steps: entry.steps, children: entry.children.map((c) => expand(interned, c)) };
+  return { steps: entry.steps, children: entry.children.map((c) => expand(interned, c)), attributes: entry.attributes };
 }
 
 /** Every workflow id of the twin of `shape` started as `workflowId` (itself and its descendants). */
@@ -128,18 +150,25 @@ export function twinIds(shape: RunShape, workflowId: string): string[] {
   return ids;
 }
 
-/** Workflows and activities in a shape (itself and its descendants). */
-export function sizeOf(shape: RunShape): { workflows: number; activities: number; timers: number } {
-  const size = { workflows: 1, activities: 0, timers: 0 };
+/** Workflows, activities, timers and patch markers in a shape (itself and its descendants). */
+export function sizeOf(shape: RunShape): { workflows: number; activities: number; timers: number; patches: number } {
+  const size = { workflows: 1, activities: 0, timers: 0, patches: 0 };
   for (const step of shape.steps) {
     size.activities += step.main + step.providers;
     size.timers += step.timersMs.length;
+    size.patches += step.patches.length;
   }
   for (const c of shape.children) {
     const s = sizeOf(c);
     size.workflows += s.workflows;
     size.activities += s.activities;
     size.timers += s.timers;
+    size.patches += s.patches;
   }
   return size;
+}
+
+/** The search attributes a twin run starts with: the recorded run's names, each holding the twin's own id. */
+export function twinAttributes(names: string[], workflowId: string): TypedSearchAttributes {
+  return searchAttributes(Object.fromEntries(names.filter((n) => n in SA).map((n) => [n, workflowId])) as SearchAttributeValues);
 }
