@@ -7,7 +7,9 @@
  * `contactIds` takes 100 a request) are accepted in auto mode, and while they send: one API process is
  * SIGKILLed and restarted, one worker is SIGKILLed and restarted, the Temporal Server is SIGKILLed and
  * restarted, and PostgreSQL is restarted. It prints e-mails sent, duplicated, lost, over the mailbox's
- * daily cap, enrollments stranded, and the time to recover; it exits 1 unless all but "sent" are 0.
+ * daily cap, enrollments stranded, the messages flagged for checking (a worker killed between handing an
+ * e-mail over and recording it: the e-mail may have gone, so it is not sent again), and the time to
+ * recover; it exits 1 unless duplicated, lost, over the cap and stranded are 0.
  */
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -217,7 +219,14 @@ async function main() {
     const owners = new Pool({ connectionString: ownerUrl.toString(), max: 2 });
     owners.on('error', () => undefined); // an idle connection cut by the PostgreSQL restart
     cleanups.push(() => owners.end());
-    const sentInDb = async () => Number((await owners.query(`SELECT count(*) n FROM messages WHERE organization_id = $1 AND direction = 'outbound' AND status = 'sent'`, [o.orgId])).rows[0].n);
+    // Settled: sent, or failed flagged for checking (a worker killed between the hand-over and recording it:
+    // the e-mail may have gone, so it is never sent again; a person looks). The wait below ends when every
+    // e-mail due is received and settled; it had waited for `sent` alone, and timed out on a flagged one.
+    const settledInDb = async () =>
+      (await owners.query<{ sent: string; flagged: string }>(
+        `SELECT count(*) FILTER (WHERE status = 'sent') sent, count(*) FILTER (WHERE status = 'failed' AND needs_check) flagged FROM messages WHERE organization_id = $1 AND direction = 'outbound'`,
+        [o.orgId],
+      )).rows.map((r) => ({ sent: Number(r.sent), flagged: Number(r.flagged) }))[0]!;
     const received = () => smtp.messages.length;
     const statuses = async () =>
       (await owners.query(`SELECT status, count(*) n FROM messages WHERE organization_id = $1 GROUP BY 1 ORDER BY 1`, [o.orgId])).rows.map((r) => `${r.status} ${r.n}`).join(', ');
@@ -255,7 +264,7 @@ async function main() {
     // Recovered: the first e-mail after the last disruption (sending goes on); done: every e-mail due today.
     await until('an e-mail after the restarts', async () => received() > before || received() >= expected, crashed ? 30_000 : 150_000).catch((e) => log(String(e)));
     const recoverSeconds = (Date.now() - lastDisruption) / 1000;
-    await until(`${expected} e-mails`, async () => received() >= expected && (await sentInDb()) >= expected, crashed ? 30_000 : 180_000).catch((e) => log(String(e)));
+    await until(`${expected} e-mails`, async () => received() >= expected && (await settledInDb().then((d) => d.sent + d.flagged)) >= expected, crashed ? 30_000 : 180_000).catch((e) => log(String(e)));
     const doneSeconds = (Date.now() - lastDisruption) / 1000;
     // A moment more, for anything that would go over the cap or twice.
     await new Promise((r) => setTimeout(r, 5000));
@@ -280,6 +289,7 @@ async function main() {
     }
     await client.connection.close();
 
+    const { flagged } = await settledInDb();
     stopping = true;
     const report = {
       processes_crashed: crashed,
@@ -291,6 +301,7 @@ async function main() {
       lost,
       over_the_cap: overCap,
       enrollments_stranded: stranded,
+      flagged_for_checking: flagged,
       time_to_recover_s: Number(recoverSeconds.toFixed(1)),
       time_to_finish_after_last_disruption_s: Number(doneSeconds.toFixed(1)),
       sending_took_s: Number(((Date.now() - sendStart) / 1000).toFixed(1)),
