@@ -2,7 +2,7 @@ import { startApi, newOrganization, addMember, expectProblem, TestApi } from './
 import type { Schema } from './helpers/client';
 import { startFeedServer, FeedServer } from './helpers/feed-server';
 import { testEnv, TestUser } from './helpers/tokens';
-import { createDb } from '../db/pool';
+import { createDb, poolOf } from '../db/pool';
 import { asOrganization } from '../db/tenancy';
 import { assertApiRole } from '../db/roles';
 
@@ -140,6 +140,46 @@ test('the API’s database role cannot act for an organization; the worker’s c
     expect(viaWorker).toHaveLength(3);
     expect(new Set(viaWorker.map((s) => s.organization_id))).toEqual(new Set([a.orgId]));
   } finally {
+    await workerDb.destroy();
+  }
+});
+
+test('asOrganization: BEGIN and the setting in one round trip, COMMIT after, ROLLBACK on a throw; an id that is no UUID is refused before any query', async () => {
+  const workerDb = createDb(testEnv('TEST_WORKER_DB_URL'), 1);
+  const sent: string[] = [];
+  const pool = poolOf(workerDb)!;
+  const connect = pool.connect.bind(pool);
+  pool.connect = (async () => {
+    const client = await connect();
+    const query = client.query.bind(client);
+    client.query = ((...args: Parameters<typeof query>) => {
+      const first = args[0] as string | { text: string };
+      sent.push(typeof first === 'string' ? first : first.text);
+      return query(...args);
+    }) as typeof client.query;
+    return client;
+  }) as typeof pool.connect;
+  try {
+    const rows = await asOrganization(workerDb, a.orgId, (tx) => tx.selectFrom('signals').select('id').execute());
+    expect(rows).toHaveLength(3);
+    expect(sent).toHaveLength(3); // the opening, the query, COMMIT
+    expect(sent[0]).toMatch(/^BEGIN; SELECT set_config\('app.organization_id', '[0-9a-f-]{36}', true\)$/);
+    expect(sent[2]).toBe('COMMIT');
+    sent.length = 0;
+    await expect(
+      asOrganization(workerDb, a.orgId, async (tx) => {
+        await tx.updateTable('signals').set({ title: 'rolled back' }).where('id', '=', signalId).execute();
+        throw new Error('part-way');
+      }),
+    ).rejects.toThrow('part-way');
+    expect(sent.at(-1)).toBe('ROLLBACK');
+    const title = await asOrganization(workerDb, a.orgId, (tx) => tx.selectFrom('signals').select('title').where('id', '=', signalId).executeTakeFirst());
+    expect(title?.title).not.toBe('rolled back');
+    sent.length = 0;
+    await expect(asOrganization(workerDb, `${a.orgId}', true); --`, async () => 1)).rejects.toThrow(/not a UUID/);
+    expect(sent).toEqual([]);
+  } finally {
+    pool.connect = connect as typeof pool.connect;
     await workerDb.destroy();
   }
 });
