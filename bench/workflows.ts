@@ -3,6 +3,7 @@
 // bench/accept's ceiling, a run of no-op activities.
 import { ParentClosePolicy, patched, proxyActivities, sleep, startChild, workflowInfo } from '@temporalio/workflow';
 import { expand, type InternedShape, type RunShape, twinAttributes } from './shapes';
+import { LIVENESS_TIMEOUT } from '../workflows/retry';
 import { providerTaskQueue } from '../workflows/task-queues';
 
 export * from '../workflows';
@@ -19,8 +20,9 @@ type Noop = { benchNoop(): Promise<void> };
 export async function emptyTwinWorkflow(input: RunShape | InternedShape): Promise<void> {
   // The root takes the shape interned (bench/shapes.ts) and hands each child its own part.
   const shape = 'table' in input ? expand(input) : input;
-  const main = proxyActivities<Noop>({ startToCloseTimeout: '1 minute' });
-  const providers = proxyActivities<Noop>({ startToCloseTimeout: '1 minute', taskQueue: providerTaskQueue(workflowInfo().taskQueue) });
+  // The heartbeat timeout the real activities are scheduled with (the same timer the server keeps).
+  const main = proxyActivities<Noop>({ startToCloseTimeout: '1 minute', heartbeatTimeout: LIVENESS_TIMEOUT });
+  const providers = proxyActivities<Noop>({ startToCloseTimeout: '1 minute', heartbeatTimeout: LIVENESS_TIMEOUT, taskQueue: providerTaskQueue(workflowInfo().taskQueue) });
   const { workflowId } = workflowInfo();
   let child = 0;
   for (const step of shape.steps) {

@@ -117,7 +117,9 @@ test('SIGKILL of a worker with a send in flight: 0 duplicates; the message in fl
   // The server takes this message in full and then stalls its reply: the victim is mid-conversation.
   const inFlight = messages[20]!;
   const stall = smtp.stallAfterData(inFlight.to);
-  await startSends(queue, o.orgId, ids, { activityTimeoutMs: 5_000 });
+  // The default timeouts (start-to-close 3 minutes for the send, 2 for the rest): the victim's activities
+  // are found dead when their liveness heartbeats stop (LIVENESS_TIMEOUT, 20 s), well inside the wait below.
+  await startSends(queue, o.orgId, ids);
 
   await stall.arrived;
   const claimed = (await owners.query<{ send_attempted_at: Date | null; status: string }>('SELECT send_attempted_at, status FROM messages WHERE id = $1', [inFlight.id])).rows[0]!;
@@ -127,10 +129,12 @@ test('SIGKILL of a worker with a send in flight: 0 duplicates; the message in fl
   stall.release();
   await startWorkers(queue, 1);
 
+  const killedAt = Date.now();
   const rows = await until('all settled', async () => {
     const r = await statuses(ids);
     return r.every((x) => x.status === 'sent' || (x.status === 'failed' && x.needs_check)) ? r : undefined;
   }, 120_000);
+  process.stderr.write(`[sigkill] settled ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill\n`);
   const got = receivedIds().filter((id) => ids.includes(id));
   const counts = new Map<string, number>();
   for (const id of got) counts.set(id, (counts.get(id) ?? 0) + 1);
@@ -148,3 +152,25 @@ test('SIGKILL of a worker with a send in flight: 0 duplicates; the message in fl
   const flaggedUndelivered = flagged.filter((id) => !counts.has(id));
   process.stderr.write(`[sigkill] sent ${sent.length}, flagged ${flagged.length} (delivered ${flagged.length - flaggedUndelivered.length}, not delivered ${flaggedUndelivered.length}), received ${got.length}\n`);
 }, 240_000);
+
+test('a receiving server that takes longer than the liveness timeout to answer: the send stays with its worker (heartbeats) and ends sent, once, not flagged', async () => {
+  const queue = `slow-${randomUUID()}`;
+  await startWorkers(queue, 1);
+  const o = await outreachOrg(api, newOrganization, smtp, { dailyCap: 50 });
+  const [message] = await approvedMessages(o, 1);
+  const stall = smtp.stallAfterData(message!.to);
+  await startSends(queue, o.orgId, [message!.id]);
+  await stall.arrived;
+  // Past LIVENESS_TIMEOUT (20 s) with no answer: without the worker's heartbeats the server would give the
+  // attempt up and retry it, and the retry would find the send in flight and flag it for checking.
+  await new Promise((r) => setTimeout(r, 25_000));
+  stall.release();
+  const [row] = await until('settled', async () => {
+    const r = await statuses([message!.id]);
+    return r[0]!.status === 'sent' || r[0]!.status === 'failed' ? r : undefined;
+  }, 60_000);
+  expect(row).toMatchObject({ status: 'sent', needs_check: false });
+  expect(receivedIds().filter((id) => id === message!.id)).toHaveLength(1);
+  const attempts = (await temporal.workflow.getHandle(workflowIds.sendMessage(message!.id)).fetchHistory()).events!.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt);
+  expect(attempts.every((a) => a === 1)).toBe(true);
+}, 120_000);

@@ -7,6 +7,8 @@ import { temporalConnectionOptions } from '../shared/temporal-connection';
 import type { DB } from '../../db/pool';
 import { createActivities } from '../../activities';
 import { PROVIDER_ACTIVITIES, providerTaskQueue } from '../../workflows/task-queues';
+import { SELF_HEARTBEATING_ACTIVITIES } from '../../workflows/retry';
+import { livenessHeartbeats } from './liveness';
 
 /** The prebuilt workflow bundle of `npm run build`, beside the compiled apps (dist/workflow-bundle.js). */
 export const WORKFLOW_BUNDLE_FILE = 'workflow-bundle.js';
@@ -57,6 +59,7 @@ export async function createWorker(opts: {
 }): Promise<Workers> {
   const { config } = opts;
   const connection = await NativeConnection.connect(temporalConnectionOptions(config));
+  const interceptors = { activity: [livenessHeartbeats(SELF_HEARTBEATING_ACTIVITIES), ...(opts.activityInterceptors ?? [])] };
   const activities = { ...createActivities({ db: opts.db, config, publicBaseUrl: publicBaseUrl(config) }), ...opts.extraActivities };
   const worker = await Worker.create({
     connection,
@@ -65,7 +68,7 @@ export async function createWorker(opts: {
     ...workflowSource(opts.workflowsPath),
     maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
     activities,
-    interceptors: { activity: opts.activityInterceptors ?? [] },
+    interceptors,
     shutdownGraceTime: '20 seconds',
   });
   const providerWorker = await Worker.create({
@@ -75,7 +78,7 @@ export async function createWorker(opts: {
     activities: { ...Object.fromEntries(PROVIDER_ACTIVITIES.map((name) => [name, activities[name]])), ...opts.extraActivities },
     maxTaskQueueActivitiesPerSecond: config.PROVIDER_ACTIVITIES_PER_SECOND,
     maxConcurrentActivityTaskExecutions: config.PROVIDER_MAX_CONCURRENT_ACTIVITIES,
-    interceptors: { activity: opts.activityInterceptors ?? [] },
+    interceptors,
     shutdownGraceTime: '20 seconds',
   });
   return { worker, providerWorker, connection };

@@ -96,6 +96,23 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | null | f
   }
 }
 
+/** The open runs' pending activities, grouped: type, state, attempt, seconds since scheduled or started, last failure. */
+async function waitingOn(client: Client): Promise<string> {
+  const seen = new Map<string, number>();
+  let open = 0;
+  for await (const run of client.workflow.list({ query: 'ExecutionStatus = "Running"' })) {
+    open++;
+    const d = await client.workflow.getHandle(run.workflowId, run.runId).describe();
+    for (const a of d.raw.pendingActivities ?? []) {
+      const since = Number((a.lastStartedTime ?? a.scheduledTime)?.seconds ?? 0);
+      const age = since ? Math.round(Date.now() / 1000 - since) : '?';
+      const key = `${a.activityType?.name} ${['unspecified', 'scheduled', 'started', 'cancel requested'][Number(a.state)] ?? a.state} attempt ${a.attempt} for ${age} s${a.lastFailure?.message ? ` (${a.lastFailure.message.slice(0, 80)})` : ''}`;
+      seen.set(key, (seen.get(key) ?? 0) + 1);
+    }
+  }
+  return `${open} open runs; ${[...seen].map(([k, n]) => `${n}× ${k}`).join('; ') || 'no pending activity'}`;
+}
+
 async function main() {
   const started = Date.now();
   if (!process.argv.includes('--no-build')) {
@@ -264,8 +281,20 @@ async function main() {
     // Recovered: the first e-mail after the last disruption (sending goes on); done: every e-mail due today.
     await until('an e-mail after the restarts', async () => received() > before || received() >= expected, crashed ? 30_000 : 150_000).catch((e) => log(String(e)));
     const recoverSeconds = (Date.now() - lastDisruption) / 1000;
+    // While the tail runs, say every 15 s what the open runs wait on (the slow finishes were unexplained).
+    const client = new Client({ connection: await Connection.connect(temporalConnectionOptions(temporal.env)) });
+    cleanups.push(() => client.connection.close());
+    let finished = false;
+    const watch = (async () => {
+      for (let t = 15; !finished; t += 15) {
+        await new Promise((r) => setTimeout(r, 15_000));
+        if (!finished) log(`+${t} s: ${received()} e-mails received; messages: ${await statuses().catch(() => '?')}; waiting on: ${await waitingOn(client).catch((e) => String(e))}`);
+      }
+    })();
     await until(`${expected} e-mails`, async () => received() >= expected && (await settledInDb().then((d) => d.sent + d.flagged)) >= expected, crashed ? 30_000 : 180_000).catch((e) => log(String(e)));
     const doneSeconds = (Date.now() - lastDisruption) / 1000;
+    finished = true;
+    await watch;
     // A moment more, for anything that would go over the cap or twice.
     await new Promise((r) => setTimeout(r, 5000));
     await at('at the end');
@@ -281,13 +310,11 @@ async function main() {
     const withSent = new Set(
       (await owners.query<{ enrollment_id: string }>(`SELECT enrollment_id FROM messages WHERE organization_id = $1 AND direction = 'outbound' AND status = 'sent' AND enrollment_id IS NOT NULL`, [o.orgId])).rows.map((r) => r.enrollment_id),
     );
-    const client = new Client({ connection: await Connection.connect(temporalConnectionOptions(temporal.env)) });
     let stranded = 0;
     for (const id of enrollmentIds.filter((e) => !withSent.has(e))) {
       const status = await client.workflow.getHandle(workflowIds.sequence(id)).describe().then((d) => d.status.name, () => 'NOT_FOUND');
       if (status !== 'RUNNING') stranded++;
     }
-    await client.connection.close();
 
     const { flagged } = await settledInDb();
     stopping = true;
