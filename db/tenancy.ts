@@ -131,6 +131,7 @@ const prepared = new WeakMap<PoolClient, HeldStatements>();
 const MAX_PREPARED = 200;
 export const MAX_PREPARED_SEARCHES = 32;
 const SEARCH_PREFIX = 'search_';
+const LIST_PREFIX = 'list_';
 
 /**
  * What readCompiledAsUser learns once per SQL text (a list query's SQL is the same for every request
@@ -155,7 +156,7 @@ function factsOf(text: string): StatementFacts {
     const patterns = [...text.matchAll(/\blike\s+(?:lower\(\s*)?\$(\d+)/gi)].map((m) => Number(m[1]));
     const limits = patterns.length ? [...text.matchAll(/\blimit\s+\$(\d+)/gi)].map((m) => Number(m[1])) : [];
     facts = {
-      name: `list_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`,
+      name: `${LIST_PREFIX}${createHash('sha1').update(text).digest('hex').slice(0, 24)}`,
       inlinable: sqlInlinable(text),
       highestPlaceholder: highestPlaceholder(text),
       planValues: new Set([...patterns, ...limits]),
@@ -218,7 +219,7 @@ async function readCompiledAsUser<O>(db: DB, userId: string, gate: Gate, query: 
       const rows = await client.query<{ name: string }>('SELECT name FROM pg_prepared_statements').catch((e: Error) => ((broken = e), undefined));
       if (rows) {
         const names = rows.rows.map((r) => r.name);
-        prepared.set(client, { shapes: new Set(names.filter((n) => !n.startsWith(SEARCH_PREFIX))), searches: new Map(names.filter((n) => n.startsWith(SEARCH_PREFIX)).map((n) => [n, true])) });
+        prepared.set(client, { shapes: new Set(names.filter((n) => n.startsWith(LIST_PREFIX))), searches: new Map(names.filter((n) => n.startsWith(SEARCH_PREFIX)).map((n) => [n, true])) });
       }
     }
     return gateError(err);

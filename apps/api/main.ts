@@ -20,7 +20,7 @@ async function main() {
   const auth = loadAuthConfig(config);
   allowPrivateDestinations(allowsPrivateNetworks(config)); // integration checks call providers
   const logger = createLogger(config.LOG_LEVEL, 'api');
-  const db = createDb(apiDatabaseUrl(config), config.DB_POOL_SIZE);
+  const db = createDb(apiDatabaseUrl(config), config.DB_POOL_SIZE, { namedStatements: config.DB_NAMED_STATEMENTS === 'true' });
   await assertApiRole(db);
   const temporalClient = await connectTemporal(config);
   const unsubscribeKey = unsubscribeTokenKey(config);

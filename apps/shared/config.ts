@@ -21,6 +21,8 @@ const schema = z.object({
   API_DB_PASSWORD: z.string().optional(),
   WORKER_DB_PASSWORD: z.string().optional(),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  // Each connection parses a query once and keeps it named (db/pool.ts); false behind PgBouncer in transaction mode before 1.21.
+  DB_NAMED_STATEMENTS: z.enum(['true', 'false']).default('true'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
 
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),

@@ -21,7 +21,7 @@ async function main() {
     logger: new DefaultLogger(config.LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN'),
     ...(sdkMetrics ? { telemetryOptions: { metrics: { prometheus: { bindAddress: sdkMetrics } } } } : {}),
   });
-  const db = createDb(workerDatabaseUrl(config), config.DB_POOL_SIZE);
+  const db = createDb(workerDatabaseUrl(config), config.DB_POOL_SIZE, { namedStatements: config.DB_NAMED_STATEMENTS === 'true' });
   const metrics = config.WORKER_METRICS_PORT ? new WorkerMetrics({ pool: poolOf(db) }) : undefined;
   const { worker, providerWorker, connection } = await createWorker({ config, db, logger, activityInterceptors: metrics ? [metrics.interceptor] : [] });
   const metricsServer = metrics
