@@ -1,11 +1,11 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import {
   activeScoringConfig, currentClassification, industryProfile, insertClassification, insertScore, lockSignal, markProcessed, setSignalState,
-  signalForPipeline,
+  signalForPipeline, signalForPipelineQuery,
 } from '../db/queries/pipeline';
 import { matchOrCreateCompany, setEnrichmentStatus } from '../db/queries/companies';
 import { openOpportunity } from '../db/queries/opportunities';
-import { asOrganization } from '../db/tenancy';
+import { asOrganization, asOrganizationInOneTrip } from '../db/tenancy';
 import type { DB } from '../db/pool';
 import type { CompanyHint } from '../domain/companies/extract';
 import { DEFAULT_PROFILE } from '../domain/classification/default-profile';
@@ -48,15 +48,15 @@ export function createSignalStageActivities(deps: SignalStageDeps) {
       return s?.status ?? null;
     },
 
-    /** Read before every stage: the pipeline stops only when the signal is gone or a person ignored it. */
+    /** Read before every stage (one round trip): the pipeline stops only when the signal is gone or a person ignored it. */
     async signalGate(ref: SignalRef): Promise<{ status: string | null; stop: boolean }> {
-      const s = await asOrganization(db, ref.organizationId, (tx) => signalForPipeline(tx, ref.signalId));
+      const [s] = await asOrganizationInOneTrip(db, ref.organizationId, (qb) => signalForPipelineQuery(qb, ref.signalId));
       return { status: s?.status ?? null, stop: !s || s.ignored_at !== null };
     },
 
     /** The pipeline ran to its end: the reconcile no longer looks at the signal. */
     async completeSignalPipeline(ref: SignalRef): Promise<void> {
-      await asOrganization(db, ref.organizationId, (tx) => markProcessed(tx, ref.signalId));
+      await asOrganizationInOneTrip(db, ref.organizationId, (qb) => markProcessed(qb, ref.signalId));
     },
 
     async classifySignal(ref: SignalRef): Promise<StageOutcome> {

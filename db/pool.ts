@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import { Pool, PoolClient, types } from 'pg';
 import type { DB as Database } from './database';
+import { deferOpenings, type StatementName } from './deferred-opening';
 
 // numeric (scores, amounts) as JS numbers rather than strings; values stay far below 2^53.
 types.setTypeParser(types.builtins.NUMERIC, (v) => (v === null ? null : Number(v)));
@@ -25,7 +26,8 @@ export function createDb(connectionString: string, max = 10, opts: DbOptions = {
   // fails (and is retried by its activity); the pool then drops the broken connection.
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
-    if (opts.namedStatements ?? true) nameStatements(client);
+    const named = opts.namedStatements ?? true ? nameStatements(client) : undefined;
+    deferOpenings(client, (sql) => named?.(sql) ?? 'inline');
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   pools.set(db, pool);
@@ -61,10 +63,11 @@ export const NAMED_STATEMENT_PREFIX = 'q_';
  * Needs connections kept per session (PgBouncer in transaction mode before 1.21 does not): set
  * DB_NAMED_STATEMENTS=false there.
  */
-function nameStatements(client: PoolClient): void {
+function nameStatements(client: PoolClient): (sql: string) => StatementName {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   const names = new Map<string, string>();
   let made = 0;
+  const parsed = (client as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements;
   const forget = (text: string, err: unknown) => {
     if ((err as { code?: string } | null)?.code === '0A000') names.delete(text);
   };
@@ -86,5 +89,11 @@ function nameStatements(client: PoolClient): void {
       forget(config, err);
       throw err;
     });
+  };
+  return (sql) => {
+    if (/\bon\s+conflict\b/i.test(sql)) return 'inline';
+    const name = names.get(sql);
+    if (name) return parsed[name] === sql ? { name } : 'later';
+    return made >= MAX_NAMED_STATEMENTS ? 'inline' : 'later';
   };
 }

@@ -1,6 +1,8 @@
 import { CompiledQuery, Kysely, sql, Transaction } from 'kysely';
 import { createHash } from 'node:crypto';
-import { escapeLiteral, type PoolClient, QueryResult } from 'pg';
+import type { PoolClient, QueryResult } from 'pg';
+import { DEFERRED_OPENING } from './deferred-opening';
+import { highestPlaceholder, parameterLiterals, sqlInlinable, substitute } from './literals';
 import type { DB as Database } from './database';
 import { jsonArrayOf } from './json-answers';
 import { DB, poolOf } from './pool';
@@ -186,10 +188,21 @@ function statementOf(sqlText: string, facts: StatementFacts, literals: string[])
 
 async function readCompiledAsUser<O>(db: DB, userId: string, gate: Gate, query: CompiledQuery<O>): Promise<O[]> {
   const opening = openingSql(userId, gate);
+  return inOneTrip(db, opening, query, gateError, () => asUser(db, userId, async (tx) => (await tx.executeQuery(query)).rows, gate));
+}
+
+/**
+ * One statement in its own transaction in ONE round trip: the opening (BEGIN and the settings), the
+ * statement as a prepared statement of the connection (PREPARE the first time) and COMMIT, as one
+ * simple-protocol query string with the parameters inlined as literals. `fallback` runs it the usual
+ * way when that is not plainly safe (the SQL holds a string literal, a parameter is not a plain value)
+ * or the DB has no pool of its own.
+ */
+async function inOneTrip<O>(db: DB, opening: string, query: CompiledQuery<O>, openingFailed: (err: unknown) => never, fallback: () => Promise<O[]>): Promise<O[]> {
   const pool = poolOf(db);
   const facts = pool ? factsOf(query.sql) : undefined;
-  const literals = facts?.inlinable ? parameterLiterals(query, facts.highestPlaceholder) : undefined;
-  if (!pool || !facts || literals === undefined) return asUser(db, userId, async (tx) => (await tx.executeQuery(query)).rows, gate);
+  const literals = facts?.inlinable ? parameterLiterals(query.parameters, facts.highestPlaceholder) : undefined;
+  if (!pool || !facts || literals === undefined) return fallback();
   const client = await pool.connect();
   let held = prepared.get(client);
   if (!held) prepared.set(client, (held = { shapes: new Set(), searches: new Map() }));
@@ -222,13 +235,11 @@ async function readCompiledAsUser<O>(db: DB, userId: string, gate: Gate, query: 
         prepared.set(client, { shapes: new Set(names.filter((n) => n.startsWith(LIST_PREFIX))), searches: new Map(names.filter((n) => n.startsWith(SEARCH_PREFIX)).map((n) => [n, true])) });
       }
     }
-    return gateError(err);
+    return openingFailed(err);
   } finally {
     client.release(broken);
   }
 }
-
-const SAFE_SQL = /^(?:[A-Za-z0-9_.,()<>=!*+\-\s]|\$\d+|"[A-Za-z_][A-Za-z0-9_]*")*$/;
 
 /** The compiled query with its $n parameters as literals, or undefined when that is not plainly safe. */
 export function inlineParameters(q: CompiledQuery): string | undefined {
@@ -238,42 +249,7 @@ export function inlineParameters(q: CompiledQuery): string | undefined {
 
 /** The parameters as escaped literals, or undefined when the SQL or a value is not plainly safe to inline. */
 function literalsOf(q: CompiledQuery): string[] | undefined {
-  return sqlInlinable(q.sql) ? parameterLiterals(q, highestPlaceholder(q.sql)) : undefined;
-}
-
-/** The highest $n the SQL uses (Infinity for a $0, which no parameter fills). */
-function highestPlaceholder(text: string): number {
-  let highest = 0;
-  for (const m of text.matchAll(/\$(\d+)/g)) highest = Math.max(highest, Number(m[1]) < 1 ? Infinity : Number(m[1]));
-  return highest;
-}
-
-/** The SQL holds only identifiers, keywords and $n placeholders (no string literal, comment or semicolon). */
-function sqlInlinable(text: string): boolean {
-  return SAFE_SQL.test(text) && !text.includes('--');
-}
-
-/** The parameters as escaped literals (the SQL already known inlinable), or undefined when a value is not plainly safe. */
-function parameterLiterals(q: CompiledQuery, highestPlaceholder: number): string[] | undefined {
-  const literals: string[] = [];
-  for (const v of q.parameters) {
-    let text: string;
-    if (typeof v === 'string') text = v;
-    else if (typeof v === 'number' && Number.isFinite(v)) text = String(v);
-    else if (typeof v === 'boolean') text = String(v);
-    else if (v instanceof Date && !Number.isNaN(v.getTime())) text = v.toISOString();
-    else if (v === null) {
-      literals.push('NULL');
-      continue;
-    } else return undefined;
-    if (text.includes('\0')) return undefined; // PostgreSQL refuses NUL either way; let it say so as usual
-    literals.push(escapeLiteral(text));
-  }
-  return highestPlaceholder <= literals.length ? literals : undefined;
-}
-
-function substitute(sql: string, literals: string[]): string {
-  return sql.replace(/\$(\d+)/g, (_m, n: string) => literals[Number(n) - 1]!);
+  return sqlInlinable(q.sql) ? parameterLiterals(q.parameters, highestPlaceholder(q.sql)) : undefined;
 }
 
 function gateError(err: unknown): never {
@@ -286,9 +262,24 @@ function gateError(err: unknown): never {
 /**
  * Runs fn in a transaction acting for one organization (activities and schedules). PostgreSQL honours
  * app.organization_id only for the worker's role (outreach_worker): on the API's connection this sees
- * and may change nothing. BEGIN and the setting go in one round trip (the id checked to be a UUID
- * before it is inlined), as asUser's do: every activity's transaction is a round trip shorter.
+ * and may change nothing. BEGIN and the setting (the id checked to be a UUID before it is inlined) go
+ * with the transaction's first statement, in its round trip (db/deferred-opening.ts).
  */
 export async function asOrganization<T>(db: DB, organizationId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return inTransaction(db, `BEGIN; SELECT set_config('app.organization_id', ${literalUuid(organizationId, 'organization id')}, true)`, fn);
+  // The opening cannot fail (the id is checked): it goes with the transaction's first statement (db/deferred-opening.ts).
+  return inTransaction(db, DEFERRED_OPENING + organizationOpening(organizationId), fn);
+}
+
+function organizationOpening(organizationId: string): string {
+  return `BEGIN; SELECT set_config('app.organization_id', ${literalUuid(organizationId, 'organization id')}, true)`;
+}
+
+/**
+ * One statement acting for an organization, in ONE round trip (inOneTrip): for an activity whose whole
+ * transaction is a single query (the pipeline's gate before every stage, the completion), three round
+ * trips become one, on the worker's side and PostgreSQL's.
+ */
+export async function asOrganizationInOneTrip<O>(db: DB, organizationId: string, build: (qb: Reader) => ReadQuery<O>): Promise<O[]> {
+  const query = build(db).compile();
+  return inOneTrip(db, organizationOpening(organizationId), query, rethrow, () => asOrganization(db, organizationId, async (tx) => (await tx.executeQuery(query)).rows));
 }

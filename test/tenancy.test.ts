@@ -3,7 +3,8 @@ import type { Schema } from './helpers/client';
 import { startFeedServer, FeedServer } from './helpers/feed-server';
 import { testEnv, TestUser } from './helpers/tokens';
 import { createDb, poolOf } from '../db/pool';
-import { asOrganization } from '../db/tenancy';
+import { asOrganization, asOrganizationInOneTrip } from '../db/tenancy';
+import { markProcessed, signalForPipelineQuery } from '../db/queries/pipeline';
 import { assertApiRole } from '../db/roles';
 
 /**
@@ -144,42 +145,119 @@ test('the API’s database role cannot act for an organization; the worker’s c
   }
 });
 
-test('asOrganization: BEGIN and the setting in one round trip, COMMIT after, ROLLBACK on a throw; an id that is no UUID is refused before any query', async () => {
-  const workerDb = createDb(testEnv('TEST_WORKER_DB_URL'), 1);
-  const sent: string[] = [];
-  const pool = poolOf(workerDb)!;
+/**
+ * What reaches PostgreSQL from a DB's connections: one entry per round trip (a simple-protocol query
+ * string, or an extended-protocol exchange ending in Sync, shown as `[name] text`).
+ */
+function serverTrips(db: ReturnType<typeof createDb>): { trips: string[]; restore: () => void } {
+  const trips: string[] = [];
+  const pool = poolOf(db)!;
   const connect = pool.connect.bind(pool);
   pool.connect = (async () => {
     const client = await connect();
-    const query = client.query.bind(client);
-    client.query = ((...args: Parameters<typeof query>) => {
-      const first = args[0] as string | { text: string };
-      sent.push(typeof first === 'string' ? first : first.text);
-      return query(...args);
-    }) as typeof client.query;
+    const connection = (client as unknown as { connection: Record<string, (...a: unknown[]) => unknown> }).connection;
+    if (!connection.counted) {
+      type Fn = (...a: unknown[]) => unknown;
+      const [query, parse, bind, sync] = [connection.query!, connection.parse!, connection.bind!, connection.sync!].map((f) => f.bind(connection)) as [Fn, Fn, Fn, Fn];
+      let extended = '';
+      connection.query = (text: unknown) => (trips.push(text as string), query(text));
+      connection.parse = (q: unknown) => ((extended = `[${(q as { name?: string }).name ?? ''}] ${(q as { text: string }).text}`), parse(q));
+      connection.bind = (c: unknown) => ((extended ||= `[${(c as { statement?: string }).statement ?? ''}]`), bind(c));
+      connection.sync = () => (trips.push(extended), (extended = ''), sync());
+      connection.counted = () => true;
+    }
     return client;
   }) as typeof pool.connect;
+  return { trips, restore: () => (pool.connect = connect as typeof pool.connect) };
+}
+
+test('asOrganization: BEGIN and the setting go with the first statement (its literals written in, run by its name once the connection has parsed it), COMMIT after, ROLLBACK on a throw; an id that is no UUID is refused before any query', async () => {
+  const workerDb = createDb(testEnv('TEST_WORKER_DB_URL'), 1);
+  const { trips, restore } = serverTrips(workerDb);
   try {
-    const rows = await asOrganization(workerDb, a.orgId, (tx) => tx.selectFrom('signals').select('id').execute());
-    expect(rows).toHaveLength(3);
-    expect(sent).toHaveLength(3); // the opening, the query, COMMIT
-    expect(sent[0]).toMatch(/^BEGIN; SELECT set_config\('app.organization_id', '[0-9a-f-]{36}', true\)$/);
-    expect(sent[2]).toBe('COMMIT');
-    sent.length = 0;
+    const read = () => asOrganization(workerDb, a.orgId, (tx) => tx.selectFrom('signals').select('id').where('organization_id', '=', a.orgId).execute());
+    // First use on the connection: the opening alone, then the statement parsed and named, then COMMIT.
+    expect(await read()).toHaveLength(3);
+    expect(trips).toHaveLength(3);
+    expect(trips[0]).toMatch(/^BEGIN; SELECT set_config\('app.organization_id', '[0-9a-f-]{36}', true\)$/);
+    expect(trips[1]).toMatch(/^\[q_\d+\] select "id" from "signals"/);
+    expect(trips[2]).toBe('COMMIT');
+    // Every later use: the opening and the statement by its name in one round trip, then COMMIT.
+    trips.length = 0;
+    expect(await read()).toHaveLength(3);
+    expect(trips).toHaveLength(2);
+    expect(trips[0]).toMatch(/^BEGIN; SELECT set_config\('app.organization_id', '[0-9a-f-]{36}', true\); EXECUTE q_\d+\('[0-9a-f-]{36}'\)$/);
+    expect(trips[1]).toBe('COMMIT');
+    // A statement that is never named (ON CONFLICT) goes along with its literals written in (here it conflicts: nothing is added).
+    const existing = await asOrganization(workerDb, a.orgId, (tx) => tx.selectFrom('signals').select('external_id').where('id', '=', signalId).executeTakeFirstOrThrow());
+    trips.length = 0;
+    const inserted = await asOrganization(workerDb, a.orgId, (tx) =>
+      tx.insertInto('signals').values({ organization_id: a.orgId, source_id: sourceId, external_id: existing.external_id, title: 'x', dedupe_key: 'deferred-1' }).onConflict((oc) => oc.columns(['source_id', 'external_id']).doNothing()).executeTakeFirst(),
+    );
+    expect(Number(inserted.numInsertedOrUpdatedRows)).toBe(0);
+    expect(trips[0]).toMatch(/^BEGIN; SELECT set_config\(.*\); insert into "signals" .* values \('[0-9a-f-]{36}', '[0-9a-f-]{36}', '.+', 'x', 'deferred-1'\) on conflict/);
+    expect(trips).toHaveLength(2);
+    // A throw part-way rolls back what the transaction wrote.
+    trips.length = 0;
     await expect(
       asOrganization(workerDb, a.orgId, async (tx) => {
         await tx.updateTable('signals').set({ title: 'rolled back' }).where('id', '=', signalId).execute();
         throw new Error('part-way');
       }),
     ).rejects.toThrow('part-way');
-    expect(sent.at(-1)).toBe('ROLLBACK');
+    expect(trips.at(-1)).toBe('ROLLBACK');
     const title = await asOrganization(workerDb, a.orgId, (tx) => tx.selectFrom('signals').select('title').where('id', '=', signalId).executeTakeFirst());
     expect(title?.title).not.toBe('rolled back');
-    sent.length = 0;
+    // A statement that fails as the first: its error, nothing written, and the connection is usable after it.
+    await expect(
+      asOrganization(workerDb, a.orgId, (tx) => tx.updateTable('signals').set({ status: 'not-a-status' }).where('id', '=', signalId).execute()),
+    ).rejects.toThrow(/signals_status_check/);
+    expect((await read()).length).toBe(3);
+    // A transaction that runs no statement sends nothing; one that throws before its first sends nothing either.
+    trips.length = 0;
+    expect(await asOrganization(workerDb, a.orgId, async () => 1)).toBe(1);
+    await expect(asOrganization(workerDb, a.orgId, async () => Promise.reject(new Error('before any query')))).rejects.toThrow('before any query');
+    expect(trips).toEqual([expect.stringMatching(/^BEGIN; SELECT set_config\(.*\); COMMIT$/)]);
+    trips.length = 0;
     await expect(asOrganization(workerDb, `${a.orgId}', true); --`, async () => 1)).rejects.toThrow(/not a UUID/);
+    expect(trips).toEqual([]);
+  } finally {
+    restore();
+    await workerDb.destroy();
+  }
+});
+
+test('asOrganizationInOneTrip: one statement in one round trip, as asOrganization answers it, only the organization’s rows; a write commits, a failure changes nothing', async () => {
+  const workerDb = createDb(testEnv('TEST_WORKER_DB_URL'), 1);
+  const { trips: sent, restore } = serverTrips(workerDb);
+  try {
+    const expected = await asOrganization(workerDb, a.orgId, (tx) => signalForPipelineQuery(tx, signalId).execute());
+    expect(expected).toHaveLength(1);
+    for (const round of [1, 2]) {
+      // The first round PREPAREs the statement on the connection, the second EXECUTEs it: one round trip each.
+      sent.length = 0;
+      expect(await asOrganizationInOneTrip(workerDb, a.orgId, (qb) => signalForPipelineQuery(qb, signalId))).toEqual(expected);
+      expect(sent).toHaveLength(1);
+      expect(sent[0]).toMatch(round === 1 ? /PREPARE list_\w+ AS select/ : /^BEGIN; SELECT set_config\('app.organization_id', '[0-9a-f-]{36}', true\).*; EXECUTE list_\w+\('[0-9a-f-]{36}'\); COMMIT$/);
+    }
+    // Acting for B, A's signal is not there.
+    expect(await asOrganizationInOneTrip(workerDb, b.orgId, (qb) => signalForPipelineQuery(qb, signalId))).toEqual([]);
+    // A write commits (read back through another transaction).
+    await asOrganization(workerDb, a.orgId, (tx) => tx.updateTable('signals').set({ processed_at: null }).where('id', '=', signalId).execute());
+    await asOrganizationInOneTrip(workerDb, a.orgId, (qb) => markProcessed(qb, signalId));
+    const marked = await asOrganization(workerDb, a.orgId, (tx) => tx.selectFrom('signals').select('processed_at').where('id', '=', signalId).executeTakeFirstOrThrow());
+    expect(marked.processed_at).toBeInstanceOf(Date);
+    // A statement that fails changes nothing, and the connection is usable after it.
+    await expect(
+      asOrganizationInOneTrip(workerDb, a.orgId, (qb) => qb.updateTable('signals').set({ status: 'not-a-status' }).where('id', '=', signalId)),
+    ).rejects.toThrow(/signals_status_check/);
+    const status = await asOrganizationInOneTrip(workerDb, a.orgId, (qb) => qb.selectFrom('signals').select('status').where('id', '=', signalId));
+    expect(status[0]?.status).not.toBe('not-a-status');
+    sent.length = 0;
+    await expect(asOrganizationInOneTrip(workerDb, `${a.orgId}', true); --`, (qb) => signalForPipelineQuery(qb, signalId))).rejects.toThrow(/not a UUID/);
     expect(sent).toEqual([]);
   } finally {
-    pool.connect = connect as typeof pool.connect;
+    restore();
     await workerDb.destroy();
   }
 });

@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 import type { DB as Database } from '../database';
 import { DIMENSIONS } from '../../domain/scoring/engine';
-import type { Tx } from '../tenancy';
+import type { Reader, Tx } from '../tenancy';
 
 /** Rules in the canonical dimension order, so breakdowns always list components the same way. */
 export const RULE_ORDER = sql`array_position(${sql.raw(`ARRAY[${DIMENSIONS.map((d) => `'${d}'`).join(',')}]::text[]`)}, dimension)`;
@@ -9,7 +9,12 @@ export const RULE_ORDER = sql`array_position(${sql.raw(`ARRAY[${DIMENSIONS.map((
 /** What the signal pipeline's stages read and write. Each write is one transaction of the caller's. */
 
 export function signalForPipeline(tx: Tx, signalId: string) {
-  return tx
+  return signalForPipelineQuery(tx, signalId).executeTakeFirst();
+}
+
+/** signalForPipeline's query, not run (the pipeline's gate runs it in one round trip: asOrganizationInOneTrip). */
+export function signalForPipelineQuery(qb: Reader, signalId: string) {
+  return qb
     .selectFrom('signals')
     .innerJoin('sources', 'sources.id', 'signals.source_id')
     .select([
@@ -17,8 +22,7 @@ export function signalForPipeline(tx: Tx, signalId: string) {
       'signals.published_at', 'signals.lat', 'signals.lng', 'signals.project_id', 'signals.current_score', 'signals.source_id', 'signals.ignored_at',
       'sources.provider_key as source_kind', 'sources.language',
     ])
-    .where('signals.id', '=', signalId)
-    .executeTakeFirst();
+    .where('signals.id', '=', signalId);
 }
 
 /** Locks the signal row so that concurrent runs of one stage take versions one after the other. */
@@ -144,8 +148,8 @@ export function setSignalState(tx: Tx, signalId: string, patch: { status: string
     .executeTakeFirst();
 }
 
-export function markProcessed(tx: Tx, signalId: string) {
-  return tx.updateTable('signals').set({ processed_at: sql`now()` }).where('id', '=', signalId).execute();
+export function markProcessed(qb: Reader, signalId: string) {
+  return qb.updateTable('signals').set({ processed_at: sql`now()` }).where('id', '=', signalId);
 }
 
 /** Statuses of a signal whose pipeline has not finished (with processed_at null). */
