@@ -12,7 +12,7 @@
  * as histories pile up in its memory (a twin alone went from 11.5 to 5.3 signals/s over four rounds on
  * one server), which had decided the ratio more than the pipeline did.
  *
- *   npx tsx bench/pipeline.ts [--n 2000] [--rounds 3] [--companies 0]
+ *   npx tsx bench/pipeline.ts [--n 2000] [--rounds 3] [--companies 0] [--profile]
  *
  * Uses DATABASE_URL (else the embedded PostgreSQL) and TEMPORAL_ADDRESS (else a dev server it starts).
  */
@@ -39,7 +39,7 @@ import { intern, type RunShape, shapeOf, sizeOf, twinAttributes, twinIds } from 
 import { startDatabase } from '../scripts/lib/postgres';
 import { loadTemporalDevConfig, resolveTemporalCli, startTemporalDevServer } from '../scripts/lib/temporal-server';
 
-const { values } = parseArgs({ options: { n: { type: 'string', default: '2000' }, rounds: { type: 'string', default: '3' }, companies: { type: 'string', default: '0' } } });
+const { values } = parseArgs({ options: { n: { type: 'string', default: '2000' }, rounds: { type: 'string', default: '3' }, companies: { type: 'string', default: '0' }, profile: { type: 'boolean', default: false } } });
 const N = Number(values.n);
 const ROUNDS = Number(values.rounds);
 /** How many companies the publications name as applicant (0: none, so no enrichment or strategist starts). */
@@ -97,9 +97,30 @@ function memoryOf(pid: number): { rss: number; peak: number } {
   return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
 }
 
+/** CPU time (user + system, ms) a process has used so far, from /proc (Linux); 0 when it is gone. */
+function cpuMsOf(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) / 100) * 1000; // utime + stime, USER_HZ 100
+  } catch {
+    return 0;
+  }
+}
+
+/** Where a half's CPU went: the worker process, the Temporal server, PostgreSQL's backends for the bench database. */
+interface CpuSplit {
+  worker: number;
+  server: number;
+  postgres: number;
+}
+
 function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'worker.ts')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    // --profile: a V8 CPU profile of each worker process (pipeline and twin halves) in bench/profiles.
+    const profile = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(__dirname, 'profiles')}`] : [];
+    const child = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(__dirname, 'worker.ts')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     child.stdout!.on('data', (b: Buffer) => {
       if (b.toString().includes('bench worker started')) resolve(child);
     });
@@ -147,15 +168,32 @@ async function main() {
   const config = loadConfig({ ...workerEnv, APP_DATABASE_URL: undefined });
   const appDb: DB = createDb(appUrl, 5);
   let memory = { rss: 0, peak: 0 };
-  /** fn with a server (a fresh dev server unless one is given) and a worker of its own, both stopped after. */
-  const onServer = async <T>(fn: (client: Client) => Promise<T>): Promise<T> => {
+  const ownerPool = createDb(owner.toString(), 1);
+  const postgresCpuMs = async () => {
+    const pids = await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`.execute(ownerPool);
+    return pids.rows.reduce((sum, r) => sum + cpuMsOf(r.pid), 0);
+  };
+  /**
+   * fn with a server (a fresh dev server unless one is given) and a worker of its own, both stopped
+   * after. fn's `cpu` starts the CPU count; its result is the CPU each part used since then.
+   */
+  const onServer = async <T>(fn: (client: Client, cpu: () => Promise<() => Promise<CpuSplit>>) => Promise<T>): Promise<T> => {
     const temporal = cli ? await startTemporalDevServer({ cli, config: loadTemporalDevConfig(), grpcPort: 7299, headless: true, log }) : undefined;
     let worker: ChildProcess | undefined;
     let connection: Connection | undefined;
     try {
       worker = await startWorker(workerEnv);
       connection = await Connection.connect({ address: workerEnv.TEMPORAL_ADDRESS });
-      return await fn(new Client({ connection }));
+      const w = worker;
+      const cpu = async () => {
+        const at = { worker: cpuMsOf(w.pid), server: cpuMsOf(temporal?.process.pid), postgres: await postgresCpuMs() };
+        return async (): Promise<CpuSplit> => ({
+          worker: cpuMsOf(w.pid) - at.worker,
+          server: cpuMsOf(temporal?.process.pid) - at.server,
+          postgres: (await postgresCpuMs()) - at.postgres,
+        });
+      };
+      return await fn(new Client({ connection }), cpu);
     } catch (err) {
       console.error(err); // before the connection closes under a call still retrying
       throw err;
@@ -171,11 +209,11 @@ async function main() {
     }
   };
   const userId = '00000000-0000-4000-8000-00000000be9c';
-  const rounds: Array<{ pipeline: number; empty: number; ratio: number; order: string; statuses: string; size: string }> = [];
+  const rounds: Array<{ pipeline: number; empty: number; ratio: number; order: string; statuses: string; size: string; cpu: CpuSplit; twinCpu: CpuSplit }> = [];
 
   try {
     /** One pipeline run of N publications for a fresh organization, timed until its last workflow finished. */
-    const pipelineRun = (round: number) => onServer(async (client) => {
+    const pipelineRun = (round: number) => onServer(async (client, cpu) => {
       feeds.set(`/feed-${round}.xml`, feed(N, round));
       const { orgId, sourceId } = await asUser(appDb, userId, async (tx) => {
         const org = await createOrganization(tx, `Bench ${round}`);
@@ -184,6 +222,7 @@ async function main() {
         return { orgId: org!.id, sourceId: source.id };
       });
       log(`round ${round}: pipeline, ${N} publications`);
+      const used = await cpu();
       const t0 = performance.now();
       const run = await new WorkflowStarter(client, config).startIngest(orgId, sourceId);
       const outcome = await client.workflow.getHandle(run.workflowId, run.runId).result();
@@ -191,21 +230,23 @@ async function main() {
       // Every signal's run has finished, so everything they started has started: wait for the last run of each.
       await resultsOf(client, [...new Set(results.flatMap(startedBy))]);
       const seconds = (performance.now() - t0) / 1000;
+      const cpuUsed = await used();
       const statuses = await asUser(appDb, userId, (tx) =>
         tx.selectFrom('signals').select(['status', sql<number>`count(*)::int`.as('n')]).where('organization_id', '=', orgId).groupBy('status').orderBy('status').execute(),
       );
       const shape = await shapeOf(client, { workflowId: run.workflowId, runId: run.runId }, taskQueue);
-      return { rate: results.length / seconds, statuses: statuses.map((s) => `${s.status} ${s.n}`).join(', '), shape };
+      return { rate: results.length / seconds, statuses: statuses.map((s) => `${s.status} ${s.n}`).join(', '), shape, cpu: cpuUsed };
     });
     /** The empty twin of a recorded run, timed until its last workflow finished. */
-    const twinRun = (round: number, shape: RunShape, signals: number) => onServer(async (client) => {
+    const twinRun = (round: number, shape: RunShape, signals: number) => onServer(async (client, cpu) => {
       const size = sizeOf(shape);
       const twin = `bench-empty/${runId}/${round}`;
       log(`round ${round}: the empty twin, ${size.workflows} workflows, ${size.activities} activities, ${size.timers} timers, ${size.patches} patch markers`);
+      const used = await cpu();
       const t1 = performance.now();
       await client.workflow.start('emptyTwinWorkflow', { taskQueue, workflowId: twin, args: [intern(shape)], typedSearchAttributes: twinAttributes(shape.attributes, twin) });
       await resultsOf(client, twinIds(shape, twin));
-      return signals / ((performance.now() - t1) / 1000);
+      return { rate: signals / ((performance.now() - t1) / 1000), cpu: await used() };
     });
 
     // On a shared server the server and the worker slow down as histories pile up, so whichever runs
@@ -215,21 +256,32 @@ async function main() {
     let last: Awaited<ReturnType<typeof pipelineRun>> | undefined;
     for (let round = 1; round <= ROUNDS; round++) {
       const twinFirst = round % 2 === 0 && last !== undefined;
-      const empty = twinFirst ? await twinRun(round, last!.shape, N) : 0;
+      const first = twinFirst ? await twinRun(round, last!.shape, N) : undefined;
       last = await pipelineRun(round);
-      const emptyRate = twinFirst ? empty : await twinRun(round, last.shape, N);
+      const twin = first ?? (await twinRun(round, last.shape, N));
+      const emptyRate = twin.rate;
       const size = sizeOf(last.shape);
-      rounds.push({ pipeline: last.rate, empty: emptyRate, ratio: last.rate / emptyRate, order: twinFirst ? 'twin first' : 'pipeline first', statuses: last.statuses, size: `${size.workflows} workflows, ${size.activities} activities, ${size.timers} timers, ${size.patches} patch markers` });
+      rounds.push({ pipeline: last.rate, empty: emptyRate, ratio: last.rate / emptyRate, order: twinFirst ? 'twin first' : 'pipeline first', statuses: last.statuses, size: `${size.workflows} workflows, ${size.activities} activities, ${size.timers} timers, ${size.patches} patch markers`, cpu: last.cpu, twinCpu: twin.cpu });
       log(`round ${round}: pipeline ${last.rate.toFixed(1)}/s, empty ${emptyRate.toFixed(1)}/s, ratio ${(last.rate / emptyRate).toFixed(2)}`);
     }
     console.log(`publications            ${N} per round, ${ROUNDS} rounds (pipeline and its empty twin, which goes first alternating; ${cli ? 'each on a fresh dev server and worker' : `both on ${sharedAddress}`})`);
     console.log(`signals                 ${rounds[0]!.statuses}; the run and its twin: ${rounds[0]!.size}`);
-    for (const [i, r] of rounds.entries()) console.log(`round ${i + 1}                 pipeline ${r.pipeline.toFixed(1)} signals/s, empty twin ${r.empty.toFixed(1)} signals/s, ratio ${r.ratio.toFixed(2)} (${r.order})`);
+    const perSignal = (c: CpuSplit) => `worker ${(c.worker / N).toFixed(1)}, server ${(c.server / N).toFixed(1)}, postgres ${(c.postgres / N).toFixed(1)}`;
+    for (const [i, r] of rounds.entries()) {
+      console.log(`round ${i + 1}                 pipeline ${r.pipeline.toFixed(1)} signals/s, empty twin ${r.empty.toFixed(1)} signals/s, ratio ${r.ratio.toFixed(2)} (${r.order})`);
+      console.log(`  CPU ms per signal      pipeline: ${perSignal(r.cpu)}; twin: ${perSignal(r.twinCpu)}`);
+    }
+    const mid = (pick: (r: (typeof rounds)[number]) => number) => median(rounds.map(pick)) / N;
+    console.log(
+      `CPU ms per signal       (median) pipeline: worker ${mid((r) => r.cpu.worker).toFixed(1)}, server ${mid((r) => r.cpu.server).toFixed(1)}, postgres ${mid((r) => r.cpu.postgres).toFixed(1)}; ` +
+        `twin: worker ${mid((r) => r.twinCpu.worker).toFixed(1)}, server ${mid((r) => r.twinCpu.server).toFixed(1)}, postgres ${mid((r) => r.twinCpu.postgres).toFixed(1)} (the activities' bodies: the difference)`,
+    );
     console.log(`pipeline (median)       ${median(rounds.map((r) => r.pipeline)).toFixed(1)} signals/s`);
     console.log(`empty ceiling (median)  ${median(rounds.map((r) => r.empty)).toFixed(1)} signals/s (the same workflows, activities, timers and children; no-op activities)`);
     console.log(`ratio (median)          ${median(rounds.map((r) => r.ratio)).toFixed(2)} (target >= 0.9, issue 18; it was 0.6 before)`);
     console.log(`worker process RSS      ${memory.rss.toFixed(0)} MiB at the end of the last half, ${memory.peak.toFixed(0)} MiB peak; ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   } finally {
+    await ownerPool.destroy();
     await appDb.destroy();
     server.close();
     await dropDatabase(owner.toString()).catch(() => undefined);
