@@ -44,7 +44,7 @@ export function createSignalStageActivities(deps: SignalStageDeps) {
   return {
     /** Kept for runs recorded before the gate (their history replays it). */
     async readSignalStatus(ref: SignalRef): Promise<string | null> {
-      const s = await asOrganization(db, ref.organizationId, (tx) => signalForPipeline(tx, ref.signalId));
+      const [s] = await asOrganizationInOneTrip(db, ref.organizationId, (qb) => signalForPipelineQuery(qb, ref.signalId));
       return s?.status ?? null;
     },
 

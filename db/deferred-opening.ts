@@ -19,8 +19,8 @@ import { highestPlaceholder, parameterLiterals, sqlInlinable, substitute } from 
  * statements) is run by that name (`EXECUTE q_3('…')`), so PostgreSQL neither parses nor plans it
  * again; one it will name on its next use goes on its own this once, so that it is parsed and named;
  * one it never names (ON CONFLICT, named statements off, the connection's names used up) goes with its
- * literals written in. A ROLLBACK with the opening still kept (the transaction ran no statement) sends
- * nothing.
+ * literals written in. A COMMIT or ROLLBACK with the opening still kept (the transaction ran no
+ * statement) sends nothing.
  */
 export const DEFERRED_OPENING = '/* deferred opening */ ';
 
@@ -41,7 +41,8 @@ export function deferOpenings(client: PoolClient, nameOf: (sql: string) => State
     if (kept === undefined) return query(config, values, callback);
     const opening = kept;
     kept = undefined;
-    if (config === 'ROLLBACK' && noValues && callback === undefined) return Promise.resolve(emptyResult('ROLLBACK'));
+    // The transaction ran no statement: there is nothing to commit or undo, and nothing is sent.
+    if ((config === 'COMMIT' || config === 'ROLLBACK') && noValues && callback === undefined) return Promise.resolve(emptyResult(config));
     const together =
       typeof config === 'string' && typeof callback !== 'function' && (values === undefined || Array.isArray(values))
         ? withOpening(opening, config, (values as unknown[] | undefined) ?? [], nameOf)
