@@ -1,5 +1,8 @@
 import { escapeLiteral } from 'pg';
 
+/** pg's own serialisation of a parameter (a Date as its local time with the offset), so a literal reads as the parameter would have. */
+const { prepareValue } = require('pg/lib/utils') as { prepareValue(value: unknown): unknown };
+
 /**
  * A query's parameters written into its SQL as literals, for the statements that go in one round trip
  * with their transaction's opening (db/tenancy.ts, db/pool.ts). Only where that is plainly safe: SQL
@@ -29,7 +32,7 @@ export function parameterLiterals(parameters: readonly unknown[], highestPlaceho
     if (typeof v === 'string') text = v;
     else if (typeof v === 'number' && Number.isFinite(v)) text = String(v);
     else if (typeof v === 'boolean') text = String(v);
-    else if (v instanceof Date && !Number.isNaN(v.getTime())) text = v.toISOString();
+    else if (v instanceof Date && !Number.isNaN(v.getTime())) text = String(prepareValue(v));
     else if (v === null) {
       literals.push('NULL');
       continue;

@@ -82,6 +82,15 @@ test('keyset pagination: the before cursor is inlined too', async () => {
   expect([...page1, ...page2].map((s) => s.title)).toEqual(titles);
 });
 
+test('a Date is written in as pg would send it as a parameter (its local time with the offset), and answers the same rows', async () => {
+  const at = new Date(Date.now() + 60_000);
+  const build = (qb: DB) => qb.selectFrom('signals').select('title').where('organization_id', '=', org).where('created_at', '<', at);
+  expect(inlineParameters(build(db).compile())).toContain(`'${String((require('pg/lib/utils') as { prepareValue(v: unknown): unknown }).prepareValue(at))}'`);
+  const bound = await asUser(db, user, (tx) => build(tx).execute());
+  expect(bound).toHaveLength(titles.length);
+  expect(await readAsUser(db, user, gate, build)).toEqual(bound);
+});
+
 test('a query holding a literal or a cast is not inlined, and still answers through bound parameters', async () => {
   const build = (qb: DB) => qb.selectFrom('signals').select('title').where(sql<boolean>`title = ${"O'x"}::text OR true`).where('organization_id', '=', org);
   expect(inlineParameters(build(db).compile())).toBeUndefined();
