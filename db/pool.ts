@@ -10,6 +10,8 @@ types.setTypeParser(types.builtins.INT8, (v) => (v === null ? null : Number(v)))
 export type DB = Kysely<Database>;
 
 const pools = new WeakMap<DB, Pool>();
+/** The DBs whose connections keep prepared statements across transactions (namedStatements, not off). */
+const keepsStatements = new WeakSet<DB>();
 
 export interface DbOptions {
   /** Parse each query once per connection and keep it as a named statement (default true; namedStatements below). */
@@ -31,7 +33,16 @@ export function createDb(connectionString: string, max = 10, opts: DbOptions = {
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   pools.set(db, pool);
+  if (opts.namedStatements ?? true) keepsStatements.add(db);
   return db;
+}
+
+/**
+ * Whether the DB's connections may keep prepared statements (PREPARE, named statements): not behind a
+ * pooler that hands a transaction any server connection (DB_NAMED_STATEMENTS=false).
+ */
+export function keepsPreparedStatements(db: DB): boolean {
+  return keepsStatements.has(db);
 }
 
 /** The pg Pool behind a DB made by createDb (its use is exported as metrics). */

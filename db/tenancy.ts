@@ -5,7 +5,7 @@ import { DEFERRED_OPENING } from './deferred-opening';
 import { highestPlaceholder, parameterLiterals, sqlInlinable, substitute } from './literals';
 import type { DB as Database } from './database';
 import { jsonArrayOf } from './json-answers';
-import { DB, poolOf } from './pool';
+import { DB, keepsPreparedStatements, poolOf } from './pool';
 
 export type Tx = Transaction<Database>;
 /** What a read query is built on: a transaction, or the pool (readAsUser compiles it without running it). */
@@ -193,7 +193,8 @@ async function readCompiledAsUser<O>(db: DB, userId: string, gate: Gate, query: 
 
 /**
  * One statement in its own transaction in ONE round trip: the opening (BEGIN and the settings), the
- * statement as a prepared statement of the connection (PREPARE the first time) and COMMIT, as one
+ * statement as a prepared statement of the connection (PREPARE the first time; with its literals
+ * written in where the connections keep no statements, DB_NAMED_STATEMENTS=false) and COMMIT, as one
  * simple-protocol query string with the parameters inlined as literals. `fallback` runs it the usual
  * way when that is not plainly safe (the SQL holds a string literal, a parameter is not a plain value)
  * or the DB has no pool of its own.
@@ -204,6 +205,20 @@ async function inOneTrip<O>(db: DB, opening: string, query: CompiledQuery<O>, op
   const literals = facts?.inlinable ? parameterLiterals(query.parameters, facts.highestPlaceholder) : undefined;
   if (!pool || !facts || literals === undefined) return fallback();
   const client = await pool.connect();
+  if (!keepsPreparedStatements(db)) {
+    // Behind a pooler that does not keep sessions a PREPAREd statement may be on another server
+    // connection: the statement goes with its literals written in, planned each time.
+    let lost: Error | undefined;
+    try {
+      const results = (await client.query(`${opening}; ${substitute(query.sql, literals)}; COMMIT`)) as unknown as QueryResult[];
+      return results[results.length - 2]!.rows as O[];
+    } catch (err) {
+      await client.query('ROLLBACK').catch((e: Error) => (lost = e));
+      return openingFailed(err);
+    } finally {
+      client.release(lost);
+    }
+  }
   let held = prepared.get(client);
   if (!held) prepared.set(client, (held = { shapes: new Set(), searches: new Map() }));
   const { name, text, args } = statementOf(query.sql, facts, literals);

@@ -91,6 +91,36 @@ test('a Date is written in as pg would send it as a parameter (its local time wi
   expect(await readAsUser(db, user, gate, build)).toEqual(bound);
 });
 
+test('where connections keep no statements (DB_NAMED_STATEMENTS=false) nothing is PREPAREd: the list goes with its literals written in, in one round trip, and answers the same', async () => {
+  const unpooled = createDb(testEnv('TEST_APP_DB_URL'), 1, { namedStatements: false });
+  const sent: string[] = [];
+  const pool = poolOf(unpooled)!;
+  const connect = pool.connect.bind(pool);
+  const watched = new WeakSet<object>();
+  pool.connect = (async () => {
+    const client = await connect();
+    if (!watched.has(client)) {
+      watched.add(client);
+      const query = client.query.bind(client);
+      client.query = ((...args: Parameters<typeof query>) => (sent.push(String(args[0])), query(...args))) as typeof client.query;
+    }
+    return client;
+  }) as typeof pool.connect;
+  try {
+    for (const f of [{ organizationId: org, limit: 50 }, { organizationId: org, limit: 50, q: 'warmtepomp' }]) {
+      sent.length = 0;
+      const rows = await readAsUser(unpooled, user, gate, (qb) => listSignals(qb, f));
+      expect(rows).toEqual(await readAsUser(db, user, gate, (qb) => listSignals(qb, f)));
+      expect(sent).toHaveLength(1);
+      expect(sent[0]).not.toMatch(/PREPARE|EXECUTE/);
+    }
+    await expect(readAsUser(unpooled, randomUUID(), gate, (qb) => listSignals(qb, { organizationId: org, limit: 5 }))).rejects.toBeInstanceOf(NotAMemberError);
+  } finally {
+    pool.connect = connect as typeof pool.connect;
+    await unpooled.destroy();
+  }
+});
+
 test('a query holding a literal or a cast is not inlined, and still answers through bound parameters', async () => {
   const build = (qb: DB) => qb.selectFrom('signals').select('title').where(sql<boolean>`title = ${"O'x"}::text OR true`).where('organization_id', '=', org);
   expect(inlineParameters(build(db).compile())).toBeUndefined();
