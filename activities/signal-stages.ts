@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import {
-  activeScoringConfig, currentClassification, industryProfile, insertClassification, insertScore, lockSignal, markProcessed, setSignalState,
+  activeScoringConfig, currentClassification, industryProfile, insertClassification, insertScore, lockSignal, markProcessedQuery, setSignalState,
   signalForPipeline, signalForPipelineQuery,
 } from '../db/queries/pipeline';
 import { matchOrCreateCompany, setEnrichmentStatus } from '../db/queries/companies';
@@ -41,22 +41,24 @@ export function createSignalStageActivities(deps: SignalStageDeps) {
   const now = deps.now ?? (() => new Date());
   const notFound = (ref: SignalRef) => ApplicationFailure.nonRetryable(`signal ${ref.signalId} not found`, 'SignalNotFound');
 
+  /** The signal as the pipeline reads it, in one round trip (the gate before every stage reads it so). */
+  const readInOneTrip = async (ref: SignalRef) => (await asOrganizationInOneTrip(db, ref.organizationId, (qb) => signalForPipelineQuery(qb, ref.signalId)))[0];
+
   return {
     /** Kept for runs recorded before the gate (their history replays it). */
     async readSignalStatus(ref: SignalRef): Promise<string | null> {
-      const [s] = await asOrganizationInOneTrip(db, ref.organizationId, (qb) => signalForPipelineQuery(qb, ref.signalId));
-      return s?.status ?? null;
+      return (await readInOneTrip(ref))?.status ?? null;
     },
 
     /** Read before every stage (one round trip): the pipeline stops only when the signal is gone or a person ignored it. */
     async signalGate(ref: SignalRef): Promise<{ status: string | null; stop: boolean }> {
-      const [s] = await asOrganizationInOneTrip(db, ref.organizationId, (qb) => signalForPipelineQuery(qb, ref.signalId));
+      const s = await readInOneTrip(ref);
       return { status: s?.status ?? null, stop: !s || s.ignored_at !== null };
     },
 
     /** The pipeline ran to its end: the reconcile no longer looks at the signal. */
     async completeSignalPipeline(ref: SignalRef): Promise<void> {
-      await asOrganizationInOneTrip(db, ref.organizationId, (qb) => markProcessed(qb, ref.signalId));
+      await asOrganizationInOneTrip(db, ref.organizationId, (qb) => markProcessedQuery(qb, ref.signalId));
     },
 
     async classifySignal(ref: SignalRef): Promise<StageOutcome> {

@@ -205,28 +205,17 @@ async function inOneTrip<O>(db: DB, opening: string, query: CompiledQuery<O>, op
   const literals = facts?.inlinable ? parameterLiterals(query.parameters, facts.highestPlaceholder) : undefined;
   if (!pool || !facts || literals === undefined) return fallback();
   const client = await pool.connect();
-  if (!keepsPreparedStatements(db)) {
-    // Behind a pooler that does not keep sessions a PREPAREd statement may be on another server
-    // connection: the statement goes with its literals written in, planned each time.
-    let lost: Error | undefined;
-    try {
-      const results = (await client.query(`${opening}; ${substitute(query.sql, literals)}; COMMIT`)) as unknown as QueryResult[];
-      return results[results.length - 2]!.rows as O[];
-    } catch (err) {
-      await client.query('ROLLBACK').catch((e: Error) => (lost = e));
-      return openingFailed(err);
-    } finally {
-      client.release(lost);
-    }
-  }
   let held = prepared.get(client);
   if (!held) prepared.set(client, (held = { shapes: new Set(), searches: new Map() }));
   const { name, text, args } = statementOf(query.sql, facts, literals);
   const perWord = name.startsWith(SEARCH_PREFIX);
   const known = perWord ? held.searches.has(name) : held.shapes.has(name);
+  // Behind a pooler that does not keep sessions (DB_NAMED_STATEMENTS=false) a PREPAREd statement may be
+  // on another server connection: nothing is prepared, the statement goes with its literals written in.
+  const keeps = keepsPreparedStatements(db);
   // A per-word statement always finds room (the least recently used word goes); a shape only while there is room.
-  const evict = perWord && !known && held.searches.size >= MAX_PREPARED_SEARCHES ? held.searches.keys().next().value : undefined;
-  const prepare = !known && (perWord || held.shapes.size < MAX_PREPARED) ? `${evict ? `DEALLOCATE ${evict}; ` : ''}PREPARE ${name} AS ${text}; ` : '';
+  const evict = keeps && perWord && !known && held.searches.size >= MAX_PREPARED_SEARCHES ? held.searches.keys().next().value : undefined;
+  const prepare = keeps && !known && (perWord || held.shapes.size < MAX_PREPARED) ? `${evict ? `DEALLOCATE ${evict}; ` : ''}PREPARE ${name} AS ${text}; ` : '';
   const statement = known || prepare ? `EXECUTE ${name}${args.length ? `(${args.join(', ')})` : ''}` : substitute(query.sql, literals);
   // The generic plan: the same for every organization and page (left to PostgreSQL's default, a
   // connection kept planning the inbox afresh, a custom plan looking cheaper).
@@ -235,7 +224,7 @@ async function inOneTrip<O>(db: DB, opening: string, query: CompiledQuery<O>, op
   try {
     const results = (await client.query(`${prepare}${opening}${planMode}; ${statement}; COMMIT`)) as unknown as QueryResult[];
     if (evict) held.searches.delete(evict);
-    if (perWord) {
+    if (perWord && (known || prepare)) {
       held.searches.delete(name); // re-inserted: now the most recently used
       held.searches.set(name, true);
     } else if (prepare) held.shapes.add(name);

@@ -107,7 +107,9 @@ test('where connections keep no statements (DB_NAMED_STATEMENTS=false) nothing i
     return client;
   }) as typeof pool.connect;
   try {
-    for (const f of [{ organizationId: org, limit: 50 }, { organizationId: org, limit: 50, q: 'warmtepomp' }]) {
+    // Each twice: a second run must not take the statement for prepared.
+    const search = { organizationId: org, limit: 50, q: 'warmtepomp' };
+    for (const f of [{ organizationId: org, limit: 50 }, search, { organizationId: org, limit: 50 }, search]) {
       sent.length = 0;
       const rows = await readAsUser(unpooled, user, gate, (qb) => listSignals(qb, f));
       expect(rows).toEqual(await readAsUser(db, user, gate, (qb) => listSignals(qb, f)));

@@ -4,7 +4,7 @@ import { startFeedServer, FeedServer } from './helpers/feed-server';
 import { testEnv, TestUser } from './helpers/tokens';
 import { createDb, poolOf } from '../db/pool';
 import { asOrganization, asOrganizationInOneTrip } from '../db/tenancy';
-import { markProcessed, signalForPipelineQuery } from '../db/queries/pipeline';
+import { markProcessedQuery, signalForPipelineQuery } from '../db/queries/pipeline';
 import { assertApiRole } from '../db/roles';
 
 /**
@@ -244,7 +244,7 @@ test('asOrganizationInOneTrip: one statement in one round trip, as asOrganizatio
     expect(await asOrganizationInOneTrip(workerDb, b.orgId, (qb) => signalForPipelineQuery(qb, signalId))).toEqual([]);
     // A write commits (read back through another transaction).
     await asOrganization(workerDb, a.orgId, (tx) => tx.updateTable('signals').set({ processed_at: null }).where('id', '=', signalId).execute());
-    await asOrganizationInOneTrip(workerDb, a.orgId, (qb) => markProcessed(qb, signalId));
+    await asOrganizationInOneTrip(workerDb, a.orgId, (qb) => markProcessedQuery(qb, signalId));
     const marked = await asOrganization(workerDb, a.orgId, (tx) => tx.selectFrom('signals').select('processed_at').where('id', '=', signalId).executeTakeFirstOrThrow());
     expect(marked.processed_at).toBeInstanceOf(Date);
     // A statement that fails changes nothing, and the connection is usable after it.

@@ -148,7 +148,8 @@ export function setSignalState(tx: Tx, signalId: string, patch: { status: string
     .executeTakeFirst();
 }
 
-export function markProcessed(qb: Reader, signalId: string) {
+/** Marks the signal's pipeline finished (not run: the completion runs it in one round trip). */
+export function markProcessedQuery(qb: Reader, signalId: string) {
   return qb.updateTable('signals').set({ processed_at: sql`now()` }).where('id', '=', signalId);
 }
 
