@@ -2,7 +2,7 @@
  * bench/api: the API's list and search endpoints under load, beside a bare Express handler answering
  * the same JSON on the same machine in the same run (the ceiling).
  *
- *   npm run bench:api [-- --duration 10 --connections 50 --rows 100000 --inbox 10000 --only <text> --profile --api-node-args=<node flags>]
+ *   npm run bench:api [-- --duration 10 --rounds 3 --connections 50 --rows 100000 --inbox 10000 --only <text> --profile --api-node-args=<node flags>]
  *
  * Creates its own database on DATABASE_URL (the owner; else the embedded PostgreSQL), seeds --rows
  * signals and --rows companies in the caller's organization and as many in another, and --inbox
@@ -11,7 +11,9 @@
  * another, and drives each with autocannon from this process. Each scenario prints beside its own
  * ceiling: the bare handler answering the same JSON (the first page of GET /signals; the inbox's
  * page), and for the inbox with Accept-Encoding: gzip, the bare handler compressing it as the API
- * does. --only runs the scenarios whose name contains it, with their ceilings. --profile writes a V8 CPU
+ * does. Every scenario and its ceiling run once per round (--rounds, default 3); what is printed is the
+ * rounds' medians, each round's ratio beside it (a single 10-second run moves by about ±0.02 here, enough
+ * to turn a verdict at 0.35). --only runs the scenarios whose name contains it, with their ceilings. --profile writes a V8 CPU
  * profile of the API child (node --cpu-prof) to bench/profiles/. The database is dropped afterwards (--keep-db keeps it and prints its URL).
  */
 import { ChildProcess, fork } from 'node:child_process';
@@ -35,6 +37,7 @@ import { createDb } from '../db/pool';
 import { dropDatabase, ensureDatabase, migrate } from '../db/migrator';
 import { DEV_AUDIENCE, devIssuer, loadOrCreateDevKey, serveJwks, signDevToken } from '../scripts/lib/dev-identity';
 import { startDatabase } from '../scripts/lib/postgres';
+import { median } from './stats';
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
@@ -287,6 +290,8 @@ async function main(): Promise<void> {
     options: {
       serve: { type: 'string' },
       duration: { type: 'string', default: '10' },
+      // Each scenario and its ceiling run once per round; the figures printed are the rounds' medians.
+      rounds: { type: 'string', default: '3' },
       connections: { type: 'string', default: '50' },
       rows: { type: 'string', default: '100000' },
       // Pending drafts in the approval inbox per organization (0: no inbox scenarios).
@@ -304,6 +309,8 @@ async function main(): Promise<void> {
   if (values.serve === 'bare') return serveBare();
 
   const duration = Number(values.duration);
+  const ROUNDS = Number(values.rounds);
+  if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error('--rounds must be a whole number of at least 1');
   const connections = Number(values.connections);
   const rows = Number(values.rows);
   const runId = Date.now().toString(36);
@@ -384,36 +391,57 @@ async function main(): Promise<void> {
       await res.arrayBuffer();
       await load('warm-up', sc.url, { connections, duration: 2, token: sc.auth ? token : undefined, gzip: sc.gzip });
     }
-    const figures: Array<Figures & Scenario> = [];
+    // Every scenario and its ceiling once per round, in the same order: each ratio is taken beside a
+    // ceiling measured in the same round, and the verdict is the median's.
+    const rounds: Array<Array<Figures & Scenario>> = [];
     const ownerPool = new Pool({ connectionString: ownerUrl, max: 1 });
     const dbName = owner.pathname.slice(1);
-    for (const sc of scenarios) {
-      log(`${sc.name}: ${connections} connections, ${duration} s`);
-      const server = sc.auth ? api.child : bare.child;
-      const [cpu0, db0] = [await cpuOf(server), await backendCpuMs(ownerPool, dbName)];
-      const f = await load(sc.name, sc.url, { connections, duration, token: sc.auth ? token : undefined, gzip: sc.gzip });
-      const [cpu1, db1] = [await cpuOf(server), await backendCpuMs(ownerPool, dbName)];
-      const n = f.rps * duration;
-      figures.push({ ...sc, ...f, serverCpu: (cpu1 - cpu0) / n, dbCpu: sc.auth ? (db1 - db0) / n : undefined });
+    for (let round = 1; round <= ROUNDS; round++) {
+      const figures: Array<Figures & Scenario> = [];
+      for (const sc of scenarios) {
+        log(`round ${round} of ${ROUNDS}, ${sc.name}: ${connections} connections, ${duration} s`);
+        const server = sc.auth ? api.child : bare.child;
+        const [cpu0, db0] = [await cpuOf(server), await backendCpuMs(ownerPool, dbName)];
+        const f = await load(sc.name, sc.url, { connections, duration, token: sc.auth ? token : undefined, gzip: sc.gzip });
+        const [cpu1, db1] = [await cpuOf(server), await backendCpuMs(ownerPool, dbName)];
+        const n = f.rps * duration;
+        figures.push({ ...sc, ...f, serverCpu: (cpu1 - cpu0) / n, dbCpu: sc.auth ? (db1 - db0) / n : undefined });
+      }
+      rounds.push(figures);
     }
     await ownerPool.end();
 
     const pad = (s: string, n: number) => s.padEnd(n);
-    console.log(`\n${rows.toLocaleString('en')} signals and companies and ${inboxRows.toLocaleString('en')} pending drafts per organization, two organizations; ${connections} connections, ${duration} s each; ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-    console.log(`${pad('scenario', 44)} ${pad('req/s', 8)} ${pad('p50 ms', 7)} ${pad('p99 ms', 7)} ${pad('ratio', 6)} ${pad('CPU ms/req: node', 17)}${pad('postgres', 9)} target`);
-    for (const f of figures) {
-      const ceiling = figures.find((c) => c.name === f.ceiling);
-      const ratio = ceiling ? f.rps / ceiling.rps : 1;
-      const answered = f.rps > 0 && f.non2xx === 0 && f.errors === 0;
-      const target = !ceiling
+    console.log(`\n${rows.toLocaleString('en')} signals and companies and ${inboxRows.toLocaleString('en')} pending drafts per organization, two organizations; ${connections} connections, ${duration} s each, ${ROUNDS} round${ROUNDS === 1 ? '' : 's'}; ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(`medians over the rounds; each round's ratio is to its ceiling in the same round`);
+    console.log(`${pad('scenario', 44)} ${pad('req/s', 8)} ${pad('p50 ms', 7)} ${pad('p99 ms', 7)} ${pad('ratio', 6)} ${pad('per round', 11 + 5 * ROUNDS)}${pad('CPU ms/req: node', 17)}${pad('postgres', 9)} target`);
+    for (const [i, sc] of scenarios.entries()) {
+      const runs = rounds.map((r) => r[i]!);
+      const ratios = rounds.map((r, k) => {
+        const ceiling = r.find((c) => c.name === sc.ceiling);
+        return ceiling ? runs[k]!.rps / ceiling.rps : 1;
+      });
+      const mid = (pick: (f: Figures) => number | undefined) => {
+        const xs = runs.map(pick).filter((v): v is number => v !== undefined && Number.isFinite(v));
+        return xs.length ? median(xs) : undefined;
+      };
+      const ratio = median(ratios);
+      const p99 = mid((f) => f.p99)!;
+      const non2xx = runs.reduce((a, f) => a + f.non2xx, 0);
+      const errors = runs.reduce((a, f) => a + f.errors, 0);
+      const answered = runs.every((f) => f.rps > 0) && non2xx === 0 && errors === 0;
+      const target = !sc.ceiling
         ? '(ceiling)'
-        : f.search
-          ? `ratio >= 0.35 and p99 < 100 ms: ${answered && ratio >= 0.35 && f.p99 < 100 ? 'met' : 'MISSED'}`
+        : sc.search
+          ? `ratio >= 0.35 and p99 < 100 ms: ${answered && ratio >= 0.35 && p99 < 100 ? 'met' : 'MISSED'}`
           : `ratio >= 0.35: ${answered && ratio >= 0.35 ? 'met' : 'MISSED'}`;
-      const faults = f.non2xx || f.errors ? ` (${f.non2xx} non-2xx, ${f.errors} errors or timeouts)` : '';
-      const perRequest = (v: number | undefined) => (v === undefined ? '' : Number.isFinite(v) ? v.toFixed(2) : '-');
-      const cpu = `${pad(perRequest(f.serverCpu), 17)}${pad(perRequest(f.dbCpu), 9)}`;
-      console.log(`${pad(f.name, 44)} ${pad(f.rps.toFixed(0), 8)} ${pad(String(f.p50), 7)} ${pad(String(f.p99), 7)} ${pad(ratio.toFixed(2), 6)} ${cpu}${target}${faults}`);
+      const faults = non2xx || errors ? ` (${non2xx} non-2xx, ${errors} errors or timeouts)` : '';
+      const perRequest = (v: number | undefined) => (v === undefined ? '' : v.toFixed(2));
+      const perRound = sc.ceiling ? ratios.map((r) => r.toFixed(2)).join(' ') : '';
+      const cpu = `${pad(perRequest(mid((f) => f.serverCpu)), 17)}${pad(perRequest(mid((f) => f.dbCpu)), 9)}`;
+      console.log(
+        `${pad(sc.name, 44)} ${pad(mid((f) => f.rps)!.toFixed(0), 8)} ${pad(String(mid((f) => f.p50)), 7)} ${pad(String(p99), 7)} ${pad(ratio.toFixed(2), 6)} ${pad(perRound, 11 + 5 * ROUNDS)}${cpu}${target}${faults}`,
+      );
     }
     if (values.profile) console.log(`\nCPU profile of the API process: ${profileDir}/*.cpuprofile (open in Chrome DevTools, Performance)`);
   } finally {

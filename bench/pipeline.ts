@@ -38,6 +38,7 @@ import { workflowIds } from '../workflows/search-attributes';
 import { intern, type RunShape, shapeOf, sizeOf, twinAttributes, twinIds } from './shapes';
 import { startDatabase } from '../scripts/lib/postgres';
 import { loadTemporalDevConfig, resolveTemporalCli, startTemporalDevServer } from '../scripts/lib/temporal-server';
+import { median } from './stats';
 
 const { values } = parseArgs({ options: { n: { type: 'string', default: '2000' }, rounds: { type: 'string', default: '3' }, companies: { type: 'string', default: '0' }, profile: { type: 'boolean', default: false } } });
 const N = Number(values.n);
@@ -127,13 +128,6 @@ function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
     child.once('exit', (code) => reject(new Error(`bench worker exited (${code})`)));
   });
 }
-
-/** The middle value; for an even count the mean of the two middle ones (with alternating order, one of each). */
-const median = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 async function main() {
   const runId = Date.now().toString(36);
