@@ -27,9 +27,16 @@ export const DEFERRED_OPENING = '/* deferred opening */ ';
 /** How the connection runs a statement: by the name it was parsed under, later by name (not yet parsed), or never named. */
 export type StatementName = { name: string } | 'later' | 'inline';
 
+/** The connection's named statements (db/pool.ts): how it runs a statement, and what to do when one failed. */
+export interface StatementNames {
+  nameOf(sql: string): StatementName;
+  /** A statement failed: one whose result type changed under it (a migration) is named afresh next time. */
+  failed(sql: string, err: unknown): void;
+}
+
 type AnyQuery = (...args: unknown[]) => unknown;
 
-export function deferOpenings(client: PoolClient, nameOf: (sql: string) => StatementName): void {
+export function deferOpenings(client: PoolClient, names: StatementNames): void {
   const query = client.query.bind(client) as AnyQuery;
   let kept: string | undefined;
   (client as unknown as { query: AnyQuery }).query = (config: unknown, values?: unknown, callback?: unknown) => {
@@ -45,10 +52,16 @@ export function deferOpenings(client: PoolClient, nameOf: (sql: string) => State
     if ((config === 'COMMIT' || config === 'ROLLBACK') && noValues && callback === undefined) return Promise.resolve(emptyResult(config));
     const together =
       typeof config === 'string' && typeof callback !== 'function' && (values === undefined || Array.isArray(values))
-        ? withOpening(opening, config, (values as unknown[] | undefined) ?? [], nameOf)
+        ? withOpening(opening, config, (values as unknown[] | undefined) ?? [], names.nameOf)
         : undefined;
     if (together === undefined) return (query(opening) as Promise<unknown>).then(() => query(config, values, callback));
-    return (query(together) as Promise<QueryResult[]>).then((results) => results[results.length - 1]);
+    return (query(together) as Promise<QueryResult[]>).then(
+      (results) => results[results.length - 1],
+      (err: unknown) => {
+        names.failed(config as string, err); // run by its name, it failed as the named statement would have
+        throw err;
+      },
+    );
   };
 }
 
@@ -57,7 +70,7 @@ function withOpening(opening: string, sql: string, values: unknown[], nameOf: (s
   if (values.length === 0) return sql.includes(';') ? undefined : `${opening}; ${sql}`;
   if (!sqlInlinable(sql)) return undefined;
   const literals = parameterLiterals(values, highestPlaceholder(sql));
-  if (!literals || literals.length !== highestPlaceholder(sql)) return undefined; // EXECUTE takes exactly the statement's parameters
+  if (!literals) return undefined;
   const how = nameOf(sql);
   if (how === 'later') return undefined;
   return `${opening}; ${how === 'inline' ? substitute(sql, literals) : `EXECUTE ${how.name}(${literals.join(', ')})`}`;

@@ -8,9 +8,17 @@ const { prepareValue } = require('pg/lib/utils') as { prepareValue(value: unknow
  * with their transaction's opening (db/tenancy.ts, db/pool.ts). Only where that is plainly safe: SQL
  * made of identifiers, keywords and $n placeholders (no string literal, comment or semicolon), and
  * parameters that are plain values, quoted and escaped as pg's escapeLiteral does and untyped like the
- * parameters pg sends, so PostgreSQL resolves their types the same way.
+ * parameters pg sends, so PostgreSQL resolves their types the same way. The escaping holds in UTF-8,
+ * which every connection speaks (pg's startup sends client_encoding=UTF8; test/read-as-user.test.ts).
+ * A literal's value shows in the server's log of a failing statement and in pg_stat_activity, where a
+ * bound parameter's would not.
  */
-const SAFE_SQL = /^(?:[A-Za-z0-9_.,()<>=!*+\-\s]|\$\d+|"[A-Za-z_][A-Za-z0-9_]*")*$/;
+const SAFE_SQL = /^(?:[A-Za-z0-9_.,()<>=!*+\- \t\r\n]|(?<![A-Za-z0-9_"])\$\d+(?![A-Za-z0-9_$])|"[A-Za-z_][A-Za-z0-9_]*")*$/;
+/**
+ * Two placeholders with only whitespace holding a line break between them: PostgreSQL joins two string
+ * constants written so into one, where the bound parameters would have been a syntax error.
+ */
+const JOINED_CONSTANTS = /\$\d+[ \t\r]*\n[ \t\r\n]*\$\d+/;
 
 /** The highest $n the SQL uses (Infinity for a $0, which no parameter fills). */
 export function highestPlaceholder(text: string): number {
@@ -19,12 +27,15 @@ export function highestPlaceholder(text: string): number {
   return highest;
 }
 
-/** The SQL holds only identifiers, keywords and $n placeholders (no string literal, comment or semicolon). */
+/**
+ * The SQL holds only identifiers, keywords and $n placeholders (no string literal, comment or
+ * semicolon), each placeholder a token of its own (`E$1` or `int4$1` would read otherwise as a literal).
+ */
 export function sqlInlinable(text: string): boolean {
-  return SAFE_SQL.test(text) && !text.includes('--');
+  return SAFE_SQL.test(text) && !text.includes('--') && !JOINED_CONSTANTS.test(text);
 }
 
-/** The parameters as escaped literals (the SQL already known inlinable), or undefined when a value is not plainly safe. */
+/** The parameters as escaped literals (the SQL already known inlinable), or undefined when a value is not plainly safe or their number is not the statement's. */
 export function parameterLiterals(parameters: readonly unknown[], highestPlaceholder: number): string[] | undefined {
   const literals: string[] = [];
   for (const v of parameters) {
@@ -40,7 +51,8 @@ export function parameterLiterals(parameters: readonly unknown[], highestPlaceho
     if (text.includes('\0')) return undefined; // PostgreSQL refuses NUL either way; let it say so as usual
     literals.push(escapeLiteral(text));
   }
-  return highestPlaceholder <= literals.length ? literals : undefined;
+  // Exactly the statement's parameters, as EXECUTE and the bound query take them.
+  return highestPlaceholder === literals.length ? literals : undefined;
 }
 
 /** The SQL with each $n replaced by its literal. */

@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import { Pool, PoolClient, types } from 'pg';
 import type { DB as Database } from './database';
-import { deferOpenings, type StatementName } from './deferred-opening';
+import { deferOpenings, type StatementNames } from './deferred-opening';
 
 // numeric (scores, amounts) as JS numbers rather than strings; values stay far below 2^53.
 types.setTypeParser(types.builtins.NUMERIC, (v) => (v === null ? null : Number(v)));
@@ -29,7 +29,7 @@ export function createDb(connectionString: string, max = 10, opts: DbOptions = {
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
     const named = opts.namedStatements ?? true ? nameStatements(client) : undefined;
-    deferOpenings(client, (sql) => named?.(sql) ?? 'inline');
+    deferOpenings(client, named ?? { nameOf: () => 'inline', failed: () => undefined });
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   pools.set(db, pool);
@@ -74,7 +74,7 @@ export const NAMED_STATEMENT_PREFIX = 'q_';
  * Needs connections kept per session (PgBouncer in transaction mode before 1.21 does not): set
  * DB_NAMED_STATEMENTS=false there.
  */
-function nameStatements(client: PoolClient): (sql: string) => StatementName {
+function nameStatements(client: PoolClient): StatementNames {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   const names = new Map<string, string>();
   let made = 0;
@@ -101,10 +101,13 @@ function nameStatements(client: PoolClient): (sql: string) => StatementName {
       throw err;
     });
   };
-  return (sql) => {
-    if (/\bon\s+conflict\b/i.test(sql)) return 'inline';
-    const name = names.get(sql);
-    if (name) return parsed[name] === sql ? { name } : 'later';
-    return made >= MAX_NAMED_STATEMENTS ? 'inline' : 'later';
+  return {
+    nameOf: (sql) => {
+      if (/\bon\s+conflict\b/i.test(sql)) return 'inline';
+      const name = names.get(sql);
+      if (name) return parsed[name] === sql ? { name } : 'later';
+      return made >= MAX_NAMED_STATEMENTS ? 'inline' : 'later';
+    },
+    failed: forget,
   };
 }

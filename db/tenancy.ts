@@ -134,6 +134,8 @@ const MAX_PREPARED = 200;
 export const MAX_PREPARED_SEARCHES = 32;
 const SEARCH_PREFIX = 'search_';
 const LIST_PREFIX = 'list_';
+/** The names this module gives its statements (a name read back from the server is used in DEALLOCATE only if it is one). */
+const HELD_NAME = /^(?:list|search)_[0-9a-f]{24}$/;
 
 /**
  * What readCompiledAsUser learns once per SQL text (a list query's SQL is the same for every request
@@ -197,9 +199,11 @@ async function readCompiledAsUser<O>(db: DB, userId: string, gate: Gate, query: 
  * written in where the connections keep no statements, DB_NAMED_STATEMENTS=false) and COMMIT, as one
  * simple-protocol query string with the parameters inlined as literals. `fallback` runs it the usual
  * way when that is not plainly safe (the SQL holds a string literal, a parameter is not a plain value)
- * or the DB has no pool of its own.
+ * or the DB has no pool of its own. The PREPARE goes after the opening, so a caller the role gate
+ * refuses prepares nothing; a prepared statement whose result type a migration changed ("cached plan
+ * must not change result type") is dropped and the whole string sent once more.
  */
-async function inOneTrip<O>(db: DB, opening: string, query: CompiledQuery<O>, openingFailed: (err: unknown) => never, fallback: () => Promise<O[]>): Promise<O[]> {
+async function inOneTrip<O>(db: DB, opening: string, query: CompiledQuery<O>, openingFailed: (err: unknown) => never, fallback: () => Promise<O[]>, retried = false): Promise<O[]> {
   const pool = poolOf(db);
   const facts = pool ? factsOf(query.sql) : undefined;
   const literals = facts?.inlinable ? parameterLiterals(query.parameters, facts.highestPlaceholder) : undefined;
@@ -217,12 +221,13 @@ async function inOneTrip<O>(db: DB, opening: string, query: CompiledQuery<O>, op
   const evict = keeps && perWord && !known && held.searches.size >= MAX_PREPARED_SEARCHES ? held.searches.keys().next().value : undefined;
   const prepare = keeps && !known && (perWord || held.shapes.size < MAX_PREPARED) ? `${evict ? `DEALLOCATE ${evict}; ` : ''}PREPARE ${name} AS ${text}; ` : '';
   const statement = known || prepare ? `EXECUTE ${name}${args.length ? `(${args.join(', ')})` : ''}` : substitute(query.sql, literals);
-  // The generic plan: the same for every organization and page (left to PostgreSQL's default, a
-  // connection kept planning the inbox afresh, a custom plan looking cheaper).
-  const planMode = statement.startsWith('EXECUTE') ? '; SET LOCAL plan_cache_mode = force_generic_plan' : '';
+  // EXECUTE runs the generic plan: the same for every organization and page (left to PostgreSQL's
+  // default, a connection kept planning the inbox afresh, a custom plan looking cheaper).
   let broken: Error | undefined;
+  let stale = false;
   try {
-    const results = (await client.query(`${prepare}${opening}${planMode}; ${statement}; COMMIT`)) as unknown as QueryResult[];
+    // The PREPARE (and DEALLOCATE) after the opening: a caller the gate refuses prepares and evicts nothing.
+    const results = (await client.query(`${opening}; ${prepare}${statement.startsWith('EXECUTE') ? 'SET LOCAL plan_cache_mode = force_generic_plan; ' : ''}${statement}; COMMIT`)) as unknown as QueryResult[];
     if (evict) held.searches.delete(evict);
     if (perWord && (known || prepare)) {
       held.searches.delete(name); // re-inserted: now the most recently used
@@ -231,18 +236,29 @@ async function inOneTrip<O>(db: DB, opening: string, query: CompiledQuery<O>, op
     return results[results.length - 2]!.rows as O[];
   } catch (err) {
     await client.query('ROLLBACK').catch((e: Error) => (broken = e));
-    // The PREPARE (and DEALLOCATE) outlive a failure after them (a gate's 404): learn what this connection holds.
-    if (prepare && !broken) {
+    const code = (err as { code?: string }).code;
+    if (!broken && known && code === '0A000') {
+      // "cached plan must not change result type": a migration changed a column under the statement.
+      // Dropped and prepared afresh (the transaction was rolled back, so running it again is safe), instead
+      // of failing on this connection until it closes.
+      await client.query(`DEALLOCATE ${name}`).catch((e: Error) => (broken = e));
+      held.shapes.delete(name);
+      held.searches.delete(name);
+      stale = !broken && !retried;
+    } else if (!broken && prepare && code !== 'OR404' && code !== 'OR403') {
+      // The PREPARE (and DEALLOCATE) outlive a failure after them: learn what this connection holds.
+      // (A gate's refusal comes before them: nothing was prepared.)
       const rows = await client.query<{ name: string }>('SELECT name FROM pg_prepared_statements').catch((e: Error) => ((broken = e), undefined));
       if (rows) {
-        const names = rows.rows.map((r) => r.name);
+        const names = rows.rows.map((r) => r.name).filter((n) => HELD_NAME.test(n));
         prepared.set(client, { shapes: new Set(names.filter((n) => n.startsWith(LIST_PREFIX))), searches: new Map(names.filter((n) => n.startsWith(SEARCH_PREFIX)).map((n) => [n, true])) });
       }
     }
-    return openingFailed(err);
+    if (!stale) return openingFailed(err);
   } finally {
     client.release(broken);
   }
+  return inOneTrip(db, opening, query, openingFailed, fallback, true);
 }
 
 /** The compiled query with its $n parameters as literals, or undefined when that is not plainly safe. */

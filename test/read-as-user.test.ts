@@ -132,6 +132,35 @@ test('a query holding a literal or a cast is not inlined, and still answers thro
   expect(trips).toBeGreaterThan(1);
 });
 
+test('only a placeholder that is a token of its own is written in, and only with exactly its parameters; every connection speaks UTF-8', async () => {
+  // Each of these would read otherwise inlined than bound: E$1 an escape string, int4$1 and "int4"$1 a
+  // typed constant, a$1 one identifier, $1 and $2 on two lines one joined string constant.
+  for (const text of ['select E$1', 'select int4$1', 'select "int4"$1', 'select a$1', 'select $1$2', 'select $1\n$2', 'select\u00a0$1']) {
+    expect({ text, inlined: inlineParameters({ sql: text, parameters: ['x', 'y'].slice(0, text.split('$').length - 1) } as never) }).toEqual({ text, inlined: undefined });
+  }
+  expect(inlineParameters({ sql: 'select "a" from t where b = $1 and c in ($2, $3)', parameters: ['x', 1, null] } as never)).toBe(`select "a" from t where b = 'x' and c in ('1', NULL)`);
+  // A parameter the SQL does not use, or one it lacks: bound, PostgreSQL refuses both; written in, it would not.
+  expect(inlineParameters({ sql: 'select $1', parameters: ['x', 'y'] } as never)).toBeUndefined();
+  expect(inlineParameters({ sql: 'select $1, $2', parameters: ['x'] } as never)).toBeUndefined();
+  // Literals are written as UTF-8, and a connection reads them so whatever else asks for another client
+  // encoding (SJIS here; in another, a multibyte character's second byte could swallow an escaping
+  // backslash): pg sends client_encoding=UTF8 in every startup, which outranks the options and a role's
+  // or a database's setting. The code never sets it; this guards what the literals rely on.
+  const url = new URL(testEnv('TEST_APP_DB_URL'));
+  url.searchParams.set('options', '-c client_encoding=SJIS');
+  const sjis = createDb(url.toString(), 1);
+  try {
+    const client = await poolOf(sjis)!.connect();
+    try {
+      expect((await client.query('SHOW client_encoding')).rows[0].client_encoding).toBe('UTF8');
+    } finally {
+      client.release();
+    }
+  } finally {
+    await sjis.destroy();
+  }
+});
+
 test('the gate: a non-member and a too-low role are refused, and the transaction leaves nothing behind', async () => {
   await expect(readAsUser(db, randomUUID(), gate, (qb) => listSignals(qb, { organizationId: org, limit: 5 }))).rejects.toBeInstanceOf(NotAMemberError);
   await expect(
@@ -157,14 +186,21 @@ async function preparedOnIdle(): Promise<string[]> {
   }
 }
 
-test('a list is a prepared statement per connection: prepared once, executed after, the same answers; a refused gate leaves it usable', async () => {
+test('a list is a prepared statement per connection: prepared once, executed after, the same answers; a caller the gate refuses prepares nothing', async () => {
   const f = { organizationId: org, limit: 50, projectId: randomUUID() }; // a shape no other test uses
   const empty = await readAsUser(db, user, gate, (qb) => listSignals(qb, f));
   expect(empty).toEqual([]);
   expect((await preparedOnIdle()).some((s) => s.includes('"project_id" = $'))).toBe(true);
-  // Refused after its PREPARE on a fresh shape (status and project): nothing answered, the connection still good.
+  // Refused on a fresh shape (status and project): nothing answered, nothing prepared (the gate comes
+  // before the PREPARE in the string), and nothing to look up afterwards: the string and its ROLLBACK.
   const g = { organizationId: org, limit: 50, status: 'ingested', projectId: randomUUID() };
-  await expect(readAsUser(db, randomUUID(), gate, (qb) => listSignals(qb, g))).rejects.toBeInstanceOf(NotAMemberError);
+  const ofShapeG = (s: string) => s.includes('"status" = $') && s.includes('"project_id" = $');
+  const refused = await roundTrips(() => readAsUser(db, randomUUID(), gate, (qb) => listSignals(qb, g)).catch((e: unknown) => e));
+  expect(refused.result).toBeInstanceOf(NotAMemberError);
+  expect(refused.trips).toBe(2);
+  expect((await preparedOnIdle()).some(ofShapeG)).toBe(false);
+  expect(await readAsUser(db, user, gate, (qb) => listSignals(qb, g))).toEqual([]);
+  expect((await preparedOnIdle()).some(ofShapeG)).toBe(true);
   for (let i = 0; i < 4; i++) {
     const q = titles[i]!.slice(0, 4);
     const h = { organizationId: org, limit: 50, q };
@@ -172,7 +208,7 @@ test('a list is a prepared statement per connection: prepared once, executed aft
     const { result, trips } = await roundTrips(() => readAsUser(db, user, gate, (qb) => listSignals(qb, h)));
     expect({ q, result }).toEqual({ q, result: bound });
     expect(trips).toBe(1);
-    expect(await readAsUser(db, user, gate, (qb) => listSignals(qb, g))).toEqual([]); // the shape PREPAREd before the refusal
+    expect(await readAsUser(db, user, gate, (qb) => listSignals(qb, g))).toEqual([]);
   }
 });
 

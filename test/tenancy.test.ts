@@ -5,7 +5,9 @@ import { testEnv, TestUser } from './helpers/tokens';
 import { createDb, poolOf } from '../db/pool';
 import { asOrganization, asOrganizationInOneTrip } from '../db/tenancy';
 import { markProcessedQuery, signalForPipelineQuery } from '../db/queries/pipeline';
-import { assertApiRole } from '../db/roles';
+import { assertApiRole, WORKER_DB_ROLE } from '../db/roles';
+import { Kysely } from 'kysely';
+import { Pool } from 'pg';
 
 /**
  * Another tenant's records are invisible (404) on every endpoint, and a viewer cannot write.
@@ -259,6 +261,32 @@ test('asOrganizationInOneTrip: one statement in one round trip, as asOrganizatio
   } finally {
     restore();
     await workerDb.destroy();
+  }
+});
+
+test('a statement whose result type a migration changed: the one-trip read prepares it afresh and answers; a first statement run by its name fails once, then is named afresh', async () => {
+  const owner = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
+  const table = `stale_${Date.now().toString(36)}`;
+  await owner.query(`CREATE TABLE ${table} (id uuid PRIMARY KEY, v varchar(10)); INSERT INTO ${table} VALUES ('${a.orgId}', 'a'); GRANT SELECT ON ${table} TO ${WORKER_DB_ROLE}`);
+  const workerDb = createDb(testEnv('TEST_WORKER_DB_URL'), 1);
+  // The scratch table is not in the schema's types.
+  const scratch = (qb: unknown) => qb as Kysely<Record<string, { id: string; v: string; z: number | null }>>;
+  try {
+    const oneTrip = () => asOrganizationInOneTrip(workerDb, a.orgId, (qb) => scratch(qb).selectFrom(table).select(['id', 'v']).where('id', '=', a.orgId));
+    const firstStatement = () => asOrganization(workerDb, a.orgId, (tx) => scratch(tx).selectFrom(table).selectAll().where('id', '=', a.orgId).execute());
+    for (let i = 0; i < 2; i++) {
+      expect(await oneTrip()).toEqual([{ id: a.orgId, v: 'a' }]); // PREPAREd, then EXECUTEd, on the pool's one connection
+      expect(await firstStatement()).toEqual([{ id: a.orgId, v: 'a' }]); // parsed under a name, then run by it
+    }
+    await owner.query(`ALTER TABLE ${table} ALTER COLUMN v TYPE text, ADD COLUMN z int`);
+    expect(await oneTrip()).toEqual([{ id: a.orgId, v: 'a' }]);
+    await expect(firstStatement()).rejects.toThrow(/cached plan must not change result type/);
+    expect(await firstStatement()).toEqual([{ id: a.orgId, v: 'a', z: null }]);
+    expect(await firstStatement()).toEqual([{ id: a.orgId, v: 'a', z: null }]);
+  } finally {
+    await workerDb.destroy();
+    await owner.query(`DROP TABLE ${table}`);
+    await owner.end();
   }
 });
 
