@@ -221,12 +221,12 @@ async function inOneTrip<O>(db: DB, opening: string, query: CompiledQuery<O>, op
   const evict = keeps && perWord && !known && held.searches.size >= MAX_PREPARED_SEARCHES ? held.searches.keys().next().value : undefined;
   const prepare = keeps && !known && (perWord || held.shapes.size < MAX_PREPARED) ? `${evict ? `DEALLOCATE ${evict}; ` : ''}PREPARE ${name} AS ${text}; ` : '';
   const statement = known || prepare ? `EXECUTE ${name}${args.length ? `(${args.join(', ')})` : ''}` : substitute(query.sql, literals);
-  // EXECUTE runs the generic plan: the same for every organization and page (left to PostgreSQL's
-  // default, a connection kept planning the inbox afresh, a custom plan looking cheaper).
   let broken: Error | undefined;
   let stale = false;
   try {
     // The PREPARE (and DEALLOCATE) after the opening: a caller the gate refuses prepares and evicts nothing.
+    // EXECUTE runs the generic plan: the same for every organization and page (left to PostgreSQL's
+    // default, a connection kept planning the inbox afresh, a custom plan looking cheaper).
     const results = (await client.query(`${opening}; ${prepare}${statement.startsWith('EXECUTE') ? 'SET LOCAL plan_cache_mode = force_generic_plan; ' : ''}${statement}; COMMIT`)) as unknown as QueryResult[];
     if (evict) held.searches.delete(evict);
     if (perWord && (known || prepare)) {
