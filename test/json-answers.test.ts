@@ -4,6 +4,8 @@ import { gunzipSync } from 'node:zlib';
 import { Pool } from 'pg';
 import type { Request } from 'express';
 import { acceptsGzip } from '../apps/api/json-text';
+import { normalizeCompanyName } from '../domain/companies/identity';
+import { listCompanies, listCompaniesJson, type CompanyFilter } from '../db/queries/companies';
 import { listMessages, listMessagesJson, type MessageFilter } from '../db/queries/messages';
 import { listSignals, listSignalsJson, type SignalFilter } from '../db/queries/signals';
 import { NotAMemberError, readAsUser, readJsonAsUser } from '../db/tenancy';
@@ -11,7 +13,7 @@ import { newOrganization, startApi, TestApi } from './helpers/api';
 import { testEnv, TestUser } from './helpers/tokens';
 
 /**
- * GET /signals and GET /messages (the approval inbox) answer the JSON array PostgreSQL builds
+ * GET /signals, GET /messages (the approval inbox) and GET /companies answer the JSON array PostgreSQL builds
  * (db/json-answers.ts), passed through. It must be what node built before from the same rows: the
  * same fields in the same order with the same values and formats (ISO timestamps with milliseconds
  * and Z, numbers as numbers, why as its object), for every filter and page, under row-level security
@@ -67,6 +69,17 @@ async function seed(org: string, user: string, tag: string): Promise<void> {
   // And one with every optional field null (no joins, an active enrollment's pause_reason null).
   await owner.query(`INSERT INTO messages (organization_id, direction, channel, status, created_at) VALUES ($1, 'inbound', 'email', 'received', '2026-01-01T00:00:00.5Z')`, [org]);
   ids[tag] = previous!;
+  // Companies with every field filled (an array of SBI codes, an empty one), beside the one above with most of them null.
+  for (const [i, stamp] of STAMPS.entries()) {
+    await owner.query(
+      `INSERT INTO companies (organization_id, name, normalized_name, domain, kvk_number, address, website, generic_email, phone, enrichment_status, enrichment_error,
+                             country_code, locale, recipient_kind, legal_form, sbi_codes, timezone, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, 'https://' || $4, 'info@' || $4, '+31301234567', $7, $8, 'NL', 'nl-NL', $9, 'B.V.', $10, 'Europe/Amsterdam', $11, $11::timestamptz + interval '1 second')`,
+      [org, `${TEXTS[i % TEXTS.length]} Warmtepomp ${i}`, normalizeCompanyName(`${TEXTS[i % TEXTS.length]} Warmtepomp ${i}`), `c${i}-${tag}.example`, `${tag === 'a' ? 1 : 2}000000${i}`,
+        TEXTS[(i + 1) % TEXTS.length], ['idle', 'running', 'done', 'failed', 'done'][i], i === 3 ? TEXTS[3] : null, i % 2 ? 'natural_person' : 'legal_person',
+        i === 2 ? [] : ['4322', TEXTS[i % TEXTS.length]], stamp],
+    );
+  }
 }
 
 beforeAll(async () => {
@@ -135,6 +148,29 @@ test.each(messageFilters())('GET /messages %j: the JSON PostgreSQL builds is the
   expect(rows.every((r) => r.organization_id === a.orgId)).toBe(true);
 });
 
+const companyFilters = (): Array<Omit<CompanyFilter, 'organizationId'>> => [
+  { limit: 50 },
+  { limit: 2 },
+  { limit: 50, q: 'WARMTEPOMP' },
+  { limit: 50, q: "O'Brien" },
+  { limit: 50, kvkNumber: '10000003' },
+  { limit: 50, domain: 'c1-a.example' },
+  { limit: 50, q: 'nothing like it' },
+];
+
+test.each(companyFilters())('GET /companies %j: the JSON PostgreSQL builds is the JSON node built from the rows', async (f) => {
+  const filter = { organizationId: a.orgId, ...f };
+  const gate = { organizationId: a.orgId, minRole: 'viewer' as const };
+  const rows = await readAsUser(api.db, a.owner.id, gate, (qb) => listCompanies(qb, filter));
+  const json = await readJsonAsUser(api.db, a.owner.id, gate, (qb) => listCompaniesJson(qb, filter));
+  expect(canonical(json)).toBe(JSON.stringify(rows));
+  if (!f.q?.startsWith('nothing')) expect(rows.length).toBeGreaterThan(0);
+  expect(rows.every((r) => r.organization_id === a.orgId)).toBe(true);
+  const res = await api.call('GET', `/companies?${new URLSearchParams({ organizationId: a.orgId, ...Object.fromEntries(Object.entries(f).map(([k, v]) => [k, String(v)])) })}`, { token: a.owner.token });
+  expect(res.status).toBe(200);
+  expect(JSON.stringify(res.body)).toBe(JSON.stringify(rows));
+});
+
 test('the formats are the API’s: toISOString timestamps (microseconds cut), numbers, why as an object', async () => {
   const res = await api.call('GET', `/signals?organizationId=${a.orgId}&limit=50`, { token: a.owner.token });
   const byTitle = (n: number) => res.body.find((s: { external_id: string }) => s.external_id === `a-${n}`);
@@ -164,11 +200,11 @@ test('GET /signals and GET /messages over HTTP: the contract, the headers of res
 });
 
 test('another tenant sees nothing: 404 on A’s lists, only its own rows in its own', async () => {
-  for (const path of [`/signals?organizationId=${a.orgId}`, `/messages?organizationId=${a.orgId}&status=pending_approval`, `/signals?organizationId=${a.orgId}&q=warmtepomp`]) {
+  for (const path of [`/signals?organizationId=${a.orgId}`, `/messages?organizationId=${a.orgId}&status=pending_approval`, `/signals?organizationId=${a.orgId}&q=warmtepomp`, `/companies?organizationId=${a.orgId}&q=warmtepomp`]) {
     const res = await api.call('GET', path, { token: b.owner.token });
     expect({ path, status: res.status, code: res.body?.code }).toEqual({ path, status: 404, code: 'NOT_FOUND' });
   }
-  for (const path of [`/signals?organizationId=${b.orgId}&q=warmtepomp`, `/messages?organizationId=${b.orgId}`]) {
+  for (const path of [`/signals?organizationId=${b.orgId}&q=warmtepomp`, `/messages?organizationId=${b.orgId}`, `/companies?organizationId=${b.orgId}&q=warmtepomp`]) {
     const res = await api.call('GET', path, { token: b.owner.token });
     expect(res.body.length).toBeGreaterThan(0);
     expect(res.body.every((r: { organization_id: string }) => r.organization_id === b.orgId)).toBe(true);

@@ -1,6 +1,7 @@
 import { CompiledQuery, DummyDriver, Kysely, sql, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
 import type { DB } from '../db/database';
 import { compiledPerShape } from '../db/query-shapes';
+import { listCompaniesJson, listCompaniesJsonAfresh, type CompanyFilter } from '../db/queries/companies';
 import { listMessagesJson, listMessagesJsonAfresh, type MessageFilter } from '../db/queries/messages';
 import { listSignalsJson, listSignalsJsonAfresh, type SignalFilter } from '../db/queries/signals';
 import type { Reader } from '../db/tenancy';
@@ -46,7 +47,7 @@ test('a parameter computed from a field (not the value itself) is refused at the
   expect(() => computed(qb, { title: 'warmtepomp' }).compile()).toThrow(/computed from a filter field/);
 });
 
-test('the two lists answer what a fresh compilation of their shape answers (signals with an escaped title search, messages, the before cursor)', () => {
+test('the JSON lists answer what a fresh compilation of their shape answers (signals with an escaped title search, messages, companies, the before cursor)', () => {
   const same = (got: CompiledQuery<unknown>, want: CompiledQuery<unknown>) => expect({ sql: got.sql, parameters: got.parameters }).toEqual({ sql: want.sql, parameters: want.parameters });
   const signals: SignalFilter[] = [
     { organizationId: 'a', limit: 50 },
@@ -68,6 +69,15 @@ test('the two lists answer what a fresh compilation of their shape answers (sign
   ];
   for (const f of [...messages, ...[...messages].reverse()]) {
     same(listMessagesJson(qb, f).compile(), listMessagesJsonAfresh(qb, f).compile());
+  }
+  const companies: CompanyFilter[] = [
+    { organizationId: 'c1', limit: 50 },
+    { organizationId: 'c2', limit: 5, q: 'Warmtepomp B.V. 50%_off' },
+    { organizationId: 'c3', limit: 5, kvkNumber: '12345678', before: 'x' },
+    { organizationId: 'c4', limit: 9, domain: 'bouw.example', q: 'bouw' },
+  ];
+  for (const f of [...companies, ...[...companies].reverse()]) {
+    same(listCompaniesJson(qb, f).compile(), listCompaniesJsonAfresh(qb, f).compile());
   }
 });
 

@@ -2,6 +2,8 @@ import { sql } from 'kysely';
 import { companyDomain, domainFromAddresses } from '../../domain/companies/domains';
 import { normalizeCompanyName, recipientKindFor } from '../../domain/companies/identity';
 import type { Reader, Tx } from '../tenancy';
+import { jsonColumns } from '../json-answers';
+import { compiledPerShape } from '../query-shapes';
 import { newestFirst } from './pagination';
 
 export const COMPANY_COLUMNS = [
@@ -81,13 +83,51 @@ export function getCompany(tx: Tx, id: string) {
   return tx.selectFrom('companies').select(COMPANY_COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
-/** The list query, not run: the route runs it in one round trip (readWithRole). */
-export function listCompanies(tx: Reader, f: { organizationId: string; q?: string; kvkNumber?: string; domain?: string; limit: number; before?: string }) {
-  let q = tx.selectFrom('companies').select(COMPANY_COLUMNS).where('organization_id', '=', f.organizationId);
-  if (f.kvkNumber) q = q.where('kvk_number', '=', f.kvkNumber);
-  if (f.domain) q = q.where('domain', '=', f.domain);
-  if (f.q) q = q.where('normalized_name', 'like', `%${normalizeCompanyName(f.q).replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-  return newestFirst(q, 'companies', f);
+export interface CompanyFilter {
+  organizationId: string;
+  q?: string;
+  kvkNumber?: string;
+  domain?: string;
+  limit: number;
+  before?: string;
+}
+
+/** What the list query is built from: the filter, its name search as a LIKE pattern (q normalized as names are, its wildcards escaped). */
+type CompanyListValues = Omit<CompanyFilter, 'q'> & { namePattern?: string };
+
+function listValues({ q, ...f }: CompanyFilter): CompanyListValues {
+  return q ? { ...f, namePattern: `%${normalizeCompanyName(q).replace(/[\\%_]/g, (c) => `\\${c}`)}%` } : f;
+}
+
+function fromCompanies(tx: Reader, v: CompanyListValues) {
+  let q = tx.selectFrom('companies').where('organization_id', '=', v.organizationId);
+  if (v.kvkNumber) q = q.where('kvk_number', '=', v.kvkNumber);
+  if (v.domain) q = q.where('domain', '=', v.domain);
+  if (v.namePattern) q = q.where('normalized_name', 'like', v.namePattern);
+  return q;
+}
+
+/** The list query, not run (the rows as node reads them; GET /companies answers listCompaniesJson). */
+export function listCompanies(tx: Reader, f: CompanyFilter) {
+  const v = listValues(f);
+  return newestFirst(fromCompanies(tx, v).select(COMPANY_COLUMNS), 'companies', v);
+}
+
+const COMPANY_JSON_COLUMNS = jsonColumns(COMPANY_COLUMNS, { timestamps: ['created_at', 'updated_at'] });
+const companiesJson = (qb: Reader, v: CompanyListValues) => newestFirst(fromCompanies(qb, v).select(COMPANY_JSON_COLUMNS), 'companies', v);
+const companiesJsonPerShape = compiledPerShape(companiesJson);
+
+/** listCompaniesJson compiled afresh on every call (what each shape's reuse must equal; test/query-shapes.test.ts). */
+export function listCompaniesJsonAfresh(qb: Reader, f: CompanyFilter) {
+  return companiesJson(qb, listValues(f));
+}
+
+/**
+ * listCompanies built as JSON in PostgreSQL (GET /companies answers it as it is; readJsonWithRole,
+ * db/json-answers.ts), compiled once per shape of the filter (db/query-shapes.ts).
+ */
+export function listCompaniesJson(qb: Reader, f: CompanyFilter) {
+  return companiesJsonPerShape(qb, listValues(f));
 }
 
 /**

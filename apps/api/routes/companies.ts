@@ -1,7 +1,8 @@
 import { Router } from 'express';
-import { getCompany, insertCompany, listCompanies, setEnrichmentStatus, updateCompany } from '../../../db/queries/companies';
+import { getCompany, insertCompany, listCompaniesJson, setEnrichmentStatus, updateCompany } from '../../../db/queries/companies';
 import { toE164 } from '../../../domain/companies/identity';
-import { readWithRole, visibleOr404, withRecordRole, withRole, WRITE } from '../access';
+import { readJsonWithRole, visibleOr404, withRecordRole, withRole, WRITE } from '../access';
+import { sendJsonText } from '../json-text';
 import { conflict, validationFailed } from '../errors';
 import type { ApiDeps } from '../app';
 import { createCompanyBody, emptyBody, listCompaniesQuery, patchCompanyBody } from '../schemas';
@@ -26,8 +27,8 @@ export function companyRoutes({ db, workflows }: ApiDeps): Router {
 
   r.get('/companies', async (req, res) => {
     const q = parseQuery(listCompaniesQuery, req);
-    const rows = await readWithRole(db, req, q.organizationId, 'viewer', (qb) => listCompanies(qb, q));
-    res.json(rows);
+    // The JSON array as PostgreSQL builds it, passed through (db/json-answers.ts).
+    sendJsonText(req, res, await readJsonWithRole(db, req, q.organizationId, 'viewer', (qb) => listCompaniesJson(qb, q)));
   });
 
   r.get('/companies/:companyId', async (req, res) => {
