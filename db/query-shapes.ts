@@ -55,3 +55,17 @@ export function compiledPerShape<F extends object>(build: (qb: Reader, f: F) => 
 function plainValue(v: unknown): boolean {
   return (typeof v === 'string' && v !== '') || (typeof v === 'number' && v !== 0) || typeof v === 'boolean' || v instanceof Date;
 }
+
+/**
+ * A list endpoint's query, built from its filter's values (`values` computes what derives from the
+ * filter, a LIKE pattern say, before the query is built, as compiledPerShape's rule asks): `perShape`
+ * compiles it once per shape of the filter, `afresh` on every call (what each shape's reuse must equal;
+ * test/query-shapes.test.ts).
+ */
+export function listPerShape<F extends object, V extends object, Q extends { compile(): CompiledQuery<unknown> }>(build: (qb: Reader, v: V) => Q, values: (f: F) => V) {
+  const perShape = compiledPerShape(build);
+  return {
+    perShape: (qb: Reader, f: F) => perShape(qb, values(f)),
+    afresh: (qb: Reader, f: F) => build(qb, values(f)),
+  };
+}

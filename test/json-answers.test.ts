@@ -8,7 +8,8 @@ import { normalizeCompanyName } from '../domain/companies/identity';
 import { listCompanies, listCompaniesJson, type CompanyFilter } from '../db/queries/companies';
 import { listMessages, listMessagesJson, type MessageFilter } from '../db/queries/messages';
 import { listSignals, listSignalsJson, type SignalFilter } from '../db/queries/signals';
-import { NotAMemberError, readAsUser, readJsonAsUser } from '../db/tenancy';
+import { NotAMemberError, readAsUser, readJsonAsUser, type Reader } from '../db/tenancy';
+import type { CompiledQuery } from 'kysely';
 import { newOrganization, startApi, TestApi } from './helpers/api';
 import { testEnv, TestUser } from './helpers/tokens';
 
@@ -98,6 +99,21 @@ afterAll(async () => {
 /** Same fields, same order, same values: what a client reads (JSON.parse), written out again. */
 const canonical = (json: string) => JSON.stringify(JSON.parse(json));
 
+/**
+ * A list read as A's owner both ways, the rows node reads and the JSON PostgreSQL builds: the JSON must
+ * be those rows written out, and only A's. Answers the rows.
+ */
+async function builtAsNodeBuilt<R extends { organization_id: string }>(
+  rows: (qb: Reader) => { compile(): CompiledQuery<R>; execute(): Promise<R[]> },
+  json: (qb: Reader) => { compile(): CompiledQuery<unknown> },
+): Promise<R[]> {
+  const gate = { organizationId: a.orgId, minRole: 'viewer' as const };
+  const read = await readAsUser(api.db, a.owner.id, gate, rows);
+  expect(canonical(await readJsonAsUser(api.db, a.owner.id, gate, json))).toBe(JSON.stringify(read));
+  expect(read.every((r) => r.organization_id === a.orgId)).toBe(true);
+  return read;
+}
+
 const signalFilters = (): Array<Omit<SignalFilter, 'organizationId'>> => [
   { limit: 50 },
   { limit: 2 },
@@ -109,12 +125,8 @@ const signalFilters = (): Array<Omit<SignalFilter, 'organizationId'>> => [
 
 test.each(signalFilters())('GET /signals %j: the JSON PostgreSQL builds is the JSON node built from the rows', async (f) => {
   const filter = { organizationId: a.orgId, ...f };
-  const gate = { organizationId: a.orgId, minRole: 'viewer' as const };
-  const rows = await readAsUser(api.db, a.owner.id, gate, (qb) => listSignals(qb, filter));
-  const json = await readJsonAsUser(api.db, a.owner.id, gate, (qb) => listSignalsJson(qb, filter));
-  expect(canonical(json)).toBe(JSON.stringify(rows));
+  const rows = await builtAsNodeBuilt((qb) => listSignals(qb, filter), (qb) => listSignalsJson(qb, filter));
   if (!f.q?.startsWith('nothing')) expect(rows.length).toBeGreaterThan(0);
-  expect(rows.every((r) => r.organization_id === a.orgId)).toBe(true);
 });
 
 // The title search matches the lower-cased title (migration 0032) against the lower-cased pattern:
@@ -141,11 +153,7 @@ const messageFilters = (): Array<Omit<MessageFilter, 'organizationId'>> => [
 
 test.each(messageFilters())('GET /messages %j: the JSON PostgreSQL builds is the JSON node built from the rows', async (f) => {
   const filter = { organizationId: a.orgId, ...f };
-  const gate = { organizationId: a.orgId, minRole: 'viewer' as const };
-  const rows = await readAsUser(api.db, a.owner.id, gate, (qb) => listMessages(qb, filter));
-  const json = await readJsonAsUser(api.db, a.owner.id, gate, (qb) => listMessagesJson(qb, filter));
-  expect(canonical(json)).toBe(JSON.stringify(rows));
-  expect(rows.every((r) => r.organization_id === a.orgId)).toBe(true);
+  await builtAsNodeBuilt((qb) => listMessages(qb, filter), (qb) => listMessagesJson(qb, filter));
 });
 
 const companyFilters = (): Array<Omit<CompanyFilter, 'organizationId'>> => [
@@ -160,12 +168,8 @@ const companyFilters = (): Array<Omit<CompanyFilter, 'organizationId'>> => [
 
 test.each(companyFilters())('GET /companies %j: the JSON PostgreSQL builds is the JSON node built from the rows', async (f) => {
   const filter = { organizationId: a.orgId, ...f };
-  const gate = { organizationId: a.orgId, minRole: 'viewer' as const };
-  const rows = await readAsUser(api.db, a.owner.id, gate, (qb) => listCompanies(qb, filter));
-  const json = await readJsonAsUser(api.db, a.owner.id, gate, (qb) => listCompaniesJson(qb, filter));
-  expect(canonical(json)).toBe(JSON.stringify(rows));
+  const rows = await builtAsNodeBuilt((qb) => listCompanies(qb, filter), (qb) => listCompaniesJson(qb, filter));
   if (!f.q?.startsWith('nothing')) expect(rows.length).toBeGreaterThan(0);
-  expect(rows.every((r) => r.organization_id === a.orgId)).toBe(true);
   const res = await api.call('GET', `/companies?${new URLSearchParams({ organizationId: a.orgId, ...Object.fromEntries(Object.entries(f).map(([k, v]) => [k, String(v)])) })}`, { token: a.owner.token });
   expect(res.status).toBe(200);
   expect(JSON.stringify(res.body)).toBe(JSON.stringify(rows));

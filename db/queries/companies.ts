@@ -3,7 +3,7 @@ import { companyDomain, domainFromAddresses } from '../../domain/companies/domai
 import { normalizeCompanyName, recipientKindFor } from '../../domain/companies/identity';
 import type { Reader, Tx } from '../tenancy';
 import { jsonColumns } from '../json-answers';
-import { compiledPerShape } from '../query-shapes';
+import { listPerShape } from '../query-shapes';
 import { newestFirst } from './pagination';
 
 export const COMPANY_COLUMNS = [
@@ -114,21 +114,15 @@ export function listCompanies(tx: Reader, f: CompanyFilter) {
 }
 
 const COMPANY_JSON_COLUMNS = jsonColumns(COMPANY_COLUMNS, { timestamps: ['created_at', 'updated_at'] });
-const companiesJson = (qb: Reader, v: CompanyListValues) => newestFirst(fromCompanies(qb, v).select(COMPANY_JSON_COLUMNS), 'companies', v);
-const companiesJsonPerShape = compiledPerShape(companiesJson);
-
-/** listCompaniesJson compiled afresh on every call (what each shape's reuse must equal; test/query-shapes.test.ts). */
-export function listCompaniesJsonAfresh(qb: Reader, f: CompanyFilter) {
-  return companiesJson(qb, listValues(f));
-}
+const companiesJson = listPerShape((qb: Reader, v: CompanyListValues) => newestFirst(fromCompanies(qb, v).select(COMPANY_JSON_COLUMNS), 'companies', v), listValues);
 
 /**
  * listCompanies built as JSON in PostgreSQL (GET /companies answers it as it is; readJsonWithRole,
  * db/json-answers.ts), compiled once per shape of the filter (db/query-shapes.ts).
  */
-export function listCompaniesJson(qb: Reader, f: CompanyFilter) {
-  return companiesJsonPerShape(qb, listValues(f));
-}
+export const listCompaniesJson = companiesJson.perShape;
+/** listCompaniesJson compiled afresh on every call. */
+export const listCompaniesJsonAfresh = companiesJson.afresh;
 
 /**
  * The company a signal (or an enrichment result) names: by KvK number, then registrable domain,

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Reader, Tx } from '../tenancy';
 import { messageFrom, type MessageAction } from '../../domain/outreach/messages';
 import { jsonColumns } from '../json-answers';
-import { compiledPerShape } from '../query-shapes';
+import { listPerShape } from '../query-shapes';
 import { newestFirst } from './pagination';
 
 /**
@@ -92,19 +92,15 @@ export function listMessages(qb: Reader, f: MessageFilter) {
   return filterMessages(selectMessages(qb) as unknown as ReturnType<typeof fromMessages>, f) as unknown as ReturnType<typeof selectMessages>;
 }
 
-/** listMessagesJson compiled afresh on every call (what each shape's reuse must equal; test/query-shapes.test.ts). */
-export function listMessagesJsonAfresh(qb: Reader, f: MessageFilter) {
-  return filterMessages(selectMessagesJson(qb) as unknown as ReturnType<typeof fromMessages>, f);
-}
-const messagesJsonPerShape = compiledPerShape(listMessagesJsonAfresh);
+const messagesJson = listPerShape((qb: Reader, f: MessageFilter) => filterMessages(selectMessagesJson(qb) as unknown as ReturnType<typeof fromMessages>, f), (f: MessageFilter) => f);
 
 /**
  * listMessages built as JSON in PostgreSQL (GET /messages answers it as it is; readJsonWithRole),
  * compiled once per shape of the filter (db/query-shapes.ts).
  */
-export function listMessagesJson(qb: Reader, f: MessageFilter) {
-  return messagesJsonPerShape(qb, f);
-}
+export const listMessagesJson = messagesJson.perShape;
+/** listMessagesJson compiled afresh on every call. */
+export const listMessagesJsonAfresh = messagesJson.afresh;
 
 /** The message row for a decision, locked against a concurrent one (approve and reject at once: one wins). */
 export function lockMessage(tx: Tx, id: string) {

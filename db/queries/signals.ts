@@ -5,7 +5,7 @@ import { linkProjects, uniqueByExternalId } from '../../domain/signals/projects'
 import { lockForAll } from '../locks';
 import type { Reader, Tx } from '../tenancy';
 import { jsonColumns } from '../json-answers';
-import { compiledPerShape } from '../query-shapes';
+import { listPerShape } from '../query-shapes';
 import { newestFirst } from './pagination';
 
 /** Exactly the spec's Signal fields. */
@@ -70,21 +70,15 @@ export function listSignals(tx: Reader, f: SignalFilter) {
 }
 
 const SIGNAL_JSON_COLUMNS = jsonColumns(SIGNAL_COLUMNS, { timestamps: ['published_at', 'effective_start', 'effective_end', 'created_at', 'updated_at'], numbers: ['current_score'] });
-const signalsJson = (qb: Reader, v: SignalListValues) => newestFirst(fromSignals(qb, v).select(SIGNAL_JSON_COLUMNS), 'signals', v);
-const signalsJsonPerShape = compiledPerShape(signalsJson);
-
-/** listSignalsJson compiled afresh on every call (what each shape's reuse must equal; test/query-shapes.test.ts). */
-export function listSignalsJsonAfresh(qb: Reader, f: SignalFilter) {
-  return signalsJson(qb, listValues(f));
-}
+const signalsJson = listPerShape((qb: Reader, v: SignalListValues) => newestFirst(fromSignals(qb, v).select(SIGNAL_JSON_COLUMNS), 'signals', v), listValues);
 
 /**
  * listSignals built as JSON in PostgreSQL (GET /signals answers it as it is; readJsonWithRole,
  * db/json-answers.ts), compiled once per shape of the filter (db/query-shapes.ts).
  */
-export function listSignalsJson(qb: Reader, f: SignalFilter) {
-  return signalsJsonPerShape(qb, listValues(f));
-}
+export const listSignalsJson = signalsJson.perShape;
+/** listSignalsJson compiled afresh on every call. */
+export const listSignalsJsonAfresh = signalsJson.afresh;
 
 /** A publication as a source provider normalises it, ready to become a raw publication and a signal. */
 export interface NormalizedPublication {
