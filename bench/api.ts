@@ -2,12 +2,13 @@
  * bench/api: the API's list and search endpoints under load, beside a bare Express handler answering
  * the same JSON on the same machine in the same run (the ceiling).
  *
- *   npm run bench:api [-- --duration 10 --rounds 3 --connections 50 --rows 100000 --inbox 10000 --only <text> --profile --api-node-args=<node flags>]
+ *   npm run bench:api [-- --duration 10 --rounds 3 --connections 50 --rows 100000 --inbox 10000 --only <text> --profile --api-node-args=<node flags> --rate-limits shared|off]
  *
  * Creates its own database on DATABASE_URL (the owner; else the embedded PostgreSQL), seeds --rows
  * signals and --rows companies in the caller's organization and as many in another, and --inbox
  * drafts waiting for approval in each (the approval inbox, `why` and all), starts the API in a child
- * process (no Temporal server: a lazy client the list endpoints never use) and the bare server in
+ * process (no Temporal server: a lazy client the list endpoints never use; its rate limits counted in
+ * PostgreSQL as the API's main counts them, unless --rate-limits off) and the bare server in
  * another, and drives each with autocannon from this process. Each scenario prints beside its own
  * ceiling: the bare handler answering the same JSON (the first page of GET /signals; the inbox's
  * page), and for the inbox with Accept-Encoding: gzip, the bare handler compressing it as the API
@@ -33,7 +34,7 @@ import { listen } from '../apps/api/server';
 import { withRole } from '../apps/shared/config';
 import { API_DB_ROLE } from '../db/roles';
 import { WorkflowStarter } from '../apps/shared/temporal';
-import { createDb } from '../db/pool';
+import { createDb, poolOf } from '../db/pool';
 import { dropDatabase, ensureDatabase, migrate } from '../db/migrator';
 import { DEV_AUDIENCE, devIssuer, loadOrCreateDevKey, serveJwks, signDevToken } from '../scripts/lib/dev-identity';
 import { startDatabase } from '../scripts/lib/postgres';
@@ -68,6 +69,9 @@ async function serveApi(): Promise<void> {
     issuer: env.BENCH_ISSUER!,
     bodyLimit: '256kb',
     secrets: null,
+    // As the API's main counts them (in PostgreSQL, through its own pool), with allowances the bench
+    // never spends, so every request pays what a production request pays and none is refused.
+    rateLimits: env.BENCH_RATE_LIMITS === 'off' ? undefined : { userPerMinute: 2_000_000_000, orgPerMinute: 2_000_000_000, store: poolOf(db) },
   });
   const server = await listen(app, 0, '127.0.0.1');
   process.send!({ url: server.url });
@@ -303,12 +307,16 @@ async function main(): Promise<void> {
       'keep-db': { type: 'boolean', default: false },
       // Extra node flags for the API process, e.g. --api-node-args=--max-semi-space-size=32
       'api-node-args': { type: 'string', default: '' },
+      // The API's rate limits: `shared` counts every request in PostgreSQL as the API's main does
+      // (allowances the bench never spends), `off` leaves them out.
+      'rate-limits': { type: 'string', default: 'shared' },
     },
   });
   if (values.serve === 'api') return serveApi();
   if (values.serve === 'bare') return serveBare();
 
   const duration = Number(values.duration);
+  if (!['shared', 'off'].includes(values['rate-limits']!)) throw new Error('--rate-limits is shared or off');
   const ROUNDS = Number(values.rounds);
   if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error('--rounds must be a whole number of at least 1');
   const connections = Number(values.connections);
@@ -342,7 +350,7 @@ async function main(): Promise<void> {
     const profileDir = path.resolve(__dirname, 'profiles');
     const api = await startChild(
       'api',
-      { BENCH_API_DB_URL: withRole(ownerUrl, API_DB_ROLE, db.appPassword), BENCH_JWKS_URL: `${issuer}/.well-known/jwks.json`, BENCH_ISSUER: issuer },
+      { BENCH_API_DB_URL: withRole(ownerUrl, API_DB_ROLE, db.appPassword), BENCH_JWKS_URL: `${issuer}/.well-known/jwks.json`, BENCH_ISSUER: issuer, BENCH_RATE_LIMITS: values['rate-limits']! },
       [...(values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...values['api-node-args']!.split(' ').filter(Boolean)],
     );
     children.push(api.child);
