@@ -1,4 +1,5 @@
-import { TokenBuckets } from '../apps/api/rate-limit';
+import { LeasedCounter, leaseSizeOf, TokenBuckets } from '../apps/api/rate-limit';
+import { randomUUID } from 'node:crypto';
 import { addMember, expectProblem, newOrganization, startApi, TestApi } from './helpers/api';
 import { Pool } from 'pg';
 import { newUser, testEnv } from './helpers/tokens';
@@ -137,5 +138,51 @@ describe('shared by all API processes (PostgreSQL store)', () => {
     const limited = await b.call('GET', `/sources?organizationId=${orgId}`, { token: owner.token });
     expectProblem(limited, 429, 'RATE_LIMITED');
     expect(limited.body.scope).toBe('organization');
+  });
+
+  describe('leases: a process takes its points in PostgreSQL ten at a time, not one a request', () => {
+    const process = () => {
+      const store = new Pool({ connectionString: testEnv('TEST_APP_DB_URL'), max: 4 });
+      pools.push(store);
+      return { store, trips: jest.spyOn(store, 'query') };
+    };
+    /** Takes `n` points at once and answers how many were allowed. */
+    const hammer = async (counter: LeasedCounter, key: string, n: number) =>
+      (await Promise.all(Array.from({ length: n }, () => counter.take(key)))).filter((wait) => wait === 0).length;
+
+    test('two processes hammering one key admit exactly the allowance together, in a dozen round trips, the last lease cut to what was left', async () => {
+      const [a, b] = [process(), process()];
+      const key = randomUUID();
+      const [onA, onB] = [new LeasedCounter(a.store, 'user', 95, 10), new LeasedCounter(b.store, 'user', 95, 10)];
+      const [admittedA, admittedB] = await Promise.all([hammer(onA, key, 150), hammer(onB, key, 150)]);
+      expect(admittedA + admittedB).toBe(95);
+      // Nine whole leases and the last one's 5 points; then each process learns the window is spent.
+      expect(a.trips.mock.calls.length + b.trips.mock.calls.length).toBe(11);
+      // Spent: refused from memory until the window ends, with the time left of it.
+      const wait = await onA.take(key);
+      expect(wait).toBeGreaterThan(50_000);
+      expect(wait).toBeLessThanOrEqual(60_000);
+      expect(a.trips.mock.calls.length + b.trips.mock.calls.length).toBe(11);
+    });
+
+    test('a point given back is spent again without a round trip; another key has its own lease', async () => {
+      const { store, trips } = process();
+      const counter = new LeasedCounter(store, 'organization', 2, 1);
+      const key = randomUUID();
+      expect(await counter.take(key)).toBe(0);
+      expect(await counter.take(key)).toBe(0);
+      expect(await counter.take(key)).toBeGreaterThan(0);
+      expect(trips).toHaveBeenCalledTimes(3);
+      counter.refund(key);
+      expect(await counter.take(key)).toBe(0);
+      expect(await counter.take(key)).toBeGreaterThan(0);
+      expect(trips).toHaveBeenCalledTimes(3);
+      expect(await counter.take(randomUUID())).toBe(0);
+      expect(trips).toHaveBeenCalledTimes(4);
+    });
+
+    test('a lease is a hundredth of the allowance, at least 1 and at most 50', () => {
+      expect([4, 120, 600, 3000, 2_000_000_000].map(leaseSizeOf)).toEqual([1, 1, 6, 30, 50]);
+    });
   });
 });

@@ -10,7 +10,8 @@ import { sendProblem } from './errors';
  *
  * These buckets live in one API process. With `store` (the API's main: its PostgreSQL pool) the limits
  * are counted in PostgreSQL instead, shared by every API process behind the balancer (rate-limiter-flexible's
- * PostgreSQL store, table rate_limits of migration 0021): a fixed window of one minute per key.
+ * PostgreSQL store, table rate_limits of migration 0021): a fixed window of one minute per key, taken
+ * in leases (LeasedCounter) so that a request seldom waits for the store.
  */
 export class TokenBuckets {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
@@ -75,30 +76,113 @@ export interface RateLimits {
   store?: Pool;
 }
 
-/** The shared counters: one rate-limiter-flexible limiter per scope, a one-minute window per key. */
-function sharedCounter(store: Pool, scope: 'user' | 'organization' | 'address', perMinute: number) {
-  const rl = new RateLimiterPostgres({
-    storeClient: store,
-    storeType: 'pool',
-    tableName: 'rate_limits',
-    tableCreated: true, // migration 0021 made it; the API role may not create tables
-    keyPrefix: scope,
-    points: perMinute,
-    duration: 60,
-  });
-  return {
-    /** Milliseconds until the key may try again, 0 when this request is counted and allowed. */
-    async take(key: string): Promise<number> {
-      try {
-        await rl.consume(key, 1);
-        return 0;
-      } catch (res) {
-        if (res instanceof RateLimiterRes) return Math.max(1, res.msBeforeNext);
-        throw res;
+/** How many points a process takes from PostgreSQL at once: a hundredth of the allowance, 1 to 50. */
+export function leaseSizeOf(perMinute: number): number {
+  return Math.max(1, Math.min(50, Math.floor(perMinute / 100)));
+}
+
+interface Lease {
+  /** Points this process took from the shared count and has not used yet. */
+  points: number;
+  /** When the shared window they belong to ends (epoch ms); the lease is gone with it. */
+  until: number;
+  /** The shared count was spent when this lease was taken: no more leases before `until`. */
+  spent: boolean;
+}
+
+/**
+ * A limit shared by every API process, counted in PostgreSQL (rate-limiter-flexible's store, a fixed
+ * window of one minute per key) but not one round trip a request: a process takes its points in leases
+ * of `leaseSize`, spends them in memory and takes the next lease when they run out. Every point a
+ * process spends was counted in PostgreSQL first, so all processes together never admit more than the
+ * allowance. A process may hold up to `leaseSize - 1` points it does not get to use in a window, so with
+ * N processes a client that moves between them may be refused up to N * (leaseSize - 1) points early
+ * (leaseSizeOf: a hundredth of the allowance each). When the shared count runs out part-way through a
+ * lease, the process gets what was left of it, and answers "spent" from memory until the window ends.
+ */
+export class LeasedCounter {
+  private readonly leases = new Map<string, Lease>();
+  private readonly taking = new Map<string, Promise<void>>();
+  private readonly limiter: RateLimiterPostgres;
+
+  constructor(
+    store: Pool,
+    scope: string,
+    readonly perMinute: number,
+    readonly leaseSize = leaseSizeOf(perMinute),
+    private readonly maxKeys = 50_000,
+  ) {
+    this.limiter = new RateLimiterPostgres({
+      storeClient: store,
+      storeType: 'pool',
+      tableName: 'rate_limits',
+      tableCreated: true, // migration 0021 made it; the API role may not create tables
+      keyPrefix: scope,
+      points: perMinute,
+      duration: 60,
+    });
+  }
+
+  /** Milliseconds until the key may try again, 0 when this request is counted and allowed. */
+  async take(key: string): Promise<number> {
+    for (;;) {
+      const taking = this.taking.get(key);
+      if (taking) {
+        await taking; // one lease at a time per key: the requests that wait for it share it
+        continue;
       }
-    },
-    refund: (key: string) => rl.reward(key, 1),
-  };
+      const lease = this.leaseOf(key);
+      if (lease && lease.points > 0) {
+        lease.points -= 1;
+        return 0;
+      }
+      if (lease?.spent) return Math.max(1, lease.until - Date.now());
+      const next = this.takeLease(key).finally(() => this.taking.delete(key));
+      this.taking.set(key, next);
+      await next;
+    }
+  }
+
+  /** Gives back a point taken in this window (a request that turned out not to count). */
+  refund(key: string): void {
+    const lease = this.leaseOf(key);
+    if (lease) lease.points += 1;
+  }
+
+  /** Keys this process holds a lease for. */
+  get size(): number {
+    return this.leases.size;
+  }
+
+  private leaseOf(key: string): Lease | undefined {
+    const lease = this.leases.get(key);
+    if (lease && lease.until <= Date.now()) {
+      this.leases.delete(key);
+      return undefined;
+    }
+    return lease;
+  }
+
+  private async takeLease(key: string): Promise<void> {
+    let lease: Lease;
+    try {
+      const res = await this.limiter.consume(key, this.leaseSize);
+      lease = { points: this.leaseSize, until: Date.now() + res.msBeforeNext, spent: false };
+    } catch (res) {
+      if (!(res instanceof RateLimiterRes)) throw res;
+      // Refused: the count now holds this lease too, so what was left before it is still this process's.
+      const left = this.perMinute - (res.consumedPoints - this.leaseSize);
+      lease = { points: Math.max(0, Math.min(this.leaseSize, left)), until: Date.now() + res.msBeforeNext, spent: true };
+    }
+    if (this.leases.size >= this.maxKeys && !this.leases.has(key)) this.sweep();
+    this.leases.set(key, lease);
+  }
+
+  /** Forgets the leases of ended windows. */
+  private sweep(): void {
+    const at = Date.now();
+    for (const [key, lease] of this.leases) if (lease.until <= at) this.leases.delete(key);
+  }
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -124,14 +208,14 @@ function limiter(
     return sendProblem(res, 'RATE_LIMITED', `Too many requests for this ${scope} (limit ${perMinute} per minute); retry after ${seconds} s`, { scope, retry_after: seconds });
   };
   if (limits.store) {
-    const counter = sharedCounter(limits.store, scope, perMinute);
+    const counter = new LeasedCounter(limits.store, scope, perMinute);
     return (req, res, next) => {
       const key = keyOf(req);
       if (!key) return next();
       counter.take(key).then(
         (wait) => {
           if (wait > 0) return limited(req, res, wait);
-          if (refundWhen) res.once('finish', () => refundWhen(res.statusCode) && counter.refund(key).catch(() => undefined));
+          if (refundWhen) res.once('finish', () => refundWhen(res.statusCode) && counter.refund(key));
           next();
         },
         (err: unknown) => {
