@@ -140,45 +140,137 @@ describe('shared by all API processes (PostgreSQL store)', () => {
     expect(limited.body.scope).toBe('organization');
   });
 
-  describe('leases: a process takes its points in PostgreSQL ten at a time, not one a request', () => {
-    const process = () => {
-      const store = new Pool({ connectionString: testEnv('TEST_APP_DB_URL'), max: 4 });
+  test('leases of 2 (200 a minute) through the API: two instances admit exactly 200 between them, then refuse on either', async () => {
+    const [a, b] = [await instance({ userPerMinute: 200, orgPerMinute: 0 }), await instance({ userPerMinute: 200, orgPerMinute: 0 })];
+    const greedy = await newUser();
+    const statuses: number[] = [];
+    for (let i = 0; i < 100; i++) for (const api of [a, b]) statuses.push((await api.call('GET', '/organizations', { token: greedy.token })).status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(200);
+    for (const api of [a, b]) expectProblem(await api.call('GET', '/organizations', { token: greedy.token }), 429, 'RATE_LIMITED');
+    const owner = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
+    try {
+      // 100 leases of 2, then one refused lease on each instance.
+      const { rows } = await owner.query('SELECT points FROM rate_limits WHERE key = $1', [`user:${greedy.id}`]);
+      expect(rows).toEqual([{ points: 204 }]);
+    } finally {
+      await owner.end();
+    }
+  });
+
+  describe('leases: a process takes its points in PostgreSQL several at a time, not one a request', () => {
+    const apiProcess = (options = '') => {
+      const store = new Pool({ connectionString: testEnv('TEST_APP_DB_URL'), max: 4, options });
       pools.push(store);
       return { store, trips: jest.spyOn(store, 'query') };
     };
+    const ownerPool = () => {
+      const owner = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 2 });
+      pools.push(owner);
+      return owner;
+    };
     /** Takes `n` points at once and answers how many were allowed. */
     const hammer = async (counter: LeasedCounter, key: string, n: number) =>
-      (await Promise.all(Array.from({ length: n }, () => counter.take(key)))).filter((wait) => wait === 0).length;
+      (await Promise.all(Array.from({ length: n }, () => counter.take(key)))).filter((t) => t.waitMs === 0).length;
+    afterEach(() => jest.restoreAllMocks());
 
     test('two processes hammering one key admit exactly the allowance together, in a dozen round trips, the last lease cut to what was left', async () => {
-      const [a, b] = [process(), process()];
+      const [a, b] = [apiProcess(), apiProcess()];
       const key = randomUUID();
-      const [onA, onB] = [new LeasedCounter(a.store, 'user', 95, 10), new LeasedCounter(b.store, 'user', 95, 10)];
+      const [onA, onB] = [new LeasedCounter(a.store, 'user', 95, { leaseSize: 10 }), new LeasedCounter(b.store, 'user', 95, { leaseSize: 10 })];
       const [admittedA, admittedB] = await Promise.all([hammer(onA, key, 150), hammer(onB, key, 150)]);
       expect(admittedA + admittedB).toBe(95);
       // Nine whole leases and the last one's 5 points; then each process learns the window is spent.
       expect(a.trips.mock.calls.length + b.trips.mock.calls.length).toBe(11);
       // Spent: refused from memory until the window ends, with the time left of it.
-      const wait = await onA.take(key);
-      expect(wait).toBeGreaterThan(50_000);
-      expect(wait).toBeLessThanOrEqual(60_000);
+      const { waitMs } = await onA.take(key);
+      expect(waitMs).toBeGreaterThan(50_000);
+      expect(waitMs).toBeLessThanOrEqual(60_000);
       expect(a.trips.mock.calls.length + b.trips.mock.calls.length).toBe(11);
     });
 
     test('a point given back is spent again without a round trip; another key has its own lease', async () => {
-      const { store, trips } = process();
-      const counter = new LeasedCounter(store, 'organization', 2, 1);
+      const { store, trips } = apiProcess();
+      const counter = new LeasedCounter(store, 'organization', 2, { leaseSize: 1 });
       const key = randomUUID();
-      expect(await counter.take(key)).toBe(0);
-      expect(await counter.take(key)).toBe(0);
-      expect(await counter.take(key)).toBeGreaterThan(0);
+      const first = await counter.take(key);
+      expect((await counter.take(key)).waitMs).toBe(0);
+      expect((await counter.take(key)).waitMs).toBeGreaterThan(0);
       expect(trips).toHaveBeenCalledTimes(3);
-      counter.refund(key);
-      expect(await counter.take(key)).toBe(0);
-      expect(await counter.take(key)).toBeGreaterThan(0);
+      counter.refund(key, first.window!);
+      expect((await counter.take(key)).waitMs).toBe(0);
+      expect((await counter.take(key)).waitMs).toBeGreaterThan(0);
       expect(trips).toHaveBeenCalledTimes(3);
-      expect(await counter.take(randomUUID())).toBe(0);
+      expect((await counter.take(randomUUID())).waitMs).toBe(0);
       expect(trips).toHaveBeenCalledTimes(4);
+    });
+
+    test('a point given back while the next lease is on its way is kept', async () => {
+      const { store, trips } = apiProcess();
+      const counter = new LeasedCounter(store, 'organization', 10, { leaseSize: 1 });
+      const key = randomUUID();
+      const first = await counter.take(key);
+      const second = counter.take(key); // the lease is empty: a new one is asked for
+      counter.refund(key, first.window!);
+      expect((await second).waitMs).toBe(0);
+      expect((await counter.take(key)).waitMs).toBe(0); // the point given back
+      expect(trips).toHaveBeenCalledTimes(2);
+    });
+
+    test('a new window opens a new lease; a point of the ended window given back is not spent in the new one', async () => {
+      let now = Date.now();
+      jest.spyOn(Date, 'now').mockImplementation(() => now); // the library writes Date.now() into its SQL too
+      const { store, trips } = apiProcess();
+      const counter = new LeasedCounter(store, 'organization', 2, { leaseSize: 1 });
+      const key = randomUUID();
+      const old = await counter.take(key);
+      expect((await counter.take(key)).waitMs).toBe(0);
+      expect((await counter.take(key)).waitMs).toBe(60_000);
+      now += 60_000;
+      expect((await counter.take(key)).window).toBe(now + 60_000);
+      expect((await counter.take(key)).waitMs).toBe(0);
+      counter.refund(key, old.window!); // a request of the old window that ended 404 after the new one began
+      expect((await counter.take(key)).waitMs).toBe(60_000);
+      expect(trips).toHaveBeenCalledTimes(6);
+    });
+
+    test('a failed lease fails the request that asked for it; the ones waiting ask again and share the next', async () => {
+      const key = randomUUID();
+      const owner = ownerPool();
+      const holder = await owner.connect();
+      try {
+        // Another session holds the key's row: this process's store gives up on it after 300 ms.
+        await holder.query('BEGIN');
+        await holder.query(`INSERT INTO rate_limits VALUES ($1, 0, $2)`, [`user:${key}`, Date.now() + 60_000]);
+        const { store, trips } = apiProcess('-c lock_timeout=300');
+        const counter = new LeasedCounter(store, 'user', 1000, { leaseSize: 10 });
+        const release = new Promise((r) => setTimeout(r, 450)).then(() => holder.query('COMMIT'));
+        const results = await Promise.allSettled(Array.from({ length: 5 }, () => counter.take(key)));
+        await release;
+        expect(results.map((r) => (r.status === 'fulfilled' ? r.value.waitMs : 'failed'))).toEqual(['failed', 0, 0, 0, 0]);
+        expect(trips).toHaveBeenCalledTimes(2);
+      } finally {
+        holder.release();
+      }
+    });
+
+    test('a row without an end (none this limiter writes) settles: refused, or a lease for a second, never a loop', async () => {
+      const { store, trips } = apiProcess();
+      const owner = ownerPool();
+      const [spent, open] = [randomUUID(), randomUUID()];
+      await owner.query(`INSERT INTO rate_limits VALUES ($1, 5, NULL), ($2, 0, NULL)`, [`user:${spent}`, `user:${open}`]);
+      const counter = new LeasedCounter(store, 'user', 2, { leaseSize: 1 });
+      expect((await counter.take(spent)).waitMs).toBe(1000);
+      expect((await counter.take(spent)).waitMs).toBeGreaterThan(0);
+      expect((await counter.take(open)).waitMs).toBe(0);
+      expect(trips).toHaveBeenCalledTimes(4);
+    });
+
+    test('the map of leases stays within maxKeys', async () => {
+      const { store } = apiProcess();
+      const counter = new LeasedCounter(store, 'user', 100, { maxKeys: 10 });
+      for (let i = 0; i < 25; i++) await counter.take(randomUUID());
+      expect(counter.size).toBeLessThanOrEqual(10);
+      expect(counter.size).toBeGreaterThan(0);
     });
 
     test('a lease is a hundredth of the allowance, at least 1 and at most 50', () => {

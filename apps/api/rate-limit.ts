@@ -84,34 +84,41 @@ export function leaseSizeOf(perMinute: number): number {
 interface Lease {
   /** Points this process took from the shared count and has not used yet. */
   points: number;
-  /** When the shared window they belong to ends (epoch ms); the lease is gone with it. */
+  /**
+   * When the shared window they belong to ends (epoch ms): the row's `expire`, whichever process's
+   * clock wrote it, so it also names the window. The lease is gone with it.
+   */
   until: number;
   /** The shared count was spent when this lease was taken: no more leases before `until`. */
   spent: boolean;
 }
 
+/** A request's point: allowed (waitMs 0) in the window ending at `window`, or refused for waitMs. */
+export type Taken = { waitMs: 0; window: number } | { waitMs: number; window?: undefined };
+
 /**
  * A limit shared by every API process, counted in PostgreSQL (rate-limiter-flexible's store, a fixed
  * window of one minute per key) but not one round trip a request: a process takes its points in leases
- * of `leaseSize`, spends them in memory and takes the next lease when they run out. Every point a
- * process spends was counted in PostgreSQL first, so all processes together never admit more than the
- * allowance. A process may hold up to `leaseSize - 1` points it does not get to use in a window, so with
- * N processes a client that moves between them may be refused up to N * (leaseSize - 1) points early
- * (leaseSizeOf: a hundredth of the allowance each). When the shared count runs out part-way through a
- * lease, the process gets what was left of it, and answers "spent" from memory until the window ends.
+ * of `leaseSize`, spends them in memory and takes the next lease when they run out, one lease at a time
+ * per key (the requests that arrive meanwhile wait for it and share it). Every point a process spends
+ * was counted in PostgreSQL first, so all processes together admit no more than the allowance in a
+ * window, given clocks that agree (a process whose clock is d behind spends its last lease d into the
+ * next window). A process may hold up to `leaseSize - 1` points it does not get to use in a window, so
+ * with N processes a client that moves between them may be refused up to N * (leaseSize - 1) points
+ * early (leaseSizeOf: a hundredth of the allowance each). When the shared count runs out part-way
+ * through a lease, the process gets what was left of it, and answers "spent" from memory until the
+ * window ends.
  */
 export class LeasedCounter {
   private readonly leases = new Map<string, Lease>();
   private readonly taking = new Map<string, Promise<void>>();
   private readonly limiter: RateLimiterPostgres;
+  readonly leaseSize: number;
+  private readonly maxKeys: number;
 
-  constructor(
-    store: Pool,
-    scope: string,
-    readonly perMinute: number,
-    readonly leaseSize = leaseSizeOf(perMinute),
-    private readonly maxKeys = 50_000,
-  ) {
+  constructor(store: Pool, scope: string, readonly perMinute: number, options: { leaseSize?: number; maxKeys?: number } = {}) {
+    this.leaseSize = options.leaseSize ?? leaseSizeOf(perMinute);
+    this.maxKeys = options.maxKeys ?? 50_000;
     this.limiter = new RateLimiterPostgres({
       storeClient: store,
       storeType: 'pool',
@@ -123,30 +130,39 @@ export class LeasedCounter {
     });
   }
 
-  /** Milliseconds until the key may try again, 0 when this request is counted and allowed. */
-  async take(key: string): Promise<number> {
+  /**
+   * Counts one request of `key`. Rejects when the store cannot be reached: the request that asked for
+   * the lease, and a waiting one only after a second lease failed too (one lost connection does not
+   * let a whole burst through uncounted).
+   */
+  async take(key: string): Promise<Taken> {
+    let failed = false;
     for (;;) {
-      const taking = this.taking.get(key);
-      if (taking) {
-        await taking; // one lease at a time per key: the requests that wait for it share it
-        continue;
-      }
       const lease = this.leaseOf(key);
       if (lease && lease.points > 0) {
         lease.points -= 1;
-        return 0;
+        return { waitMs: 0, window: lease.until };
       }
-      if (lease?.spent) return Math.max(1, lease.until - Date.now());
-      const next = this.takeLease(key).finally(() => this.taking.delete(key));
-      this.taking.set(key, next);
-      await next;
+      if (lease?.spent) return { waitMs: Math.max(1, lease.until - Date.now()) };
+      const waiting = this.taking.get(key);
+      const next = waiting ?? this.takeLease(key).finally(() => this.taking.delete(key));
+      if (!waiting) this.taking.set(key, next);
+      try {
+        await next;
+      } catch (err) {
+        if (!waiting || failed) throw err;
+        failed = true;
+      }
     }
   }
 
-  /** Gives back a point taken in this window (a request that turned out not to count). */
-  refund(key: string): void {
+  /**
+   * Gives back a point of `window` (a request that turned out not to count). A point of a window that
+   * has ended is not given to the next one, which never counted it.
+   */
+  refund(key: string, window: number): void {
     const lease = this.leaseOf(key);
-    if (lease) lease.points += 1;
+    if (lease && Math.abs(lease.until - window) < 1000) lease.points += 1;
   }
 
   /** Keys this process holds a lease for. */
@@ -164,24 +180,46 @@ export class LeasedCounter {
   }
 
   private async takeLease(key: string): Promise<void> {
-    let lease: Lease;
-    try {
-      const res = await this.limiter.consume(key, this.leaseSize);
-      lease = { points: this.leaseSize, until: Date.now() + res.msBeforeNext, spent: false };
-    } catch (res) {
-      if (!(res instanceof RateLimiterRes)) throw res;
-      // Refused: the count now holds this lease too, so what was left before it is still this process's.
-      const left = this.perMinute - (res.consumedPoints - this.leaseSize);
-      lease = { points: Math.max(0, Math.min(this.leaseSize, left)), until: Date.now() + res.msBeforeNext, spent: true };
+    let lease: Lease | undefined;
+    for (let attempt = 1; !lease; attempt++) {
+      const { points, msBeforeNext, spent } = await this.consume(key);
+      // A window that ended while the answer travelled: its points are of no use; the next lease
+      // opens a new one. A row without an end (msBeforeNext -1, not one this limiter writes) would
+      // answer so every time: after a second try it holds for a second.
+      if (msBeforeNext > 0) lease = { points, until: Date.now() + msBeforeNext, spent };
+      else if (attempt === 2) lease = { points, until: Date.now() + 1000, spent };
     }
-    if (this.leases.size >= this.maxKeys && !this.leases.has(key)) this.sweep();
+    const held = this.leaseOf(key); // points given back while this lease was on its way
+    if (held) lease.points += held.points;
+    else if (this.leases.size >= this.maxKeys) this.sweep();
     this.leases.set(key, lease);
   }
 
-  /** Forgets the leases of ended windows. */
+  /** One lease from the shared count: all of it, or what was left when it ran out. */
+  private async consume(key: string): Promise<{ points: number; msBeforeNext: number; spent: boolean }> {
+    try {
+      const res = await this.limiter.consume(key, this.leaseSize);
+      return { points: this.leaseSize, msBeforeNext: res.msBeforeNext, spent: false };
+    } catch (res) {
+      if (!(res instanceof RateLimiterRes)) throw res;
+      // Refused: the count now holds this lease too, so what was left before it is this process's.
+      const left = res.consumedPoints >= this.leaseSize ? this.perMinute - (res.consumedPoints - this.leaseSize) : 0;
+      return { points: Math.max(0, Math.min(this.leaseSize, left)), msBeforeNext: res.msBeforeNext, spent: true };
+    }
+  }
+
+  /**
+   * Keeps the map within maxKeys: forgets the leases of ended windows, then the oldest keys until a
+   * tenth is free (a forgotten lease's points are given up, a forgotten refusal is asked again).
+   */
   private sweep(): void {
     const at = Date.now();
     for (const [key, lease] of this.leases) if (lease.until <= at) this.leases.delete(key);
+    const keep = Math.floor(this.maxKeys * 0.9);
+    for (const key of this.leases.keys()) {
+      if (this.leases.size <= keep) break;
+      this.leases.delete(key);
+    }
   }
 }
 
@@ -213,9 +251,9 @@ function limiter(
       const key = keyOf(req);
       if (!key) return next();
       counter.take(key).then(
-        (wait) => {
-          if (wait > 0) return limited(req, res, wait);
-          if (refundWhen) res.once('finish', () => refundWhen(res.statusCode) && counter.refund(key));
+        (taken) => {
+          if (taken.window === undefined) return limited(req, res, taken.waitMs);
+          if (refundWhen) res.once('finish', () => refundWhen(res.statusCode) && counter.refund(key, taken.window));
           next();
         },
         (err: unknown) => {
