@@ -28,7 +28,8 @@ import { Pool } from 'pg';
 import pino from 'pino';
 import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../apps/api/app';
-import { createTokenVerifier } from '../apps/api/auth';
+import { createTokenVerifier, hashApiKey } from '../apps/api/auth';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { acceptsGzip, sendJsonText } from '../apps/api/json-text';
 import { listen } from '../apps/api/server';
 import { withRole } from '../apps/shared/config';
@@ -156,6 +157,20 @@ export function stopChild(child: ChildProcess): Promise<void> {
 }
 
 // ---- the bench ---------------------------------------------------------------------------------
+
+/** An API key of the caller's organization, as POST /api-keys makes one (its membership, its hash). */
+async function seedApiKey(ownerUrl: string): Promise<string> {
+  const key = `osk_${randomBytes(32).toString('base64url')}`;
+  const pool = new Pool({ connectionString: ownerUrl, max: 1 });
+  try {
+    const id = randomUUID();
+    await pool.query(`INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, 'member')`, [ORG, id]);
+    await pool.query(`INSERT INTO api_keys (id, organization_id, name, role, prefix, key_hash, created_by) VALUES ($1, $2, 'bench', 'member', $3, $4, $5)`, [id, ORG, key.slice(0, 12), hashApiKey(key), USER]);
+  } finally {
+    await pool.end();
+  }
+  return key;
+}
 
 async function seed(ownerUrl: string, rows: number): Promise<void> {
   const pool = new Pool({ connectionString: ownerUrl, max: 2 });
@@ -346,6 +361,7 @@ async function main(): Promise<void> {
     jwks = await serveJwks(0, [publicJwk]);
     const issuer = devIssuer((jwks.address() as { port: number }).port);
     const token = await signDevToken({ privateJwk, issuer, audience: DEV_AUDIENCE, userId: USER, expiresIn: '1h' });
+    const apiKey = await seedApiKey(ownerUrl);
 
     const profileDir = path.resolve(__dirname, 'profiles');
     const api = await startChild(
@@ -372,13 +388,16 @@ async function main(): Promise<void> {
     children.push(bare.child);
 
     // Each scenario beside its ceiling: the bare handler answering the same bytes (and gzip when it asks for gzip).
-    interface Scenario { name: string; url: string; auth: boolean; gzip: boolean; ceiling?: string; search?: boolean }
+    // auth: the caller's JWT, or `key`: an API key of the organization (a machine client, issue 17).
+    interface Scenario { name: string; url: string; auth: boolean | 'key'; gzip: boolean; ceiling?: string; search?: boolean }
+    const bearerOf = (sc: Scenario) => (sc.auth === 'key' ? apiKey : sc.auth ? token : undefined);
     const listScenarios = (gzip: boolean): Scenario[] => {
       const ceiling = `bare Express, signals JSON${gzip ? ', gzip' : ''}`;
       const z = gzip ? ', gzip' : '';
       return [
         { name: ceiling, url: `${bare.url}/signals`, auth: false, gzip },
         { name: `GET /signals (limit 50)${z}`, url: list, auth: true, gzip, ceiling },
+        ...(gzip ? [] : [{ name: 'GET /signals (limit 50), API key', url: list, auth: 'key' as const, gzip, ceiling }]),
         { name: `GET /signals?status=ready${z}`, url: `${list}&status=ready`, auth: true, gzip, ceiling },
         { name: `GET /signals?q=warmtepomp${z}`, url: `${list}&q=warmtepomp`, auth: true, gzip, ceiling, search: true },
         { name: `GET /companies?q=warmtepomp${z}`, url: `${api.url}/companies?organizationId=${ORG}&limit=50&q=warmtepomp`, auth: true, gzip, ceiling, search: true },
@@ -394,10 +413,10 @@ async function main(): Promise<void> {
     const all = [...listScenarios(false), ...(inboxRows > 0 ? [...inboxScenarios(false), ...inboxScenarios(true)] : [])];
     const scenarios = all.filter((sc) => !values.only || sc.name.includes(values.only) || all.some((o) => o.ceiling === sc.name && o.name.includes(values.only!)));
     for (const sc of scenarios) {
-      const res = await fetch(sc.url, { headers: { ...(sc.auth ? { authorization: `Bearer ${token}` } : {}), ...(sc.gzip ? { 'accept-encoding': 'gzip' } : { 'accept-encoding': 'identity' }) } });
+      const res = await fetch(sc.url, { headers: { ...(sc.auth ? { authorization: `Bearer ${bearerOf(sc)}` } : {}), ...(sc.gzip ? { 'accept-encoding': 'gzip' } : { 'accept-encoding': 'identity' }) } });
       if (res.status !== 200) throw new Error(`${sc.url} answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
       await res.arrayBuffer();
-      await load('warm-up', sc.url, { connections, duration: 2, token: sc.auth ? token : undefined, gzip: sc.gzip });
+      await load('warm-up', sc.url, { connections, duration: 2, token: bearerOf(sc), gzip: sc.gzip });
     }
     // Every scenario and its ceiling once per round, in the same order: each ratio is taken beside a
     // ceiling measured in the same round, and the verdict is the median's.
@@ -410,7 +429,7 @@ async function main(): Promise<void> {
         log(`round ${round} of ${ROUNDS}, ${sc.name}: ${connections} connections, ${duration} s`);
         const server = sc.auth ? api.child : bare.child;
         const [cpu0, db0] = [await cpuOf(server), await backendCpuMs(ownerPool, dbName)];
-        const f = await load(sc.name, sc.url, { connections, duration, token: sc.auth ? token : undefined, gzip: sc.gzip });
+        const f = await load(sc.name, sc.url, { connections, duration, token: bearerOf(sc), gzip: sc.gzip });
         const [cpu1, db1] = [await cpuOf(server), await backendCpuMs(ownerPool, dbName)];
         const n = f.rps * duration;
         figures.push({ ...sc, ...f, serverCpu: (cpu1 - cpu0) / n, dbCpu: sc.auth ? (db1 - db0) / n : undefined });
