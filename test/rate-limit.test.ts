@@ -103,6 +103,16 @@ describe('shared by all API processes (PostgreSQL store)', () => {
     apis.push(api);
     return api;
   };
+  /** The points the shared count holds for a key (read as the owner: the table has no row-level security). */
+  const storedPoints = async (key: string) => {
+    const owner = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
+    try {
+      const { rows } = await owner.query<{ points: number }>('SELECT points FROM rate_limits WHERE key = $1', [key]);
+      return rows[0]?.points;
+    } finally {
+      await owner.end();
+    }
+  };
   afterEach(async () => {
     await Promise.all(apis.splice(0).map((a) => a.close()));
     await Promise.all(pools.splice(0).map((p) => p.end()));
@@ -120,13 +130,7 @@ describe('shared by all API processes (PostgreSQL store)', () => {
       expect(retryAfter >= 1 && retryAfter <= 60).toBe(true);
     }
     expect((await b.call('GET', '/organizations', { token: other.token })).status).toBe(200);
-    const owner = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
-    try {
-      const { rows } = await owner.query('SELECT points FROM rate_limits WHERE key = $1', [`user:${greedy.id}`]);
-      expect(rows).toEqual([{ points: 6 }]);
-    } finally {
-      await owner.end();
-    }
+    expect(await storedPoints(`user:${greedy.id}`)).toBe(6);
   });
 
   test('an organization’s allowance is shared too, and a non-member’s refused requests are given back on any instance', async () => {
@@ -147,14 +151,7 @@ describe('shared by all API processes (PostgreSQL store)', () => {
     for (let i = 0; i < 100; i++) for (const api of [a, b]) statuses.push((await api.call('GET', '/organizations', { token: greedy.token })).status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(200);
     for (const api of [a, b]) expectProblem(await api.call('GET', '/organizations', { token: greedy.token }), 429, 'RATE_LIMITED');
-    const owner = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
-    try {
-      // 100 leases of 2, then one refused lease on each instance.
-      const { rows } = await owner.query('SELECT points FROM rate_limits WHERE key = $1', [`user:${greedy.id}`]);
-      expect(rows).toEqual([{ points: 204 }]);
-    } finally {
-      await owner.end();
-    }
+    expect(await storedPoints(`user:${greedy.id}`)).toBe(204); // 100 leases of 2, then a refused one on each instance
   });
 
   describe('leases: a process takes its points in PostgreSQL several at a time, not one a request', () => {
