@@ -319,6 +319,14 @@ async function main() {
     }
 
     const { flagged } = await settledInDb();
+    if (flagged) {
+      // Why: the error each flagged message recorded (a worker killed after the hand-over, or something else).
+      const why = await owners.query<{ error: string; n: string }>(
+        `SELECT coalesce(error, '(none)') AS error, count(*) AS n FROM messages WHERE organization_id = $1 AND needs_check GROUP BY 1 ORDER BY 2 DESC`,
+        [o.orgId],
+      );
+      for (const r of why.rows) log(`flagged for checking (${r.n}): ${r.error.slice(0, 300)}`);
+    }
     stopping = true;
     const report = {
       processes_crashed: crashed,
