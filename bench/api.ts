@@ -18,6 +18,7 @@
  * profile of the API child (node --cpu-prof) to bench/profiles/. The database is dropped afterwards (--keep-db keeps it and prints its URL).
  */
 import { ChildProcess, fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,8 +29,7 @@ import { Pool } from 'pg';
 import pino from 'pino';
 import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../apps/api/app';
-import { createTokenVerifier, hashApiKey } from '../apps/api/auth';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createTokenVerifier, newApiKey } from '../apps/api/auth';
 import { acceptsGzip, sendJsonText } from '../apps/api/json-text';
 import { listen } from '../apps/api/server';
 import { withRole } from '../apps/shared/config';
@@ -37,6 +37,7 @@ import { API_DB_ROLE } from '../db/roles';
 import { WorkflowStarter } from '../apps/shared/temporal';
 import { createDb, poolOf } from '../db/pool';
 import { dropDatabase, ensureDatabase, migrate } from '../db/migrator';
+import { insertApiKey } from '../db/queries/api-keys';
 import { DEV_AUDIENCE, devIssuer, loadOrCreateDevKey, serveJwks, signDevToken } from '../scripts/lib/dev-identity';
 import { startDatabase } from '../scripts/lib/postgres';
 import { median } from './stats';
@@ -158,16 +159,14 @@ export function stopChild(child: ChildProcess): Promise<void> {
 
 // ---- the bench ---------------------------------------------------------------------------------
 
-/** An API key of the caller's organization, as POST /api-keys makes one (its membership, its hash). */
+/** An API key of the caller's organization, made as POST /api-keys makes one (as the owner). */
 async function seedApiKey(ownerUrl: string): Promise<string> {
-  const key = `osk_${randomBytes(32).toString('base64url')}`;
-  const pool = new Pool({ connectionString: ownerUrl, max: 1 });
+  const { key, prefix, keyHash } = newApiKey();
+  const owner = createDb(ownerUrl, 1);
   try {
-    const id = randomUUID();
-    await pool.query(`INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, 'member')`, [ORG, id]);
-    await pool.query(`INSERT INTO api_keys (id, organization_id, name, role, prefix, key_hash, created_by) VALUES ($1, $2, 'bench', 'member', $3, $4, $5)`, [id, ORG, key.slice(0, 12), hashApiKey(key), USER]);
+    await owner.transaction().execute((tx) => insertApiKey(tx, { id: randomUUID(), organizationId: ORG, name: 'bench', role: 'member', prefix, keyHash, createdBy: USER }));
   } finally {
-    await pool.end();
+    await owner.destroy();
   }
   return key;
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, JWTPayload, JWTVerifyGetKey } from 'jose';
 import type { AuthConfig } from '../shared/config';
@@ -31,6 +31,12 @@ export type ApiKeyLookup = (keyHash: Buffer) => Promise<ApiKeyIdentity | null>;
 /** API keys: `osk_` and 43 base64url characters (32 random bytes); stored as SHA-256 only. */
 export const API_KEY = /^osk_[A-Za-z0-9_-]{43}$/;
 export const hashApiKey = (key: string): Buffer => createHash('sha256').update(key).digest();
+
+/** A new key: the secret (answered once), the prefix shown in lists, and the hash that is stored. */
+export function newApiKey(): { key: string; prefix: string; keyHash: Buffer } {
+  const key = `osk_${randomBytes(32).toString('base64url')}`;
+  return { key, prefix: key.slice(0, 12), keyHash: hashApiKey(key) };
+}
 
 declare module 'express-serve-static-core' {
   interface Request {

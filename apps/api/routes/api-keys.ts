@@ -1,11 +1,11 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import { getApiKey, insertApiKey, listApiKeys, revokeApiKey } from '../../../db/queries/api-keys';
 import type { Tx } from '../../../db/tenancy';
 import { outranks, readWithRole, requireRole, userOf, withRecordRole, asCaller } from '../access';
 import { forbidden } from '../errors';
 import type { ApiDeps } from '../app';
-import { hashApiKey } from '../auth';
+import { newApiKey } from '../auth';
 import { organizationQuery } from '../schemas';
 import { parseBody, parseQuery, pathId } from '../validate';
 import { createApiKeyBody } from './webhook-endpoints.schemas';
@@ -17,11 +17,11 @@ export function apiKeyRoutes({ db }: ApiDeps): Router {
 
   r.post('/api-keys', async (req, res) => {
     const body = parseBody(createApiKeyBody, req);
-    const key = `osk_${randomBytes(32).toString('base64url')}`;
+    const { key, prefix, keyHash } = newApiKey();
     const created = await asCaller(db, req, async (tx) => {
       const role = await requireRole(tx, req, body.organizationId, 'admin');
       if (!outranks(role, body.role)) throw forbidden(`A key's role cannot be above yours (${role})`);
-      return insertApiKey(tx, { id: randomUUID(), organizationId: body.organizationId, name: body.name, role: body.role, prefix: key.slice(0, 12), keyHash: hashApiKey(key), createdBy: userOf(req) });
+      return insertApiKey(tx, { id: randomUUID(), organizationId: body.organizationId, name: body.name, role: body.role, prefix, keyHash, createdBy: userOf(req) });
     });
     res.status(201).json({ ...created, key });
   });
