@@ -1,6 +1,6 @@
 import { CompiledQuery, Kysely, sql, Transaction } from 'kysely';
 import { createHash } from 'node:crypto';
-import type { PoolClient, QueryResult } from 'pg';
+import { DatabaseError, type PoolClient, type QueryResult } from 'pg';
 import { DEFERRED_OPENING } from './deferred-opening';
 import { highestPlaceholder, parameterLiterals, sqlInlinable, substitute } from './literals';
 import type { DB as Database } from './database';
@@ -45,11 +45,26 @@ export interface Gate {
 
 function openingSql(userId: string, gate?: Gate): string {
   let opening = `BEGIN; SELECT set_config('app.user_id', ${literalUuid(userId, 'user id')}, true)`;
-  if (gate) {
-    if (!ROLES.includes(gate.minRole)) throw new Error(`unknown role ${gate.minRole}`);
-    opening += `; SELECT app.require_role(${literalUuid(gate.organizationId, 'organization id')}, '${gate.minRole}')`;
-  }
+  if (gate) opening += `; SELECT ${roleGate(gate)}`;
   return opening;
+}
+
+function roleGate(gate: Gate): string {
+  if (!ROLES.includes(gate.minRole)) throw new Error(`unknown role ${gate.minRole}`);
+  return `app.require_role(${literalUuid(gate.organizationId, 'organization id')}, '${gate.minRole}')`;
+}
+
+/**
+ * The opening of a one-trip read (inOneTrip): ONE select, no BEGIN. A simple-protocol query string of
+ * several statements runs as one implicit transaction (committed after its last statement, rolled back
+ * at its first error), so the settings are transaction-local as after BEGIN, and BEGIN and COMMIT
+ * would be two more statements for PostgreSQL to parse and answer. The select's columns are evaluated
+ * in order: the caller is set before the gate reads it. plan_cache_mode: every EXECUTE runs the
+ * statement's generic plan (see inOneTrip).
+ */
+function oneTripOpening(setting: 'app.user_id' | 'app.organization_id', id: string, gate?: Gate): string {
+  const settings = `set_config('${setting}', ${literalUuid(id, setting)}, true), set_config('plan_cache_mode', 'force_generic_plan', true)`;
+  return `SELECT ${settings}${gate ? `, ${roleGate(gate)}` : ''}`;
 }
 
 export async function asUser<T>(db: DB, userId: string, fn: (tx: Tx) => Promise<T>, gate?: Gate): Promise<T> {
@@ -86,8 +101,8 @@ interface ReadQuery<O> {
 }
 
 /**
- * One read query as the user, behind the role gate, in ONE round trip: BEGIN, the caller, the gate,
- * the query and COMMIT go as one simple-protocol query string, with the query's parameters inlined as
+ * One read query as the user, behind the role gate, in ONE round trip: the caller, the gate and the
+ * query go as one simple-protocol query string (one implicit transaction), with the query's parameters inlined as
  * literals (quoted and escaped as pg's escapeLiteral does, untyped like the parameters pg sends, so
  * PostgreSQL resolves their types the same way). Used by the list endpoints, which are one query each;
  * anything else (writes, several queries) uses asUser. When the compiled query holds anything but
@@ -189,15 +204,15 @@ function statementOf(sqlText: string, facts: StatementFacts, literals: string[])
 }
 
 async function readCompiledAsUser<O>(db: DB, userId: string, gate: Gate, query: CompiledQuery<O>): Promise<O[]> {
-  const opening = openingSql(userId, gate);
-  return inOneTrip(db, opening, query, gateError, () => asUser(db, userId, async (tx) => (await tx.executeQuery(query)).rows, gate));
+  return inOneTrip(db, oneTripOpening('app.user_id', userId, gate), query, gateError, () => asUser(db, userId, async (tx) => (await tx.executeQuery(query)).rows, gate));
 }
 
 /**
- * One statement in its own transaction in ONE round trip: the opening (BEGIN and the settings), the
- * statement as a prepared statement of the connection (PREPARE the first time; with its literals
- * written in where the connections keep no statements, DB_NAMED_STATEMENTS=false) and COMMIT, as one
- * simple-protocol query string with the parameters inlined as literals. `fallback` runs it the usual
+ * One statement in its own transaction in ONE round trip: the opening (the settings and the gate, one
+ * select: oneTripOpening) and the statement as a prepared statement of the connection (PREPARE the
+ * first time; with its literals written in where the connections keep no statements,
+ * DB_NAMED_STATEMENTS=false), as one simple-protocol query string (one implicit transaction) with the
+ * parameters inlined as literals. `fallback` runs it the usual
  * way when that is not plainly safe (the SQL holds a string literal, a parameter is not a plain value)
  * or the DB has no pool of its own. The PREPARE goes after the opening, so a caller the role gate
  * refuses prepares nothing; a prepared statement whose result type a migration changed ("cached plan
@@ -225,17 +240,20 @@ async function inOneTrip<O>(db: DB, opening: string, query: CompiledQuery<O>, op
   let stale = false;
   try {
     // The PREPARE (and DEALLOCATE) after the opening: a caller the gate refuses prepares and evicts nothing.
-    // EXECUTE runs the generic plan: the same for every organization and page (left to PostgreSQL's
-    // default, a connection kept planning the inbox afresh, a custom plan looking cheaper).
-    const results = (await client.query(`${opening}; ${prepare}${statement.startsWith('EXECUTE') ? 'SET LOCAL plan_cache_mode = force_generic_plan; ' : ''}${statement}; COMMIT`)) as unknown as QueryResult[];
+    // EXECUTE runs the generic plan (the opening sets plan_cache_mode): the same for every organization
+    // and page (left to PostgreSQL's default, a connection kept planning the inbox afresh, a custom plan
+    // looking cheaper). No BEGIN or COMMIT: the string is one implicit transaction (oneTripOpening).
+    const results = (await client.query(`${opening}; ${prepare}${statement}`)) as unknown as QueryResult[];
     if (evict) held.searches.delete(evict);
     if (perWord && (known || prepare)) {
       held.searches.delete(name); // re-inserted: now the most recently used
       held.searches.set(name, true);
     } else if (prepare) held.shapes.add(name);
-    return results[results.length - 2]!.rows as O[];
+    return results[results.length - 1]!.rows as O[];
   } catch (err) {
-    await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+    // PostgreSQL's error: the implicit transaction is rolled back and the connection idle again. Any
+    // other (the connection failed): the client is not given back to the pool.
+    if (!(err instanceof DatabaseError)) broken = err as Error;
     const code = (err as { code?: string }).code;
     if (!broken && known && code === '0A000') {
       // "cached plan must not change result type": a migration changed a column under the statement.
@@ -301,5 +319,5 @@ function organizationOpening(organizationId: string): string {
  */
 export async function asOrganizationInOneTrip<O>(db: DB, organizationId: string, build: (qb: Reader) => ReadQuery<O>): Promise<O[]> {
   const query = build(db).compile();
-  return inOneTrip(db, organizationOpening(organizationId), query, rethrow, () => asOrganization(db, organizationId, async (tx) => (await tx.executeQuery(query)).rows));
+  return inOneTrip(db, oneTripOpening('app.organization_id', organizationId), query, rethrow, () => asOrganization(db, organizationId, async (tx) => (await tx.executeQuery(query)).rows));
 }

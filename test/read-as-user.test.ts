@@ -174,6 +174,33 @@ test('the gate: a non-member and a too-low role are refused, and the transaction
   expect(leftover).toEqual([[], []]);
 });
 
+test('a one-trip read is its own transaction without BEGIN: its settings end with it, answered or refused, and the connection is left outside any transaction', async () => {
+  const pool = poolOf(db)!;
+  /** Each pooled connection's caller, plan_cache_mode and whether a transaction is open past this statement. */
+  const sessions = async () => {
+    const clients = await Promise.all([pool.connect(), pool.connect()]);
+    try {
+      const rows = await Promise.all(
+        clients.map((c) =>
+          c.query(`SELECT coalesce(current_setting('app.user_id', true), '') AS caller, current_setting('plan_cache_mode') AS plans, xact_start <> query_start AS open
+                     FROM pg_stat_activity WHERE pid = pg_backend_pid()`),
+        ),
+      );
+      return rows.map((r) => r.rows[0]);
+    } finally {
+      clients.forEach((c) => c.release());
+    }
+  };
+  const clean = [1, 2].map(() => ({ caller: '', plans: 'auto', open: false }));
+  const f = { organizationId: org, limit: 50 };
+  await Promise.all([1, 2].map(() => readAsUser(db, user, gate, (qb) => listSignals(qb, f))));
+  expect(await sessions()).toEqual(clean);
+  const refused = await roundTrips(() => readAsUser(db, randomUUID(), gate, (qb) => listSignals(qb, f)).catch((e: unknown) => e));
+  expect(refused.result).toBeInstanceOf(NotAMemberError);
+  expect(refused.trips).toBe(1); // nothing to roll back: PostgreSQL ended the implicit transaction at the error
+  expect(await sessions()).toEqual(clean);
+});
+
 /** The list statements prepared on the pool's idle connections (each readAsUser PREPAREs its SQL once per connection). */
 async function preparedOnIdle(): Promise<string[]> {
   const pool = poolOf(db)!;
@@ -192,12 +219,12 @@ test('a list is a prepared statement per connection: prepared once, executed aft
   expect(empty).toEqual([]);
   expect((await preparedOnIdle()).some((s) => s.includes('"project_id" = $'))).toBe(true);
   // Refused on a fresh shape (status and project): nothing answered, nothing prepared (the gate comes
-  // before the PREPARE in the string), and nothing to look up afterwards: the string and its ROLLBACK.
+  // before the PREPARE in the string), and nothing to look up or roll back afterwards: the string alone.
   const g = { organizationId: org, limit: 50, status: 'ingested', projectId: randomUUID() };
   const ofShapeG = (s: string) => s.includes('"status" = $') && s.includes('"project_id" = $');
   const refused = await roundTrips(() => readAsUser(db, randomUUID(), gate, (qb) => listSignals(qb, g)).catch((e: unknown) => e));
   expect(refused.result).toBeInstanceOf(NotAMemberError);
-  expect(refused.trips).toBe(2);
+  expect(refused.trips).toBe(1);
   expect((await preparedOnIdle()).some(ofShapeG)).toBe(false);
   expect(await readAsUser(db, user, gate, (qb) => listSignals(qb, g))).toEqual([]);
   expect((await preparedOnIdle()).some(ofShapeG)).toBe(true);
