@@ -19,6 +19,7 @@ import { ApiMetrics } from './metrics';
 import { openApiDocument } from './openapi';
 import { limitPerOrganization, limitPerAddress, limitPerUser, RateLimits } from './rate-limit';
 import { rejectUnsafeInput } from './validate';
+import { dispatchByFirstSegment } from './route-dispatch';
 import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
 import { unsubscribeRoutes } from './routes/unsubscribe';
@@ -125,11 +126,10 @@ export function createApp(deps: ApiDeps): Express {
   app.use(healthRoutes(deps));
   // The public routes take no token: their allowance is the client address's (RATE_LIMIT_PUBLIC_PER_MINUTE).
   if (deps.rateLimits) app.use(['/webhooks', '/u'], limitPerAddress(deps.rateLimits));
-  // Public, before authentication and the JSON-only body rule: the one-click unsubscribe (RFC 8058).
-  app.use(unsubscribeRoutes(deps));
-  app.use(mailboxOAuthCallbackRoutes(deps));
-  // Public as well: booking webhooks, verified by their signature on the raw body (routes/webhooks.ts).
-  app.use(webhookRoutes(deps));
+  // Public, before authentication and the JSON-only body rule: the one-click unsubscribe (RFC 8058),
+  // the mailbox consent's callback, and booking webhooks, verified by their signature on the raw body
+  // (routes/webhooks.ts).
+  app.use(dispatchByFirstSegment([unsubscribeRoutes(deps), mailboxOAuthCallbackRoutes(deps), webhookRoutes(deps)]));
   app.get('/metrics', metrics.handler(deps.metricsAccess ?? { public: false }));
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument());
@@ -149,27 +149,32 @@ export function createApp(deps: ApiDeps): Express {
   if (deps.rateLimits) app.use(limitPerOrganization(deps.rateLimits));
   // Idempotency-Key on every JSON POST (after the limits: a replay counts as a request).
   app.use(idempotentPosts(deps.db));
-  app.use(organizationRoutes(deps));
-  app.use(sourceRoutes(deps));
-  app.use(signalRoutes(deps));
-  app.use(opportunityRoutes(deps));
-  app.use(settingsRoutes(deps));
-  app.use(companyRoutes(deps));
-  app.use(contactRoutes(deps));
-  app.use(complianceRoutes(deps));
-  app.use(integrationRoutes(deps));
-  app.use(campaignRoutes(deps));
-  app.use(enrollmentRoutes(deps));
-  app.use(messageRoutes(deps));
-  app.use(threadRoutes(deps));
-  app.use(variantRoutes(deps));
-  app.use(mailboxOAuthStartRoutes(deps));
-  app.use(mailboxRoutes(deps));
-  app.use(meetingRoutes(deps));
-  app.use(taskRoutes(deps));
-  app.use(analyticsRoutes(deps));
-  app.use(webhookEndpointRoutes(deps));
-  app.use(apiKeyRoutes(deps));
+  // Each request goes to the routers with a route under its first segment, in this order (route-dispatch.ts).
+  app.use(
+    dispatchByFirstSegment([
+      organizationRoutes(deps),
+      sourceRoutes(deps),
+      signalRoutes(deps),
+      opportunityRoutes(deps),
+      settingsRoutes(deps),
+      companyRoutes(deps),
+      contactRoutes(deps),
+      complianceRoutes(deps),
+      integrationRoutes(deps),
+      campaignRoutes(deps),
+      enrollmentRoutes(deps),
+      messageRoutes(deps),
+      threadRoutes(deps),
+      variantRoutes(deps),
+      mailboxOAuthStartRoutes(deps),
+      mailboxRoutes(deps),
+      meetingRoutes(deps),
+      taskRoutes(deps),
+      analyticsRoutes(deps),
+      webhookEndpointRoutes(deps),
+      apiKeyRoutes(deps),
+    ]),
+  );
   app.use((req, res) => sendProblem(res, 'NOT_FOUND', `No route for ${req.method} ${req.path}`));
   app.use(errorHandler(deps.logger));
   return app;
