@@ -25,6 +25,7 @@ function routesOf(app: Express): string[] {
       if (layer.route) {
         for (const m of Object.keys(layer.route.methods)) out.push(`${m.toUpperCase()} ${String(layer.route.path).replace(/:(\w+)/g, '{$1}')}`);
       } else if (layer.handle?.stack) walk(layer.handle.stack);
+      else if (layer.handle?.routers) for (const router of layer.handle.routers) walk(router.stack); // apps/api/route-dispatch.ts
     }
   };
   walk((app as unknown as { router: { stack: unknown[] } }).router.stack);

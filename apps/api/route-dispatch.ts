@@ -11,7 +11,7 @@ import type { RequestHandler, Router } from 'express';
  * middleware for every path) is asked for every path, in its place in the order. Segments are
  * compared in lower case, as Express matches paths by default (case-insensitive).
  */
-export function dispatchByFirstSegment(routers: readonly Router[]): RequestHandler {
+export function dispatchByFirstSegment(routers: readonly Router[]): RequestHandler & { routers: readonly Router[] } {
   const segmentsOf = routers.map(firstSegments);
   const bySegment = new Map<string, Router[]>();
   for (const segment of new Set(segmentsOf.flatMap((s) => (s === ANY ? [] : [...s])))) {
@@ -19,7 +19,7 @@ export function dispatchByFirstSegment(routers: readonly Router[]): RequestHandl
   }
   const forAnyPath = routers.filter((_r, i) => segmentsOf[i] === ANY);
 
-  return (req, res, next) => {
+  const dispatch: RequestHandler = (req, res, next) => {
     const candidates = bySegment.get(firstSegment(req.path)) ?? forAnyPath;
     let i = 0;
     const step = (err?: unknown): void => {
@@ -31,6 +31,8 @@ export function dispatchByFirstSegment(routers: readonly Router[]): RequestHandl
     };
     step();
   };
+  // The routers stay visible to whoever lists the app's routes (test/openapi.test.ts).
+  return Object.assign(dispatch, { routers });
 }
 
 const ANY = Symbol('any path');
