@@ -1,9 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import express, { Express, RequestHandler } from 'express';
 import type { Client } from '@temporalio/client';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pino, type Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
+import type { Logger } from 'pino';
 import { DB, poolOf } from '../../db/pool';
 import type { MetricsAccess } from '../shared/metrics';
 import type { SecretBox } from '../../db/secrets';
@@ -19,6 +16,7 @@ import { ApiMetrics } from './metrics';
 import { openApiDocument } from './openapi';
 import { limitPerOrganization, limitPerAddress, limitPerUser, RateLimits } from './rate-limit';
 import { rejectUnsafeInput } from './validate';
+import { requestLog } from './request-log';
 import { dispatchByFirstSegment } from './route-dispatch';
 import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
@@ -77,20 +75,6 @@ export interface ApiDeps {
   salesforce?: SalesforceApp | null;
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/**
- * Credentials a URL may carry: the unsubscribe token in /u/<token>, and an OAuth callback's code and
- * state. Linear (no nested quantifiers), run on every request's URL.
- */
-const URL_SECRETS = /^(\/u\/)[^/?#]+|([?&](?:code|state)=)[^&#]*/g;
-
-/** A request in its log lines: which one it was, not its headers (which may carry credentials), its URL's credentials masked. */
-export function requestSummary(req: IncomingMessage & { id?: unknown; originalUrl?: string }) {
-  const url = (req.originalUrl ?? req.url ?? '').replace(URL_SECRETS, (_m, path?: string, param?: string) => `${path ?? param}[redacted]`);
-  return { id: req.id, method: req.method, url, remoteAddress: req.socket?.remoteAddress };
-}
-
 /** Bodies are JSON: a body of any other type is 415, whatever the route. */
 const requireJsonBody: RequestHandler = (req, res, next) => {
   const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
@@ -106,23 +90,7 @@ export function createApp(deps: ApiDeps): Express {
   app.set('trust proxy', false);
   const metrics = deps.metrics ?? new ApiMetrics({ pool: poolOf(deps.db) });
   app.use(metrics.middleware());
-  app.use(
-    pinoHttp({
-      logger: deps.logger,
-      genReqId: (req, res) => {
-        const incoming = req.headers['x-request-id'];
-        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug'),
-      // Every line of a request carries `req`, which pino serialises when the request starts, logged or
-      // not: with pino-http's default (every header, the query, redaction) that was about 0.07 ms of a
-      // list request's 0.6 ms (bench/api). The id, method, URL and address say which request it was.
-      wrapSerializers: false,
-      serializers: { req: requestSummary, res: (res: ServerResponse) => ({ statusCode: res.statusCode }), err: pino.stdSerializers.err },
-    }),
-  );
+  app.use(requestLog(deps.logger));
   app.use(healthRoutes(deps));
   // The public routes take no token: their allowance is the client address's (RATE_LIMIT_PUBLIC_PER_MINUTE).
   if (deps.rateLimits) app.use(['/webhooks', '/u'], limitPerAddress(deps.rateLimits));
