@@ -1,4 +1,4 @@
-import express, { Express, RequestHandler } from 'express';
+import express, { Express, RequestHandler, Router } from 'express';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { DB, poolOf } from '../../db/pool';
@@ -91,26 +91,28 @@ export function createApp(deps: ApiDeps): Express {
   const metrics = deps.metrics ?? new ApiMetrics({ pool: poolOf(deps.db) });
   app.use(metrics.middleware());
   app.use(requestLog(deps.logger));
-  app.use(healthRoutes(deps));
-  // The public routes take no token: their allowance is the client address's (RATE_LIMIT_PUBLIC_PER_MINUTE).
-  if (deps.rateLimits) app.use(['/webhooks', '/u'], limitPerAddress(deps.rateLimits));
-  // Public, before authentication and the JSON-only body rule: the one-click unsubscribe (RFC 8058),
-  // the mailbox consent's callback, and booking webhooks, verified by their signature on the raw body
-  // (routes/webhooks.ts).
-  app.use(dispatchByFirstSegment([unsubscribeRoutes(deps), mailboxOAuthCallbackRoutes(deps), webhookRoutes(deps)]));
-  app.get('/metrics', metrics.handler(deps.metricsAccess ?? { public: false }));
-  app.get('/openapi.json', (_req, res) => {
+  // Public, before authentication and the JSON-only body rule, each request to the routers of its first
+  // segment (route-dispatch.ts): health, the one-click unsubscribe (RFC 8058), the mailbox consent's
+  // callback, booking webhooks (verified by their signature on the raw body, routes/webhooks.ts), the
+  // metrics, this API's document and its reference page. The public routes take no token: their
+  // allowance is the client address's (RATE_LIMIT_PUBLIC_PER_MINUTE).
+  const publicLimits = Router();
+  if (deps.rateLimits) publicLimits.use(['/webhooks', '/u'], limitPerAddress(deps.rateLimits));
+  const reference = Router();
+  reference.get('/metrics', metrics.handler(deps.metricsAccess ?? { public: false }));
+  reference.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument());
   });
-  app.use(docsRoutes());
+  app.use(
+    dispatchByFirstSegment([healthRoutes(deps), publicLimits, unsubscribeRoutes(deps), mailboxOAuthCallbackRoutes(deps), webhookRoutes(deps), reference, docsRoutes()]),
+  );
   // Bearer JWTs, and API keys (osk_...) acting as their own membership (issue 17).
   app.use(authenticate(deps.verifyToken, deps.issuer, (hash) => apiKeyIdentity(deps.db, hash)));
   app.use(refuseForApiKeys);
   if (deps.rateLimits) app.use(limitPerUser(deps.rateLimits));
-  // Before the JSON body rule: a raw RFC 822 message (message/rfc822), not JSON.
-  app.use(inboundRoutes(deps));
-  // Before the JSON body rule as well: a CSV file (text/csv), streamed into the import's staging table.
-  app.use(importRoutes(deps));
+  // Before the JSON body rule: a raw RFC 822 message (message/rfc822), not JSON; and a CSV file
+  // (text/csv), streamed into the import's staging table.
+  app.use(dispatchByFirstSegment([inboundRoutes(deps), importRoutes(deps)]));
   app.use(requireJsonBody);
   app.use(express.json({ limit: deps.bodyLimit, strict: true, type: 'application/json' }));
   app.use(rejectUnsafeInput);
