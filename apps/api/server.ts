@@ -1,11 +1,21 @@
 import http from 'node:http';
 import type { Express } from 'express';
 
-/** Listens, and on close stops taking connections while in-flight requests finish (bounded). */
+/**
+ * Listens, and on close stops taking connections while in-flight requests finish (bounded by graceMs).
+ * A request is in flight until its handler has ended the response, even when its client has gone away
+ * first (the connection closed, the handler still at work, say in a transaction): close() waits for
+ * that too, so whoever closes the database after it does not pull it from under a handler.
+ */
 export function listen(app: Express, port: number, host: string): Promise<{ server: http.Server; url: string; close(graceMs?: number): Promise<void> }> {
   return new Promise((resolve, reject) => {
     const server = http.createServer(app);
     server.keepAliveTimeout = 5000;
+    const answering = new Set<http.ServerResponse>();
+    server.on('request', (_req, res: http.ServerResponse) => {
+      answering.add(res);
+      res.once('finish', () => answering.delete(res));
+    });
     server.once('error', reject);
     server.listen(port, host, () => {
       const addr = server.address() as { port: number };
@@ -14,13 +24,20 @@ export function listen(app: Express, port: number, host: string): Promise<{ serv
         url: `http://${host}:${addr.port}`,
         close: (graceMs = 10000) =>
           new Promise<void>((done) => {
+            const deadline = Date.now() + graceMs;
             const timer = setTimeout(() => server.closeAllConnections(), graceMs);
             // Keep-alive sockets turn idle as their last response finishes: close them as they do.
             const idle = setInterval(() => server.closeIdleConnections(), 50);
             server.close(() => {
-              clearTimeout(timer);
               clearInterval(idle);
-              done();
+              // Every connection is closed; a handler whose client went away may still be answering.
+              const handlersDone = setInterval(() => {
+                for (const res of answering) if (res.writableEnded) answering.delete(res);
+                if (answering.size > 0 && Date.now() < deadline) return;
+                clearInterval(handlersDone);
+                clearTimeout(timer);
+                done();
+              }, 20);
             });
             server.closeIdleConnections();
           }),
