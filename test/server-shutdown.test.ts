@@ -2,8 +2,8 @@ import http from 'node:http';
 import express from 'express';
 import { listen } from '../apps/api/server';
 
-/** Graceful shutdown: close() stops taking connections, lets in-flight requests finish, then resolves. */
-test('an in-flight request completes while the server closes; new connections are refused', async () => {
+/** A server whose GET /slow answers when release() is called; `started` resolves when a request reached it. */
+async function slowServer() {
   const app = express();
   let release!: () => void;
   const started = new Promise<void>((resolveStarted) => {
@@ -13,6 +13,12 @@ test('an in-flight request completes while the server closes; new connections ar
     });
   });
   const server = await listen(app, 0, '127.0.0.1');
+  return { server, started, release: () => release() };
+}
+
+/** Graceful shutdown: close() stops taking connections, lets in-flight requests finish, then resolves. */
+test('an in-flight request completes while the server closes; new connections are refused', async () => {
+  const { server, started, release } = await slowServer();
   const inFlight = fetch(`${server.url}/slow`).then(async (r) => ({ status: r.status, body: await r.json() }));
   await started;
 
@@ -31,15 +37,7 @@ test('an in-flight request completes while the server closes; new connections ar
 });
 
 test('a request whose client went away is still waited for: close() resolves once its handler has answered (into the void)', async () => {
-  const app = express();
-  let release!: () => void;
-  const started = new Promise<void>((resolveStarted) => {
-    app.get('/slow', (_req, res) => {
-      resolveStarted();
-      new Promise<void>((r) => (release = r)).then(() => res.json({ done: true }));
-    });
-  });
-  const server = await listen(app, 0, '127.0.0.1');
+  const { server, started, release } = await slowServer();
   const gone = new AbortController();
   const request = fetch(`${server.url}/slow`, { signal: gone.signal }).catch((err: Error) => err.name);
   await started;
