@@ -3,13 +3,16 @@ import type { RequestHandler, Router } from 'express';
 /**
  * The feature routers (routes/*.ts) behind one look-up on the path's first segment. Mounted one after
  * another, every request walked every route of every router before its own: GET /messages matched
- * its path against 118 route layers, GET /api-keys against 150 (bench/api). Here each request goes
+ * its path against 118 route layers, GET /api-keys against 150 (counted with the routers' Layer.match
+ * wrapped; README "API: npm run bench:api"). Here each request goes
  * only to the routers that have a route under its first segment (`/signals/...` to the signals
  * router), in the order they were given, so which handler answers is what it was before.
  *
  * A router with a layer whose first segment is not a plain word (a parameter, a pattern, a RegExp, a
  * middleware for every path) is asked for every path, in its place in the order. Segments are
- * compared in lower case, as Express matches paths by default (case-insensitive).
+ * compared in lower case, as Express matches paths by default (case-insensitive). The segments are
+ * read from the routers' layers when the dispatch is made: a route added to a router afterwards is
+ * not seen (the routers of routes/*.ts are complete when their function returns).
  */
 export function dispatchByFirstSegment(routers: readonly Router[]): RequestHandler & { routers: readonly Router[] } {
   const segmentsOf = routers.map(firstSegments);
