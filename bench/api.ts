@@ -2,7 +2,7 @@
  * bench/api: the API's list and search endpoints under load, beside a bare Express handler answering
  * the same JSON on the same machine in the same run (the ceiling).
  *
- *   npm run bench:api [-- --duration 10 --rounds 3 --connections 50 --rows 100000 --inbox 10000 --only <text> --profile --api-node-args=<node flags> --rate-limits shared|off]
+ *   npm run bench:api [-- --duration 10 --rounds 3 --connections 50 --rows 100000 --inbox 10000 --only <text> --profile --api-node-args=<node flags> --rate-limits shared|off --api-alone]
  *
  * Creates its own database on DATABASE_URL (the owner; else the embedded PostgreSQL), seeds --rows
  * signals and --rows companies in the caller's organization and as many in another, and --inbox
@@ -15,7 +15,8 @@
  * does. Every scenario and its ceiling run once per round (--rounds, default 3); what is printed is the
  * rounds' medians, each round's ratio beside it (a single 10-second run moves by about ±0.02 here, enough
  * to turn a verdict at 0.35). --only runs the scenarios whose name contains it, with their ceilings. --profile writes a V8 CPU
- * profile of the API child (node --cpu-prof) to bench/profiles/. The database is dropped afterwards (--keep-db keeps it and prints its URL).
+ * profile of the API child (node --cpu-prof) to bench/profiles/. --api-alone adds the list answered by
+ * an API process whose pool answers at once without PostgreSQL (what the API's own code costs). The database is dropped afterwards (--keep-db keeps it and prints its URL).
  */
 import { ChildProcess, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -73,14 +74,25 @@ async function serveApi(): Promise<void> {
     secrets: null,
     // As the API's main counts them (in PostgreSQL, through its own pool), with allowances the bench
     // never spends, so every request pays what a production request pays and none is refused.
-    rateLimits: env.BENCH_RATE_LIMITS === 'off' ? undefined : { userPerMinute: 2_000_000_000, orgPerMinute: 2_000_000_000, store: poolOf(db) },
+    rateLimits: env.BENCH_RATE_LIMITS === 'off' || env.BENCH_ANSWER_FILE ? undefined : { userPerMinute: 2_000_000_000, orgPerMinute: 2_000_000_000, store: poolOf(db) },
   });
+  if (env.BENCH_ANSWER_FILE) answerReadsInProcess(poolOf(db)!, readFileSync(env.BENCH_ANSWER_FILE, 'utf8'));
   const server = await listen(app, 0, '127.0.0.1');
   process.send!({ url: server.url });
   answerCpuQueries();
   process.once('SIGTERM', () => {
     void server.close(1000).then(() => db.destroy()).then(() => process.exit(0)); // exit writes the CPU profile
   });
+}
+
+/**
+ * --api-alone: the API's pool answers every one-trip read at once with the list's JSON, and PostgreSQL
+ * is never asked (nor the rate limits counted): what the API's own code costs a request, beside the
+ * bare handler. A diagnosis, not a figure of the service.
+ */
+function answerReadsInProcess(pool: Pool, json: string): void {
+  const client = { query: async () => [{ rows: [] }, { rows: [{ json }] }], release: () => undefined };
+  pool.connect = (async () => client) as unknown as Pool['connect'];
 }
 
 async function serveBare(): Promise<void> {
@@ -321,6 +333,8 @@ async function main(): Promise<void> {
       'keep-db': { type: 'boolean', default: false },
       // Extra node flags for the API process, e.g. --api-node-args=--max-semi-space-size=32
       'api-node-args': { type: 'string', default: '' },
+      // One more API process whose pool answers the list at once, without PostgreSQL (answerReadsInProcess).
+      'api-alone': { type: 'boolean', default: false },
       // The API's rate limits: `shared` counts every request in PostgreSQL as the API's main does
       // (allowances the bench never spends), `off` leaves them out.
       'rate-limits': { type: 'string', default: 'shared' },
@@ -385,10 +399,17 @@ async function main(): Promise<void> {
     writeFileSync(inboxFile, inboxBody);
     const bare = await startChild('bare', { BENCH_BODY: body, BENCH_INBOX_FILE: inboxFile });
     children.push(bare.child);
+    let alone: { child: ChildProcess; url: string } | undefined;
+    if (values['api-alone']) {
+      const answerFile = path.join(path.dirname(inboxFile), 'signals.json');
+      writeFileSync(answerFile, body);
+      alone = await startChild('api', { BENCH_API_DB_URL: withRole(ownerUrl, API_DB_ROLE, db.appPassword), BENCH_JWKS_URL: `${issuer}/.well-known/jwks.json`, BENCH_ISSUER: issuer, BENCH_ANSWER_FILE: answerFile });
+      children.push(alone.child);
+    }
 
     // Each scenario beside its ceiling: the bare handler answering the same bytes (and gzip when it asks for gzip).
     // auth: the caller's JWT, or `key`: an API key of the organization (a machine client, issue 17).
-    interface Scenario { name: string; url: string; auth: boolean | 'key'; gzip: boolean; ceiling?: string; search?: boolean }
+    interface Scenario { name: string; url: string; auth: boolean | 'key'; gzip: boolean; ceiling?: string; search?: boolean; child?: ChildProcess }
     const bearerOf = (sc: Scenario) => (sc.auth === 'key' ? apiKey : sc.auth ? token : undefined);
     const listScenarios = (gzip: boolean): Scenario[] => {
       const ceiling = `bare Express, signals JSON${gzip ? ', gzip' : ''}`;
@@ -397,6 +418,7 @@ async function main(): Promise<void> {
         { name: ceiling, url: `${bare.url}/signals`, auth: false, gzip },
         { name: `GET /signals (limit 50)${z}`, url: list, auth: true, gzip, ceiling },
         ...(gzip ? [] : [{ name: 'GET /signals (limit 50), API key', url: list, auth: 'key' as const, gzip, ceiling }]),
+        ...(alone && !gzip ? [{ name: 'GET /signals (limit 50), no database', url: `${alone.url}/signals?organizationId=${ORG}&limit=50`, auth: true, gzip, ceiling, child: alone.child }] : []),
         { name: `GET /signals?status=ready${z}`, url: `${list}&status=ready`, auth: true, gzip, ceiling },
         { name: `GET /signals?q=warmtepomp${z}`, url: `${list}&q=warmtepomp`, auth: true, gzip, ceiling, search: true },
         { name: `GET /companies?q=warmtepomp${z}`, url: `${api.url}/companies?organizationId=${ORG}&limit=50&q=warmtepomp`, auth: true, gzip, ceiling, search: true },
@@ -426,7 +448,7 @@ async function main(): Promise<void> {
       const figures: Array<Figures & Scenario> = [];
       for (const sc of scenarios) {
         log(`round ${round} of ${ROUNDS}, ${sc.name}: ${connections} connections, ${duration} s`);
-        const server = sc.auth ? api.child : bare.child;
+        const server = sc.child ?? (sc.auth ? api.child : bare.child);
         const [cpu0, db0] = [await cpuOf(server), await backendCpuMs(ownerPool, dbName)];
         const f = await load(sc.name, sc.url, { connections, duration, token: bearerOf(sc), gzip: sc.gzip });
         const [cpu1, db1] = [await cpuOf(server), await backendCpuMs(ownerPool, dbName)];
