@@ -400,6 +400,10 @@ test('the hot outreach lookups use their indexes (EXPLAIN): emailedBefore by add
     const plan = async (q: string, params: unknown[]) => (await client.query(`EXPLAIN ${q}`, params)).rows.map((r) => r['QUERY PLAN']).join('\n');
     expect(await plan(`SELECT id FROM messages WHERE organization_id = $1 AND lower(to_address) = $2 AND to_address IS NOT NULL AND direction = 'outbound' LIMIT 1`, [orgId, 'a@b.nl'])).toContain('messages_org_to_address_idx');
     expect(await plan(`SELECT id FROM threads WHERE organization_id = $1 AND enrollment_id = $2 ORDER BY created_at LIMIT 1`, [orgId, randomUUID()])).toContain('threads_org_enrollment_idx');
+    // On the test database's few enrollments a bitmap over the other partial index (organization, contact)
+    // and a sort can cost as little as the ordered scan (CI saw it once); the ordered scan is what a large
+    // table takes, so bitmaps are left out for this one.
+    await client.query('SET LOCAL enable_bitmapscan = off');
     expect(await plan(`SELECT id FROM enrollments WHERE status IN ('active', 'paused') AND id > $1 ORDER BY id LIMIT 10`, [randomUUID()])).toContain('enrollments_running_idx');
     await client.query('ROLLBACK');
   } finally {
