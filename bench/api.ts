@@ -377,9 +377,10 @@ async function main(): Promise<void> {
     const apiKey = await seedApiKey(ownerUrl);
 
     const profileDir = path.resolve(__dirname, 'profiles');
+    const apiEnv = { BENCH_API_DB_URL: withRole(ownerUrl, API_DB_ROLE, db.appPassword), BENCH_JWKS_URL: `${issuer}/.well-known/jwks.json`, BENCH_ISSUER: issuer };
     const api = await startChild(
       'api',
-      { BENCH_API_DB_URL: withRole(ownerUrl, API_DB_ROLE, db.appPassword), BENCH_JWKS_URL: `${issuer}/.well-known/jwks.json`, BENCH_ISSUER: issuer, BENCH_RATE_LIMITS: values['rate-limits']! },
+      { ...apiEnv, BENCH_RATE_LIMITS: values['rate-limits']! },
       [...(values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...values['api-node-args']!.split(' ').filter(Boolean)],
     );
     children.push(api.child);
@@ -403,7 +404,7 @@ async function main(): Promise<void> {
     if (values['api-alone']) {
       const answerFile = path.join(path.dirname(inboxFile), 'signals.json');
       writeFileSync(answerFile, body);
-      alone = await startChild('api', { BENCH_API_DB_URL: withRole(ownerUrl, API_DB_ROLE, db.appPassword), BENCH_JWKS_URL: `${issuer}/.well-known/jwks.json`, BENCH_ISSUER: issuer, BENCH_ANSWER_FILE: answerFile });
+      alone = await startChild('api', { ...apiEnv, BENCH_ANSWER_FILE: answerFile });
       children.push(alone.child);
     }
 
