@@ -58,7 +58,9 @@ async function serveApi(): Promise<void> {
   const temporal = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) }); // never used by list endpoints
   const app = createApp({
     db,
-    logger: pino({ level: env.LOG_LEVEL ?? 'info' }),
+    // warn: autocannon hangs up on its in-flight requests at the end of every run, and each would print an
+    // info line ("request aborted", apps/api/request-log.ts) between the bench's own lines.
+    logger: pino({ level: env.LOG_LEVEL ?? 'warn' }),
     temporalClient: temporal,
     workflows: new WorkflowStarter(temporal, { TEMPORAL_TASK_QUEUE: 'bench', INGEST_RETRY_INITIAL_INTERVAL_MS: 5000 }),
     verifyToken: createTokenVerifier({
