@@ -12,9 +12,18 @@ export function listen(app: Express, port: number, host: string): Promise<{ serv
     const server = http.createServer(app);
     server.keepAliveTimeout = 5000;
     const answering = new Set<http.ServerResponse>();
+    // A response whose client went away before its handler ended it never emits 'finish' (its end() only
+    // sets writableEnded): such responses are swept at the next request, so none is held for the
+    // process's life.
+    const abandoned = new Set<http.ServerResponse>();
     server.on('request', (_req, res: http.ServerResponse) => {
+      for (const gone of abandoned) if (gone.writableEnded) (abandoned.delete(gone), answering.delete(gone));
       answering.add(res);
       res.once('finish', () => answering.delete(res));
+      res.once('close', () => {
+        if (res.writableEnded) answering.delete(res);
+        else abandoned.add(res);
+      });
     });
     server.once('error', reject);
     server.listen(port, host, () => {
