@@ -4,7 +4,7 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   // Files that need the production Temporal Server run only with TEMPORAL_MODE=server (npm run test:server).
-  testPathIgnorePatterns: ['/node_modules/', ...(process.env.TEMPORAL_MODE === 'server' ? [] : ['<rootDir>/test/temporal-server.test.ts'])],
+  testPathIgnorePatterns: ['/node_modules/', ...(process.env.TEMPORAL_MODE === 'server' ? [] : ['<rootDir>/test/platform/temporal-server.test.ts'])],
   transform: {
     '^.+\\.(t|j)s$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
   },

@@ -1,13 +1,14 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { usableIntegration } from '../db/queries/integrations';
 import { opportunityOutcome, recordOutcomeCrmSync } from '../db/queries/opportunities';
-import { secretContext, type SecretBox } from '../db/secrets';
+import type { SecretBox } from '../db/secrets';
 import { asOrganization } from '../db/tenancy';
 import type { DB } from '../db/pool';
 import { linkedCrmOpportunity, salesforceStageFor } from '../domain/crm/opportunity-stage';
 import { refusedForGood } from './meetings';
 import { ProviderRequestError } from './providers/outcome';
 import type { SalesforceApp } from './providers/crm/salesforce';
+import { dbSalesforceTokenStore } from './providers/crm/salesforce-token-store';
 import { salesforceFrom } from './providers/registry';
 
 export interface OpportunityRef {
@@ -20,7 +21,7 @@ export type OutcomeSyncResult =
   | { synced: false; reason: 'no_opportunity' | 'no_crm' | 'auto_sync_off' | 'not_linked' | 'open' | 'rejected'; error?: string };
 
 /**
- * A won or lost outcome to the CRM (issue 19 point 4): with a Salesforce integration that has
+ * A won or lost outcome to the CRM: with a Salesforce integration that has
  * config.autoSync and links the opportunity in mapping.opportunities, the linked Opportunity's
  * StageName becomes the outcome's stage (mapping.stages, else Closed Won / Closed Lost). It reads the
  * outcome as it is now (a run woken twice writes the latest once more), so it is idempotent: the same
@@ -45,7 +46,7 @@ export function createCrmOutcomeActivities(deps: { db: DB; secrets: SecretBox | 
       if (!stage) return { synced: false, reason: 'open' };
       if (!deps.secrets) throw ApplicationFailure.nonRetryable('INTEGRATION_SECRET_KEY is not configured', 'CrmNotConfigured');
       if (!deps.salesforce) throw ApplicationFailure.nonRetryable('SALESFORCE_CLIENT_ID and SALESFORCE_CLIENT_SECRET are not configured', 'CrmNotConfigured');
-      const sf = salesforceFrom(config, deps.secrets.open(crm.secret_ciphertext, secretContext(crm.organization_id, crm.id)), deps.salesforce);
+      const sf = salesforceFrom(config, dbSalesforceTokenStore(db, deps.secrets, crm.organization_id, crm.id), deps.salesforce);
       try {
         await sf.updateOpportunityStage(linked, stage);
       } catch (err) {

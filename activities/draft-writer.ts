@@ -41,7 +41,9 @@ export function renderDraftPrompt(input: DraftInput): { system: string; user: st
     b?.signal ? `Signal: "${b.signal.title}" ${b.signal.url ?? ''}` : 'Signal: none',
     `Facts:\n${b?.facts.map((f) => `- ${f.claim} [${f.sourceUrl}]`).join('\n') || '(none: state no facts)'}`,
     `Products: ${b?.products.map((p) => p.name).join(', ') || '(none)'}`,
-    input.rejection ? `A person rejected the previous draft${input.rejection.reason ? ` because: ${input.rejection.reason}` : ''}.\nPrevious subject: ${input.rejection.subject ?? ''}\nPrevious body:\n${input.rejection.body ?? ''}` : '',
+    input.rejection
+      ? `A person rejected the previous draft${input.rejection.reason ? ` because: ${input.rejection.reason}` : ''}.\nPrevious subject: ${input.rejection.subject ?? ''}\nPrevious body:\n${input.rejection.body ?? ''}`
+      : '',
   ]
     .filter(Boolean)
     .join('\n');

@@ -41,7 +41,8 @@ export function createEnrichmentActivities(deps: EnrichmentDeps) {
     if (key === 'website') return new WebsiteEnrichmentProvider(deps.limits);
     if (key === 'hunter') {
       const integration = await asOrganization(db, ref.organizationId, (tx) => usableIntegration(tx, ref.organizationId, 'enrichment'));
-      if (!integration?.secret_ciphertext || !deps.secrets) throw ApplicationFailure.nonRetryable('no usable enrichment integration', 'EnrichmentNotConfigured');
+      if (!integration?.secret_ciphertext || !deps.secrets)
+        throw ApplicationFailure.nonRetryable('no usable enrichment integration', 'EnrichmentNotConfigured');
       const secret = deps.secrets.open(integration.secret_ciphertext, secretContext(integration.organization_id, integration.id));
       return hunterFrom(integration.config as Record<string, unknown>, secret);
     }
@@ -76,7 +77,9 @@ export function createEnrichmentActivities(deps: EnrichmentDeps) {
         result = await (await provider(ref, ref.provider)).findPeople(company);
       } catch (err) {
         if (err instanceof EnrichmentUnavailableError) {
-          throw err.retryable ? ApplicationFailure.retryable(err.message, 'EnrichmentUnavailable') : ApplicationFailure.nonRetryable(err.message, 'EnrichmentRejected');
+          throw err.retryable
+            ? ApplicationFailure.retryable(err.message, 'EnrichmentUnavailable')
+            : ApplicationFailure.nonRetryable(err.message, 'EnrichmentRejected');
         }
         throw err;
       }

@@ -1,16 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { z } from 'zod';
-import { importRowSchema } from '../apps/api/schemas';
+import { importRowSchema } from '../domain/imports/row';
 import { addressSuppressionKeys } from '../db/queries/compliance/suppressions';
 import { companyValues } from '../db/queries/companies';
 import {
-  companiesByKvk, companyCandidates, type ContactGaps, contactsByEmail, contactsByName, fillContactGaps, insertCompanies, insertContacts, type NewCompany,
-  type NewContact, suppressionKeysFound,
+  companiesByKvk,
+  companyCandidates,
+  type ContactGaps,
+  contactsByEmail,
+  fillContactGaps,
+  insertCompanies,
+  insertContacts,
+  type NewCompany,
+  type NewContact,
+  suppressionKeysFound,
 } from '../db/queries/import-batch';
-import { failImport, ImportError, ImportSkip, lockImport, recordImportChunk, stagedChunk } from '../db/queries/imports';
+import { failImport, ImportError, ImportSkip, lockImport, markRowsImported, recordImportChunk, stagedChunk } from '../db/queries/imports';
 import { asOrganization, Tx } from '../db/tenancy';
 import type { DB } from '../db/pool';
+import { siteDomain } from '../domain/companies/domains';
 import { toE164 } from '../domain/companies/identity';
 import { erasureMarkers } from '../domain/compliance/erasure';
 import { displayRow, IMPORT_LIST_LIMIT, type ImportRowFields, type ImportSkipReason } from '../domain/imports/csv';
@@ -40,24 +49,26 @@ type ParsedRow = z.infer<typeof importRowSchema>;
 interface KnownContact {
   id: string;
   companyId: string;
-  email: string | null;
-  name: string;
+  email: string;
   erased: boolean;
   /** Made by this chunk (inserted at its end), else found (its gaps filled at the end). */
   fresh: NewContact | null;
-  gaps: ContactGaps | null;
 }
 
 /**
  * One chunk's rows, in file order, with the same outcome each would have had through the checks of
  * the single-record endpoints one by one (the field schemas of POST /contacts and POST /companies,
  * erasure markers and suppressions, companies by enrichment's identity rules: KvK number, domain,
- * normalized name; the contact by e-mail, else by name within the company, enrichment's upsert), but
+ * normalized name; the contact by e-mail only, its missing fields filled as enrichment's upsert does), but
  * decided in TypeScript over what a few set-based statements read, then written with one INSERT of
  * companies, one INSERT of contacts and one UPDATE of found contacts (db/queries/import-batch.ts).
  * About ten statements per chunk, whatever its size, instead of about five per row.
  */
-async function importRows(tx: Tx, imp: { organization_id: string; source_description: string; dedupe: string }, staged: Array<{ n: number; fields: unknown; duplicate: unknown }>) {
+async function importRows(
+  tx: Tx,
+  imp: { organization_id: string; source_description: string; dedupe: string },
+  staged: Array<{ n: number; fields: unknown; duplicate: unknown }>,
+) {
   const org = imp.organization_id;
   const outcomes: RowOutcome[] = new Array(staged.length);
   // 1. Fields, in TypeScript.
@@ -80,18 +91,24 @@ async function importRows(tx: Tx, imp: { organization_id: string; source_descrip
   const emails = [...new Set(parsed.flatMap((r) => (r && r.email ? [emailOf(r)!] : [])))];
 
   // 2. Suppressions and e-mail erasure markers of the chunk's addresses (one query), and the contacts with those addresses (one query).
-  const found = new Set((await suppressionKeysFound(tx, org, emails.flatMap((e) => [...emailErasure(e), ...addressSuppressionKeys(e)]))).map(keyOf));
+  const found = new Set(
+    (
+      await suppressionKeysFound(
+        tx,
+        org,
+        emails.flatMap((e) => [...emailErasure(e), ...addressSuppressionKeys(e)]),
+      )
+    ).map(keyOf),
+  );
   const byEmail = new Map<string, KnownContact>();
-  const byName = new Map<string, KnownContact>();
-  const nameKey = (companyId: string, name: string) => `${companyId} ${name}`;
   const know = (c: KnownContact) => {
-    if (c.email && !byEmail.has(c.email)) byEmail.set(c.email, c);
-    if (!byName.has(nameKey(c.companyId, c.name))) byName.set(nameKey(c.companyId, c.name), c);
+    if (!byEmail.has(c.email)) byEmail.set(c.email, c);
   };
-  for (const c of await contactsByEmail(tx, org, emails)) know({ id: c.id, companyId: c.company_id, email: c.email, name: c.name, erased: c.erased, fresh: null, gaps: null });
+  for (const c of await contactsByEmail(tx, org, emails))
+    if (c.email) know({ id: c.id, companyId: c.company_id, email: c.email, erased: c.erased, fresh: null });
 
   // 3. What each row's company is (identity) and the rows that stop before it.
-  const wanted: Array<{ i: number; row: ParsedRow; email: string | null; phone: string | null; values: NewCompany; identityKey: string }> = [];
+  let wanted: Array<{ i: number; row: ParsedRow; email: string | null; phone: string | null; values: NewCompany; identityKey: string }> = [];
   parsed.forEach((row, i) => {
     if (!row) return;
     const email = emailOf(row);
@@ -104,9 +121,14 @@ async function importRows(tx: Tx, imp: { organization_id: string; source_descrip
     if (imp.dedupe === 'none' && email && byEmail.has(email)) {
       return void (outcomes[i] = { kind: 'errors', errors: [{ field: 'email', message: 'A contact with this e-mail address exists' }] });
     }
-    const identity = { name: companyName, domain: row.domain ?? null, website: row.website ?? null, kvkNumber: row.kvk_number ?? null, countryCode: row.country ?? null };
+    const identity = {
+      name: companyName,
+      domain: row.domain ?? null,
+      website: row.website ?? null,
+      kvkNumber: row.kvk_number ?? null,
+      countryCode: row.country ?? null,
+    };
     const values = { ...companyValues(org, identity), id: '' };
-    // (A later row of the file with the same address is a duplicate_in_file: no row meets another's address here.)
     wanted.push({ i, row, email, phone, values, identityKey: JSON.stringify(identity) });
   });
 
@@ -126,14 +148,18 @@ async function importRows(tx: Tx, imp: { organization_id: string; source_descrip
   candidates.forEach(indexCompany);
   const existingCompanies = new Set(candidates.map((c) => c.id));
   const byIdentity = new Map<string, string>();
-  const newCompanies: NewCompany[] = [];
+  let newCompanies: NewCompany[] = [];
   const companyOf: Array<{ id: string; created: boolean }> = new Array(staged.length);
   for (const w of wanted) {
     const v = w.values;
     let id = byIdentity.get(w.identityKey);
     let created = false;
     if (!id) {
-      id = (v.kvk_number && companyBy.kvk.get(v.kvk_number)) || (v.domain && companyBy.domain.get(v.domain)) || (v.normalized_name && companyBy.name.get(v.normalized_name)) || undefined;
+      id =
+        (v.kvk_number && companyBy.kvk.get(v.kvk_number)) ||
+        (v.domain && companyBy.domain.get(v.domain)) ||
+        (v.normalized_name && companyBy.name.get(v.normalized_name)) ||
+        undefined;
       if (!id) {
         id = randomUUID();
         created = true;
@@ -144,11 +170,80 @@ async function importRows(tx: Tx, imp: { organization_id: string; source_descrip
     }
     companyOf[w.i] = { id, created };
   }
+  // 4b. The suppressions of each row's company, found or new (its domain, its site's domain, its KvK
+  //     number; one query): the send-time gate would block the row's contact, so the row is skipped
+  //     as suppressed, and a new company only such rows needed is not made.
+  const companyKeys = (c: { domain: string | null; website: string | null; kvk_number: string | null }) => [
+    ...(c.domain ? [{ scope: 'domain', value: c.domain }] : []),
+    ...(c.website && siteDomain(c.website) ? [{ scope: 'domain', value: siteDomain(c.website)! }] : []),
+    ...(c.kvk_number ? [{ scope: 'kvk_number', value: c.kvk_number }] : []),
+  ];
+  const companyById = new Map([...candidates, ...newCompanies].map((c) => [c.id, c]));
+  const usedCompanies = [...new Set(wanted.map((w) => companyOf[w.i]!.id))].map((id) => companyById.get(id)!);
+  const companyHits = new Set((await suppressionKeysFound(tx, org, usedCompanies.flatMap(companyKeys))).map(keyOf));
+  const suppressedCompanies = new Set(usedCompanies.filter((c) => companyKeys(c).some((k) => companyHits.has(keyOf(k)))).map((c) => c.id));
+  if (suppressedCompanies.size) {
+    wanted = wanted.filter((w) => {
+      if (!suppressedCompanies.has(companyOf[w.i]!.id)) return true;
+      outcomes[w.i] = { kind: 'skipped', reason: 'suppressed' };
+      return false;
+    });
+    newCompanies = newCompanies.filter((c) => !suppressedCompanies.has(c.id));
+  }
+  // 5. The erasure markers of these people by name within the companies that existed before (one
+  //    query each time): a company made by this chunk has none. Looked up here, before the duplicates, so
+  //    an erased person's row takes no address from a later one; again after the insert for the rows
+  //    whose company turned out to exist (another writer's KvK number).
+  const erasedPerson = (companyId: string, fullName: string) => erasureMarkers({ companyId, fullName, email: null }).some((k) => found.has(keyOf(k)));
+  const contactOf = (w: (typeof wanted)[number]) => (imp.dedupe === 'none' || !w.email ? undefined : byEmail.get(w.email));
+  const findErasedPeople = async () => {
+    const markers = wanted
+      .filter((w) => existingCompanies.has(companyOf[w.i]!.id))
+      .flatMap((w) => erasureMarkers({ companyId: companyOf[w.i]!.id, fullName: w.row.full_name, email: null }));
+    for (const s of await suppressionKeysFound(tx, org, markers)) found.add(keyOf(s));
+  };
+  const skipErased = () =>
+    (wanted = wanted.filter((w) => {
+      if (!contactOf(w)?.erased && !erasedPerson(companyOf[w.i]!.id, w.row.full_name)) return true;
+      outcomes[w.i] = { kind: 'skipped', reason: 'erased' };
+      return false;
+    }));
+  await findErasedPeople();
+  skipErased();
+  // A later row of the chunk with the address of a row still kept: duplicate_in_file (those of earlier
+  // chunks come flagged). Decided after the company suppressions and the erasures, so a row skipped for
+  // either does not take the address from a later one; a company only a duplicate row would have made is not made.
+  const taken = new Set<string>();
+  wanted = wanted.filter((w) => {
+    if (!w.email) return true;
+    if (taken.has(w.email)) {
+      outcomes[w.i] = { kind: 'skipped', reason: 'duplicate_in_file' };
+      return false;
+    }
+    taken.add(w.email);
+    return true;
+  });
+  const stillUsed = new Set(wanted.map((w) => companyOf[w.i]!.id));
+  newCompanies = newCompanies.filter((c) => stillUsed.has(c.id));
+  // The first row kept that uses a new company is the one that made it.
+  const made = new Set(newCompanies.map((c) => c.id));
+  for (const w of wanted) {
+    const id = companyOf[w.i]!.id;
+    companyOf[w.i] = { id, created: made.delete(id) };
+  }
   const inserted = await insertCompanies(tx, newCompanies);
   const lost = newCompanies.filter((c) => !inserted.has(c.id));
   if (lost.length) {
     // Another writer took these KvK numbers meanwhile: its company is the match (as matchOrCreateCompany does).
-    const theirs = new Map((await companiesByKvk(tx, org, lost.map((c) => c.kvk_number!))).map((c) => [c.kvk_number!, c.id]));
+    const theirs = new Map(
+      (
+        await companiesByKvk(
+          tx,
+          org,
+          lost.map((c) => c.kvk_number!),
+        )
+      ).map((c) => [c.kvk_number!, c.id]),
+    );
     const remap = new Map(lost.map((c) => [c.id, theirs.get(c.kvk_number!)!]));
     for (const w of wanted) {
       const to = remap.get(companyOf[w.i]!.id);
@@ -159,16 +254,13 @@ async function importRows(tx: Tx, imp: { organization_id: string; source_descrip
     }
   }
 
-  // 5. Contacts by name within the companies that existed before (one query), and the erasure markers of
-  //    those people by name (one query): a company made by this chunk has neither.
-  const named = wanted.filter((w) => existingCompanies.has(companyOf[w.i]!.id) && !(w.email && byEmail.has(w.email)));
-  const pairs = named.map((w) => ({ companyId: companyOf[w.i]!.id, name: w.row.full_name.toLowerCase() }));
-  for (const c of await contactsByName(tx, org, pairs)) know({ id: c.id, companyId: c.company_id, email: c.email, name: c.name, erased: c.erased, fresh: null, gaps: null });
-  const personMarkers = wanted.filter((w) => existingCompanies.has(companyOf[w.i]!.id)).flatMap((w) => erasureMarkers({ companyId: companyOf[w.i]!.id, fullName: w.row.full_name, email: null }));
-  for (const s of await suppressionKeysFound(tx, org, personMarkers)) found.add(keyOf(s));
-  const erasedPerson = (companyId: string, fullName: string) => erasureMarkers({ companyId, fullName, email: null }).some((k) => found.has(keyOf(k)));
+  if (lost.length) {
+    await findErasedPeople();
+    skipErased();
+  }
 
-  // 6. Each row's contact, in row order: found (its gaps filled) or new.
+  // 6. Each row's contact, in row order: the one with its address (its gaps filled), else a new one. A
+  //    contact is matched by e-mail only: a known name with another address, or with none, is another contact.
   const newContacts: NewContact[] = [];
   const gaps = new Map<string, ContactGaps>();
   for (const w of wanted) {
@@ -176,40 +268,23 @@ async function importRows(tx: Tx, imp: { organization_id: string; source_descrip
     const company = companyOf[w.i]!;
     // The timezone column: checked (IANA, canonical spelling) by importRowSchema as POST /contacts checks it.
     const fields = { title: row.title ?? null, email, phone: w.phone, linkedin_url: row.linkedin_url ?? null, timezone: row.timezone ?? null };
-    if (imp.dedupe === 'none') {
-      if (erasedPerson(company.id, row.full_name)) {
-        outcomes[w.i] = { kind: 'skipped', reason: 'erased' };
-        continue;
-      }
-      const fresh: NewContact = { id: randomUUID(), company_id: company.id, full_name: row.full_name, ...fields };
-      newContacts.push(fresh);
-      outcomes[w.i] = { kind: 'imported', createdCompany: company.created, createdContact: true, contactId: fresh.id };
-      continue;
-    }
-    const existing = (email ? byEmail.get(email) : undefined) ?? byName.get(nameKey(company.id, row.full_name.toLowerCase()));
-    if (existing?.erased || erasedPerson(company.id, row.full_name)) {
-      outcomes[w.i] = { kind: 'skipped', reason: 'erased' };
-      continue;
-    }
+    const existing = contactOf(w);
     if (existing) {
       // Only the fields it lacked: what the database holds first, then the earliest row's.
-      const target: { title: string | null; email: string | null; phone: string | null; linkedin_url: string | null; timezone: string | null } =
-        existing.fresh ?? gaps.get(existing.id) ?? (gaps.set(existing.id, { id: existing.id, title: null, email: null, phone: null, linkedin_url: null, timezone: null }).get(existing.id) as ContactGaps);
+      const target: { title: string | null; phone: string | null; linkedin_url: string | null; timezone: string | null } =
+        existing.fresh ??
+        gaps.get(existing.id) ??
+        (gaps.set(existing.id, { id: existing.id, title: null, email: null, phone: null, linkedin_url: null, timezone: null }).get(existing.id) as ContactGaps);
       target.title ??= fields.title;
       target.phone ??= fields.phone;
       target.linkedin_url ??= fields.linkedin_url;
       target.timezone ??= fields.timezone;
-      if (!existing.email && email) {
-        target.email ??= email;
-        existing.email = email;
-        know(existing);
-      }
       outcomes[w.i] = { kind: 'imported', createdCompany: company.created, createdContact: false, contactId: existing.id };
       continue;
     }
     const fresh: NewContact = { id: randomUUID(), company_id: company.id, full_name: row.full_name, ...fields };
     newContacts.push(fresh);
-    know({ id: fresh.id, companyId: company.id, email, name: row.full_name.toLowerCase(), erased: false, fresh, gaps: null });
+    if (email) know({ id: fresh.id, companyId: company.id, email, erased: false, fresh });
     outcomes[w.i] = { kind: 'imported', createdCompany: company.created, createdContact: true, contactId: fresh.id };
   }
   await insertContacts(tx, org, imp.source_description, newContacts);
@@ -240,6 +315,12 @@ export function createImportActivities(deps: { db: DB }) {
         }
         const rows = await stagedChunk(tx, ref.organizationId, ref.importId, ref.offset, ref.limit);
         const outcomes = await importRows(tx, imp, rows);
+        await markRowsImported(
+          tx,
+          ref.organizationId,
+          ref.importId,
+          outcomes.flatMap((o, i) => (o.kind === 'imported' ? [rows[i]!.n] : [])),
+        );
         const skipped: ImportSkip[] = [];
         const errors: ImportError[] = [];
         let createdCompanies = 0;

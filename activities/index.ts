@@ -3,7 +3,7 @@ import { secretContext, SecretBox } from '../db/secrets';
 import { usableIntegration } from '../db/queries/integrations';
 import { asOrganization, type Tx } from '../db/tenancy';
 import type { DB } from '../db/pool';
-import { OpenAiCompatibleClassifier } from './classification/openai-compatible';
+import { OpenAiCompatibleClassifier } from './providers/classification/openai-compatible';
 import { RulesClassifier } from '../domain/classification/rules';
 import type { Classifier } from '../domain/classification/types';
 import { createEnrichmentActivities } from './enrichment';
@@ -37,11 +37,35 @@ export interface ActivityDeps {
   db: DB;
   config: Pick<
     Config,
-    | 'SOURCE_FETCH_TIMEOUT_MS' | 'SOURCE_FETCH_MAX_BYTES' | 'SIGNAL_BATCH_SIZE' | 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY' | 'INTEGRATION_SECRET_KEY' | 'INTEGRATION_SECRET_KEYS'
-    | 'PROJECT_LINK_WINDOW_DAYS' | 'UNSUBSCRIBE_TOKEN_KEY' | 'DNS_SERVERS' | 'DNS_TIMEOUT_MS' | 'IMAP_TIMEOUT_MS'
-  > & Partial<Pick<Config, 'SEND_SLOT_GRACE_SECONDS' | 'SALESFORCE_CLIENT_ID' | 'SALESFORCE_CLIENT_SECRET' | 'SALESFORCE_TOKEN_URL'>>
+    | 'SOURCE_FETCH_TIMEOUT_MS'
+    | 'SOURCE_FETCH_MAX_BYTES'
+    | 'SIGNAL_BATCH_SIZE'
+    | 'LLM_BASE_URL'
+    | 'LLM_MODEL'
+    | 'LLM_API_KEY'
+    | 'INTEGRATION_SECRET_KEY'
+    | 'INTEGRATION_SECRET_KEYS'
+    | 'PROJECT_LINK_WINDOW_DAYS'
+    | 'UNSUBSCRIBE_TOKEN_KEY'
+    | 'DNS_SERVERS'
+    | 'DNS_TIMEOUT_MS'
+    | 'IMAP_TIMEOUT_MS'
+  > &
+    Partial<Pick<Config, 'SEND_SLOT_GRACE_SECONDS' | 'SALESFORCE_CLIENT_ID' | 'SALESFORCE_CLIENT_SECRET' | 'SALESFORCE_TOKEN_URL'>> &
     // OAuth mailboxes' clients (oauthClientsFrom reads OAUTH_<PROVIDER>_*).
-    & Partial<Pick<Config, 'OAUTH_GOOGLE_CLIENT_ID' | 'OAUTH_GOOGLE_CLIENT_SECRET' | 'OAUTH_GOOGLE_TOKEN_URL' | 'OAUTH_GOOGLE_ISSUER' | 'OAUTH_MICROSOFT_CLIENT_ID' | 'OAUTH_MICROSOFT_CLIENT_SECRET' | 'OAUTH_MICROSOFT_TOKEN_URL' | 'OAUTH_MICROSOFT_ISSUER'>>;
+    Partial<
+      Pick<
+        Config,
+        | 'OAUTH_GOOGLE_CLIENT_ID'
+        | 'OAUTH_GOOGLE_CLIENT_SECRET'
+        | 'OAUTH_GOOGLE_TOKEN_URL'
+        | 'OAUTH_GOOGLE_ISSUER'
+        | 'OAUTH_MICROSOFT_CLIENT_ID'
+        | 'OAUTH_MICROSOFT_CLIENT_SECRET'
+        | 'OAUTH_MICROSOFT_TOKEN_URL'
+        | 'OAUTH_MICROSOFT_ISSUER'
+      >
+    >;
   /** The public base of the links in e-mail (the one-click unsubscribe): apps/shared/config.ts publicBaseUrl. */
   publicBaseUrl: string;
   /** The SMTP client (default nodemailer's; tests may shorten its timeouts). */
@@ -77,12 +101,20 @@ export function createActivities(deps: ActivityDeps) {
   // The model that writes words (the strategist's proposals, the sequence's drafts): the organization's
   // `llm` integration, else LLM_*, else none (the template writers).
   const modelConfigFor = async (organizationId: string, tx?: Tx): Promise<ChatModelConfig | null> => {
-    const llm = tx ? await usableIntegration(tx, organizationId, 'llm') : await asOrganization(deps.db, organizationId, (t) => usableIntegration(t, organizationId, 'llm'));
+    const llm = tx
+      ? await usableIntegration(tx, organizationId, 'llm')
+      : await asOrganization(deps.db, organizationId, (t) => usableIntegration(t, organizationId, 'llm'));
     if (llm?.secret_ciphertext && secrets) {
       const config = llm.config as Record<string, unknown>;
-      return { baseUrl: String(config.baseUrl), model: String(config.model), apiKey: secrets.open(llm.secret_ciphertext, secretContext(llm.organization_id, llm.id)) };
+      return {
+        baseUrl: String(config.baseUrl),
+        model: String(config.model),
+        apiKey: secrets.open(llm.secret_ciphertext, secretContext(llm.organization_id, llm.id)),
+      };
     }
-    return deps.config.LLM_BASE_URL && deps.config.LLM_MODEL ? { baseUrl: deps.config.LLM_BASE_URL, model: deps.config.LLM_MODEL, apiKey: deps.config.LLM_API_KEY } : null;
+    return deps.config.LLM_BASE_URL && deps.config.LLM_MODEL
+      ? { baseUrl: deps.config.LLM_BASE_URL, model: deps.config.LLM_MODEL, apiKey: deps.config.LLM_API_KEY }
+      : null;
   };
   const writerFor = async (organizationId: string): Promise<ProposalWriter | null> => {
     const config = await modelConfigFor(organizationId);
@@ -107,6 +139,7 @@ export function createActivities(deps: ActivityDeps) {
       publicBaseUrl: deps.publicBaseUrl,
       oauthTokens,
       graceSeconds: deps.config.SEND_SLOT_GRACE_SECONDS,
+      dns: dnsResolverFrom(deps.config),
     }),
     ...createEnrichmentActivities({ db: deps.db, limits, secrets }),
     ...createRetentionActivities({ db: deps.db }),

@@ -95,7 +95,11 @@ export function createIngestActivities(deps: IngestDeps) {
 
 function toFailure(err: unknown): Error {
   if (err instanceof MalformedSourceError) return ApplicationFailure.nonRetryable(err.message, 'MalformedSource');
-  if (err instanceof ZodError) return ApplicationFailure.nonRetryable(`invalid source config: ${err.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`, 'InvalidSourceConfig');
+  if (err instanceof ZodError)
+    return ApplicationFailure.nonRetryable(
+      `invalid source config: ${err.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`,
+      'InvalidSourceConfig',
+    );
   if (err instanceof FetchError) {
     return err.retryable ? ApplicationFailure.retryable(err.message, 'SourceFetchFailed') : ApplicationFailure.nonRetryable(err.message, 'SourceUnavailable');
   }

@@ -1,7 +1,14 @@
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { usableIntegration } from '../db/queries/integrations';
 import {
-  bookingCancelled, changeMeetingStatus, createMeetingReminder, findMeetingByExternalId, meetingForCrm, meetingSchedule, recordBookingEvent, recordCrmSync,
+  bookingCancelled,
+  changeMeetingStatus,
+  createMeetingReminder,
+  findMeetingByExternalId,
+  meetingForCrm,
+  meetingSchedule,
+  recordBookingEvent,
+  recordCrmSync,
   recordMeeting,
 } from '../db/queries/meetings';
 import { secretContext, type SecretBox } from '../db/secrets';
@@ -11,6 +18,7 @@ import type { BookingEvent, BookingProvider } from '../domain/meetings/bookings'
 import { HUBSPOT_OUTCOME, SALESFORCE_EVENT, type MeetingStatus } from '../domain/meetings/meetings';
 import { ProviderRequestError } from './providers/outcome';
 import type { SalesforceApp } from './providers/crm/salesforce';
+import { dbSalesforceTokenStore } from './providers/crm/salesforce-token-store';
 import { hubspotFrom, salesforceFrom } from './providers/registry';
 
 export interface MeetingRef {
@@ -30,8 +38,7 @@ export interface BookingOutcome {
 }
 
 export type CrmSyncOutcome =
-  | { synced: true; crmExternalId: string; created: boolean }
-  | { synced: false; reason: 'no_crm' | 'auto_sync_off' | 'no_meeting' | 'rejected'; error?: string };
+  { synced: true; crmExternalId: string; created: boolean } | { synced: false; reason: 'no_crm' | 'auto_sync_off' | 'no_meeting' | 'rejected'; error?: string };
 
 /** A CRM answer that no retry heals: a 4xx other than 429, or a destination that is refused. */
 export function refusedForGood(err: ProviderRequestError): boolean {
@@ -66,19 +73,37 @@ export function createMeetingActivities(deps: { db: DB; secrets: SecretBox | nul
      */
     async recordBooking(input: { organizationId: string; provider: BookingProvider; event: BookingEvent }): Promise<BookingOutcome> {
       const { event } = input;
-      const none = (reason: string): BookingOutcome => ({ meetingId: null, created: false, changed: false, stoppedEnrollmentIds: [], opportunityId: null, enrollmentId: null, reason });
+      const none = (reason: string): BookingOutcome => ({
+        meetingId: null,
+        created: false,
+        changed: false,
+        stoppedEnrollmentIds: [],
+        opportunityId: null,
+        enrollmentId: null,
+        reason,
+      });
       if (event.kind === 'ignored') return none(event.reason);
       return asOrganization(db, input.organizationId, async (tx) => {
         const { organizationId, provider } = input;
         const occurredAt = event.occurredAt ?? null;
-        if (event.digest && !(await recordBookingEvent(tx, { organizationId, provider, externalId: event.externalId, kind: event.kind, occurredAt, digest: event.digest }))) {
+        if (
+          event.digest &&
+          !(await recordBookingEvent(tx, { organizationId, provider, externalId: event.externalId, kind: event.kind, occurredAt, digest: event.digest }))
+        ) {
           return none('this delivery was processed before');
         }
         if (event.kind === 'cancelled') {
           const found = await findMeetingByExternalId(tx, input.organizationId, input.provider, event.externalId);
           if (!found) return none('no meeting was recorded for this booking: the cancellation is kept, so the booking records nothing if it comes later');
           const r = (await changeMeetingStatus(tx, found.id, 'cancelled'))!;
-          return { meetingId: found.id, created: false, changed: r.changed, stoppedEnrollmentIds: [], opportunityId: r.meeting.opportunity_id, enrollmentId: r.meeting.enrollment_id };
+          return {
+            meetingId: found.id,
+            created: false,
+            changed: r.changed,
+            stoppedEnrollmentIds: [],
+            opportunityId: r.meeting.opportunity_id,
+            enrollmentId: r.meeting.enrollment_id,
+          };
         }
         if (await bookingCancelled(tx, organizationId, provider, event.externalId, occurredAt)) {
           return none('the booking was cancelled before it was recorded (a cancellation dated no earlier was processed first)');
@@ -136,7 +161,7 @@ export function createMeetingActivities(deps: { db: DB; secrets: SecretBox | nul
       if (!deps.secrets) throw ApplicationFailure.nonRetryable('INTEGRATION_SECRET_KEY is not configured', 'CrmNotConfigured');
       if (crm.provider_key === 'salesforce') {
         if (!deps.salesforce) throw ApplicationFailure.nonRetryable('SALESFORCE_CLIENT_ID and SALESFORCE_CLIENT_SECRET are not configured', 'CrmNotConfigured');
-        const sf = salesforceFrom(config, deps.secrets.open(crm.secret_ciphertext, secretContext(crm.organization_id, crm.id)), deps.salesforce);
+        const sf = salesforceFrom(config, dbSalesforceTokenStore(db, deps.secrets, crm.organization_id, crm.id), deps.salesforce);
         const look = SALESFORCE_EVENT[meeting.status as MeetingStatus] ?? SALESFORCE_EVENT.proposed;
         const event = {
           subject: `${look.subjectPrefix}${meeting.title}`,

@@ -62,7 +62,12 @@ export function createReconcileActivities(deps: { db: DB }) {
      * each with where its run would start again; next is the cursor of the following page (null:
      * the last page). Whether a run is there is found out by starting it (workflow code).
      */
-    async findRunningEnrollments(input: { olderThanSeconds: number; afterId: string | null; limit: number; organizationId?: string | null }): Promise<{ enrollments: RunningEnrollment[]; next: string | null }> {
+    async findRunningEnrollments(input: {
+      olderThanSeconds: number;
+      afterId: string | null;
+      limit: number;
+      organizationId?: string | null;
+    }): Promise<{ enrollments: RunningEnrollment[]; next: string | null }> {
       const ids = await runningEnrollmentIds(deps.db, input.olderThanSeconds, input.afterId, input.limit, input.organizationId ?? null);
       const enrollments: RunningEnrollment[] = [];
       for (const [organizationId, enrollmentIds] of byOrganization(ids, (r) => r.enrollment_id)) {

@@ -2,11 +2,12 @@ import { ApplicationFailure, log } from '@temporalio/activity';
 import type { Config } from '../apps/shared/config';
 import type { DB } from '../db/pool';
 import { getInboxState, mailboxInbox, saveInboxState, setMailboxError } from '../db/queries/inbox-state';
+import { keepUnprocessed } from '../db/queries/inbound';
 import { usableIntegration } from '../db/queries/integrations';
 import { mailboxSecretContext, secretContext, type SecretBox } from '../db/secrets';
 import { asOrganization } from '../db/tenancy';
 import { RulesReplyClassifier, type ReplyClassifier } from '../domain/replies/classify';
-import { OpenAiCompatibleReplyClassifier } from './classification/reply-openai-compatible';
+import { OpenAiCompatibleReplyClassifier } from './providers/classification/reply-openai-compatible';
 import { ingestInbound, retryUnprocessed, type Transact } from './inbound/ingest-message';
 import { sharedParsePool } from './inbound/parse-pool';
 import { ImapAuthError, ImapConnectError, type ImapSettings, type InboxReader } from './providers/mail/imap';
@@ -29,14 +30,27 @@ export interface ReplyActivityDeps {
 }
 
 /** The organization's reply classifier: its `llm` integration, else LLM_*, else the rules. */
-export function replyClassifierLookup(db: DB, secrets: SecretBox | null, config: Pick<Config, 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY'>, transactFor = (organizationId: string): Transact => (fn) => asOrganization(db, organizationId, fn)) {
+export function replyClassifierLookup(
+  db: DB,
+  secrets: SecretBox | null,
+  config: Pick<Config, 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY'>,
+  transactFor = (organizationId: string): Transact =>
+    (fn) =>
+      asOrganization(db, organizationId, fn),
+) {
   const fallback: ReplyClassifier =
-    config.LLM_BASE_URL && config.LLM_MODEL ? new OpenAiCompatibleReplyClassifier({ baseUrl: config.LLM_BASE_URL, model: config.LLM_MODEL, apiKey: config.LLM_API_KEY }) : new RulesReplyClassifier();
+    config.LLM_BASE_URL && config.LLM_MODEL
+      ? new OpenAiCompatibleReplyClassifier({ baseUrl: config.LLM_BASE_URL, model: config.LLM_MODEL, apiKey: config.LLM_API_KEY })
+      : new RulesReplyClassifier();
   return async (organizationId: string): Promise<ReplyClassifier> => {
     const llm = await transactFor(organizationId)((tx) => usableIntegration(tx, organizationId, 'llm'));
     if (!llm?.secret_ciphertext || !secrets) return fallback;
     const c = llm.config as Record<string, unknown>;
-    return new OpenAiCompatibleReplyClassifier({ baseUrl: String(c.baseUrl), model: String(c.model), apiKey: secrets.open(llm.secret_ciphertext, secretContext(llm.organization_id, llm.id)) });
+    return new OpenAiCompatibleReplyClassifier({
+      baseUrl: String(c.baseUrl),
+      model: String(c.model),
+      apiKey: secrets.open(llm.secret_ciphertext, secretContext(llm.organization_id, llm.id)),
+    });
   };
 }
 
@@ -69,7 +83,10 @@ export interface PollResult {
 export function createReplyActivities(deps: ReplyActivityDeps) {
   const classifierFor = replyClassifierLookup(deps.db, deps.secrets, deps.config);
   sharedParsePool().warm();
-  const transact = (organizationId: string): Transact => (fn) => asOrganization(deps.db, organizationId, fn);
+  const transact =
+    (organizationId: string): Transact =>
+    (fn) =>
+      asOrganization(deps.db, organizationId, fn);
 
   async function ingestInboundMessage(input: { organizationId: string; mailboxId: string; rawBase64: string; receivedAt?: string }) {
     try {
@@ -80,7 +97,12 @@ export function createReplyActivities(deps: ReplyActivityDeps) {
         receivedAt: input.receivedAt ? new Date(input.receivedAt) : undefined,
       });
       if (outcome.duplicate) return { duplicate: true, messageId: outcome.messageId, changedEnrollmentIds: [] };
-      return { duplicate: false, messageId: outcome.messageId, changedEnrollmentIds: outcome.changedEnrollmentIds, ...('unprocessed' in outcome ? { unprocessed: true, error: outcome.error } : {}) };
+      return {
+        duplicate: false,
+        messageId: outcome.messageId,
+        changedEnrollmentIds: outcome.changedEnrollmentIds,
+        ...('unprocessed' in outcome ? { unprocessed: true, error: outcome.error } : {}),
+      };
     } catch (err) {
       if (err instanceof NotRfc822Error) throw ApplicationFailure.nonRetryable(err.message, 'NotRfc822');
       throw err;
@@ -108,9 +130,19 @@ export function createReplyActivities(deps: ReplyActivityDeps) {
       return { ...result, error };
     }
     // An OAuth mailbox's secret is its refresh token: it logs in with SASL XOAUTH2 and an access token instead.
-    const oauth = mailbox.auth_type === 'oauth2' ? { organizationId: mailbox.organization_id, mailboxId: mailbox.id, provider: mailbox.auth_provider as OAuthProviderKey } : null;
+    const oauth =
+      mailbox.auth_type === 'oauth2'
+        ? { organizationId: mailbox.organization_id, mailboxId: mailbox.id, provider: mailbox.auth_provider as OAuthProviderKey }
+        : null;
     const password = oauth ? '' : deps.secrets.open(mailbox.secret_ciphertext, mailboxSecretContext(mailbox.organization_id, mailbox.id));
-    const settings: ImapSettings = { host: imap.host, port: imap.port, secure: imap.secure ?? imap.port === 993, username: imap.username ?? mailbox.address, password, timeoutMs: deps.config.IMAP_TIMEOUT_MS };
+    const settings: ImapSettings = {
+      host: imap.host,
+      port: imap.port,
+      secure: imap.secure ?? imap.port === 993,
+      username: imap.username ?? mailbox.address,
+      password,
+      timeoutMs: deps.config.IMAP_TIMEOUT_MS,
+    };
     const accessToken = (force: boolean) => {
       if (!deps.oauthTokens) throw new OAuthUnavailable('OAuth mailboxes cannot be read by this worker: INTEGRATION_SECRET_KEY is not configured');
       return deps.oauthTokens.accessToken(oauth!, { force });
@@ -146,7 +178,12 @@ export function createReplyActivities(deps: ReplyActivityDeps) {
     for (const msg of batch.messages) {
       result.read++;
       try {
-        const outcome = await ingestInbound(run, classifier, { organizationId: input.organizationId, mailboxId: input.mailboxId, raw: msg.raw, receivedAt: msg.internalDate ?? undefined });
+        const outcome = await ingestInbound(run, classifier, {
+          organizationId: input.organizationId,
+          mailboxId: input.mailboxId,
+          raw: msg.raw,
+          receivedAt: msg.internalDate ?? undefined,
+        });
         if (outcome.duplicate) result.duplicates++;
         else if ('unprocessed' in outcome) {
           result.unprocessed++;
@@ -157,13 +194,30 @@ export function createReplyActivities(deps: ReplyActivityDeps) {
           outcome.changedEnrollmentIds.forEach((id) => changed.add(id));
         }
       } catch (err) {
-        // A message that is not RFC 822 is skipped (it never will be); the database being away is retried from this UID.
+        // A message that is not RFC 822 is kept with its error, never retried (it never will be one); the database being away is retried from this UID.
         if (!(err instanceof NotRfc822Error)) throw err;
-        warn('skipped an inbox message that is not RFC 822', { mailboxId: input.mailboxId, uid: msg.uid });
+        await run((tx) =>
+          keepUnprocessed(tx, {
+            organizationId: input.organizationId,
+            mailboxId: input.mailboxId,
+            raw: msg.raw,
+            receivedAt: msg.internalDate ?? new Date(),
+            error: err.message,
+            retry: false,
+          }),
+        );
+        result.unprocessed++;
+        lastError = `message UID ${msg.uid} is not an e-mail (kept with its error): ${err.message}`.slice(0, 1000);
+        warn('kept an inbox message that is not RFC 822', { mailboxId: input.mailboxId, uid: msg.uid });
       }
-      await run((tx) => saveInboxState(tx, { organizationId: input.organizationId, mailboxId: input.mailboxId, uidValidity: batch.uidValidity, lastUid: msg.uid }));
+      await run((tx) =>
+        saveInboxState(tx, { organizationId: input.organizationId, mailboxId: input.mailboxId, uidValidity: batch.uidValidity, lastUid: msg.uid }),
+      );
     }
-    if (!batch.messages.length) await run((tx) => saveInboxState(tx, { organizationId: input.organizationId, mailboxId: input.mailboxId, uidValidity: batch.uidValidity, lastUid: batch.startUid - 1 }));
+    if (!batch.messages.length)
+      await run((tx) =>
+        saveInboxState(tx, { organizationId: input.organizationId, mailboxId: input.mailboxId, uidValidity: batch.uidValidity, lastUid: batch.startUid - 1 }),
+      );
     await run((tx) => setMailboxError(tx, input.mailboxId, lastError));
     return { ...result, changedEnrollmentIds: [...changed], more: batch.more };
   }

@@ -6,14 +6,29 @@ import { complianceSettings } from '../db/queries/compliance/settings';
 import { addressSuppressed } from '../db/queries/compliance/suppressions';
 import { stopContactEnrollments } from '../db/queries/enrollments';
 import { emailedBefore } from '../db/queries/sequence';
-import { claimSend, ClaimLostError, holdSend, markHandover, recordSendFailure, recordSent, releaseClaim, scheduleMessage, sendContent, sendRecipient, skipBlocked } from '../db/queries/sending';
+import {
+  claimSend,
+  ClaimLostError,
+  holdSend,
+  markHandover,
+  recordSendFailure,
+  recordSent,
+  releaseClaim,
+  scheduleMessage,
+  sendContent,
+  sendRecipient,
+  skipBlocked,
+} from '../db/queries/sending';
+import { addressDomain, organizationalDomain, providerByDomain, receivingProvider, utcDay, type ReceivingProvider } from '../domain/sending/bulk-senders';
 import { composeEmail, IncompleteComplianceSettings, type ComposedEmail } from '../domain/outreach/compose';
 import { contactChannels } from '../domain/outreach/enrollments';
+import { noticeSource } from '../domain/outreach/notice';
 import { unsubscribeUrl, type UnsubscribeTokens } from '../domain/outreach/unsubscribe-token';
 import { OAuthGrantRevoked, OAuthUnavailable, type MailboxCredentialRef, type OAuthTokenSource } from './providers/mail/oauth';
 import type { OAuthProviderKey } from './providers/mail/oauth-providers';
 import { loginRefused, mailboxSetupFailure, SmtpAmbiguousError, SmtpPermanentError } from './providers/mail/smtp';
 import type { MailSender, SmtpSettings } from './providers/mail/types';
+import type { DnsResolver } from './providers/dns/resolver';
 
 /**
  * Sending one approved message (workflows/send-message.ts): book its slot (scheduleSend), then at
@@ -34,6 +49,14 @@ export interface SendDeps {
   graceSeconds?: number;
   /** The clock the booking and the claim read (tests pass a late or early one). */
   now?: () => Date;
+  /** MX lookups of recipient domains, for the bulk-sender counts (DNS_SERVERS); none: every recipient not known by name is `other`. */
+  dns?: DnsResolver | null;
+}
+
+/** What a send counts under (the bulk-sender rules): the sender's organizational domain and the recipient's provider. */
+export interface BulkSenderKey {
+  orgDomain: string;
+  provider: ReceivingProvider;
 }
 
 export interface MessageRef {
@@ -57,9 +80,9 @@ export function createSendActivities(deps: SendDeps) {
   const inOrg = <T>(ref: { organizationId: string }, fn: (tx: Tx) => Promise<T>) => asOrganization(db, ref.organizationId, fn);
 
   /** Claims the send, asks the gate, composes the e-mail; everything in one transaction, committed before SMTP. */
-  async function prepare(r: MessageRef): Promise<Prepared> {
+  async function prepare(r: MessageRef, bulk: BulkSenderKey | null): Promise<Prepared> {
     return inOrg(r, async (tx) => {
-      const claim = await claimSend(tx, r.messageId, { now: now(), graceSeconds: deps.graceSeconds });
+      const claim = await claimSend(tx, r.messageId, { now: now(), graceSeconds: deps.graceSeconds, bulk });
       if (!claim.go) {
         const { go: _go, ...outcome } = claim;
         return { go: false, outcome: outcome as SendOutcome };
@@ -71,8 +94,14 @@ export function createSendActivities(deps: SendDeps) {
       // A sequence step goes where the channel policy routes it; a reply or meeting-reminder draft answers
       // someone who wrote or booked, to their own address, unless it (or its domain, or the contact) is suppressed or erased.
       const allowedAddress = m.sequenceStep
-        ? route === 'personal' ? contact?.email : route === 'generic' ? contact?.generic_email : null
-        : (!m.toAddress || (await addressSuppressed(tx, r.organizationId, m.toAddress))) || gate?.reasons.some((x) => x === 'erased' || x === 'suppressed') ? null : m.toAddress;
+        ? route === 'personal'
+          ? contact?.email
+          : route === 'generic'
+            ? contact?.generic_email
+            : null
+        : !m.toAddress || (await addressSuppressed(tx, r.organizationId, m.toAddress)) || gate?.reasons.some((x) => x === 'erased' || x === 'suppressed')
+          ? null
+          : m.toAddress;
       if ((m.sequenceStep && (!gate || !contact)) || !allowedAddress || allowedAddress.toLowerCase() !== (m.toAddress ?? '').toLowerCase()) {
         const reason = `compliance gate at send time: ${gate?.reasons.join(', ') || 'the address may no longer be e-mailed'}`;
         await skipBlocked(tx, m.id, reason);
@@ -84,9 +113,15 @@ export function createSendActivities(deps: SendDeps) {
       if (!deps.tokens) throw new SendSetupError('unsubscribe links are not configured on the worker (UNSUBSCRIBE_TOKEN_KEY or INTEGRATION_SECRET_KEY)');
       const smtpConfig = mailbox.smtp_config as { host: string; port: number; secure?: boolean; username?: string | null };
       // An OAuth mailbox's secret is its refresh token: it logs in with an access token fetched after the claim, as its username or address.
-      const oauth = mailbox.auth_type === 'oauth2' ? { organizationId: r.organizationId, mailboxId: m.mailboxId, provider: mailbox.auth_provider as OAuthProviderKey } : null;
+      const oauth =
+        mailbox.auth_type === 'oauth2'
+          ? { organizationId: r.organizationId, mailboxId: m.mailboxId, provider: mailbox.auth_provider as OAuthProviderKey }
+          : null;
       const username = smtpConfig.username ?? (oauth ? mailbox.address : null);
-      const password = !oauth && smtpConfig.username && mailbox.secret_ciphertext && deps.secrets ? deps.secrets.open(mailbox.secret_ciphertext, mailboxSecretContext(r.organizationId, m.mailboxId)) : null;
+      const password =
+        !oauth && smtpConfig.username && mailbox.secret_ciphertext && deps.secrets
+          ? deps.secrets.open(mailbox.secret_ciphertext, mailboxSecretContext(r.organizationId, m.mailboxId))
+          : null;
       const composed = composeEmail({
         messageId: m.id,
         subject: message.subject ?? '',
@@ -105,7 +140,16 @@ export function createSendActivities(deps: SendDeps) {
           ai_disclosure: settings?.ai_disclosure ?? 'footer',
         },
         aiWritten: message.model !== null,
-        dataSource: contact?.source_description ?? (contact ? `the public website of ${contact.company_name}` : 'your message to us'),
+        source: noticeSource(
+          contact
+            ? {
+                dataSource: contact.data_source,
+                description: contact.source_description,
+                companyName: contact.company_name,
+                companyDomain: contact.company_domain,
+              }
+            : null,
+        ),
         unsubscribeUrl: unsubscribeUrl(deps.publicBaseUrl, deps.tokens.sign(m.id)),
         messageIdDomain: mailbox.domain,
         threading: { inReplyTo: message.in_reply_to, references: message.references_ids },
@@ -122,6 +166,35 @@ export function createSendActivities(deps: SendDeps) {
     });
   }
 
+  /**
+   * The send's bulk-sender key, before its claim (the MX lookup is I/O, kept out of the claim's
+   * transaction): the message's sender and recipient as they stand; null when it has neither.
+   */
+  async function bulkSenderKey(r: MessageRef): Promise<BulkSenderKey | null> {
+    const m = await inOrg(r, (tx) =>
+      tx
+        .selectFrom('messages')
+        .innerJoin('mailboxes', (j) => j.onRef('mailboxes.organization_id', '=', 'messages.organization_id').onRef('mailboxes.id', '=', 'messages.mailbox_id'))
+        .select(['messages.to_address', 'mailboxes.address'])
+        .where('messages.id', '=', r.messageId)
+        .executeTakeFirst(),
+    );
+    if (!m?.to_address) return null;
+    const domain = addressDomain(m.to_address);
+    // A consumer domain known by name needs no MX lookup (gmail.com is most of a list).
+    return { orgDomain: organizationalDomain(m.address), provider: providerByDomain(domain) ?? receivingProvider(domain, await mxHosts(domain)) };
+  }
+
+  /** The recipient domain's MX hosts; null when they cannot be read (the recipient then counts as `other`). */
+  async function mxHosts(domain: string): Promise<string[] | null> {
+    if (!deps.dns) return null;
+    try {
+      return ((await deps.dns.resolve(domain, 'MX')) as Array<{ exchange: string }>).map((x) => x.exchange);
+    } catch {
+      return null;
+    }
+  }
+
   /** An OAuth mailbox's access token (cached by the token source; `force` after the server refused one). */
   async function accessToken(ref: MailboxCredentialRef, force = false): Promise<string> {
     if (!deps.oauthTokens) throw new OAuthUnavailable('OAuth mailboxes cannot send from this worker: INTEGRATION_SECRET_KEY is not configured');
@@ -132,8 +205,15 @@ export function createSendActivities(deps: SendDeps) {
     /** Books the approved message's send slot (or says what holds it, or that it is past sending). */
     async scheduleSend(
       r: MessageRef,
-    ): Promise<{ state: 'scheduled'; slotAtMs: number; windowEndsAtMs: number } | { state: 'held'; reason: string } | { state: 'unchecked'; mailboxId: string } | { state: 'final'; status: string }> {
-      const out = await inOrg(r, (tx) => scheduleMessage(tx, { ...r, now: now(), graceSeconds: deps.graceSeconds }));
+    ): Promise<
+      | { state: 'scheduled'; slotAtMs: number; windowEndsAtMs: number }
+      | { state: 'held'; reason: string }
+      | { state: 'unchecked'; mailboxId: string }
+      | { state: 'final'; status: string }
+    > {
+      // The recipient's provider only: the booking may still choose the pool's mailbox, whose domain it reads itself.
+      const provider = (await bulkSenderKey(r))?.provider ?? null;
+      const out = await inOrg(r, (tx) => scheduleMessage(tx, { ...r, now: now(), graceSeconds: deps.graceSeconds, provider }));
       return out.state === 'scheduled' ? { state: 'scheduled', slotAtMs: out.slotAt.getTime(), windowEndsAtMs: out.windowEndsAt.getTime() } : out;
     },
 
@@ -145,13 +225,15 @@ export function createSendActivities(deps: SendDeps) {
      */
     async sendMessage(r: MessageRef): Promise<SendOutcome> {
       let prepared: Prepared;
+      const bulk = await bulkSenderKey(r);
       try {
-        prepared = await prepare(r);
+        prepared = await prepare(r, bulk);
       } catch (err) {
         // Setup errors are no recipient's fault: the message waits (approved, its slot given back) until they are mended.
         if (!(err instanceof IncompleteComplianceSettings) && !(err instanceof SendSetupError)) throw err;
         const reason = err.message;
-        await inOrg(r, (tx) => holdSend(tx, r.messageId, { reason }));
+        // No claim of this attempt was committed (prepare's transaction rolled back): held only while no send was handed over.
+        await inOrg(r, (tx) => holdSend(tx, r.messageId, { reason, claimedAt: null }));
         return { status: 'approved', requeue: true, hold: true, reason };
       }
       if (!prepared.go) return prepared.outcome;
@@ -159,7 +241,8 @@ export function createSendActivities(deps: SendDeps) {
       // The hand-over is recorded under this attempt's claim right before DATA: a later attempt that finds
       // the claim without it knows nothing reached the server and sends; with it, delivery is unknown.
       const claimedAt = prepared.claimedAt;
-      const deliver = (settings: SmtpSettings) => deps.sender.send(composed, settings, { beforeHandover: () => inOrg(r, (tx) => markHandover(tx, r.messageId, claimedAt)) });
+      const deliver = (settings: SmtpSettings) =>
+        deps.sender.send(composed, settings, { beforeHandover: () => inOrg(r, (tx) => markHandover(tx, r.messageId, claimedAt)) });
       let result: Awaited<ReturnType<MailSender['send']>>;
       try {
         if (!oauth) result = await deliver(smtp);
@@ -181,31 +264,50 @@ export function createSendActivities(deps: SendDeps) {
         // OAuth client on the worker): nothing was handed over, the claim is released and the message waits with the reason.
         if (err instanceof OAuthGrantRevoked || err instanceof OAuthUnavailable) {
           const reason = err.message;
-          await inOrg(r, (tx) => holdSend(tx, r.messageId, { reason }));
+          await inOrg(r, (tx) => holdSend(tx, r.messageId, { reason, claimedAt }));
           return { status: 'approved', requeue: true, hold: true, reason };
         }
         // The mailbox's own setup (its password, a relay that refuses the sender, a host the policy refuses):
         // the mailbox is held with the reason, the message waits, nobody's enrollment fails.
         const setup = mailboxSetupFailure(err);
         if (setup) {
-          await inOrg(r, (tx) => holdSend(tx, r.messageId, { reason: setup, mailboxId: prepared.go ? prepared.mailboxId : undefined }));
+          await inOrg(r, (tx) => holdSend(tx, r.messageId, { reason: setup, mailboxId: prepared.go ? prepared.mailboxId : undefined, claimedAt }));
           return { status: 'approved', requeue: true, hold: true, reason: setup };
         }
         if (err instanceof SmtpPermanentError || err instanceof SmtpAmbiguousError) {
           const flagged = err instanceof SmtpAmbiguousError;
           const hardBounce = err instanceof SmtpPermanentError && err.hardBounce;
           const stopped = await inOrg(r, (tx) =>
-            recordSendFailure(tx, { messageId: r.messageId, organizationId: r.organizationId, error: err.message, hardBounce, address: composed.to.address, contactId, flagged }),
+            recordSendFailure(tx, {
+              messageId: r.messageId,
+              organizationId: r.organizationId,
+              error: err.message,
+              hardBounce,
+              softBounceReason: err instanceof SmtpPermanentError ? err.reason : null,
+              address: composed.to.address,
+              contactId,
+              flagged,
+            }),
           );
           return { status: 'failed', error: err.message, hardBounce, flagged, stoppedEnrollmentIds: stopped };
         }
-        // Transient (4xx, or nothing handed over): nothing was delivered; the claim is released and the activity retried.
-        await inOrg(r, (tx) => releaseClaim(tx, r.messageId, err instanceof Error ? err.message : String(err)));
+        // Transient (4xx, or nothing handed over): nothing was delivered; this attempt's claim is released and the activity retried.
+        await inOrg(r, (tx) => releaseClaim(tx, r.messageId, err instanceof Error ? err.message : String(err), claimedAt));
         throw err;
       }
       // Outside the try: a failure to record a delivered message is retried, and the retry's claim
       // finds send_attempted_at set and flags the message; it is never released to be sent again.
-      await recordDelivered(() => inOrg(r, (tx) => recordSent(tx, { messageId: r.messageId, providerMessageId: result.messageId, fromAddress: composed.from.address, toAddress: composed.to.address })));
+      await recordDelivered(() =>
+        inOrg(r, (tx) =>
+          recordSent(tx, {
+            messageId: r.messageId,
+            providerMessageId: result.messageId,
+            fromAddress: composed.from.address,
+            toAddress: composed.to.address,
+            volume: bulk && { ...bulk, day: utcDay(now()) },
+          }),
+        ),
+      );
       return { status: 'sent', providerMessageId: result.messageId };
     },
   };

@@ -4,7 +4,18 @@ import { asOrganization, type Tx } from '../db/tenancy';
 import { complianceGate } from '../db/queries/compliance/gate';
 import { lockEnrollment, recordEnrollmentProgress, skipWaitingMessages, transitionEnrollment } from '../db/queries/enrollments';
 import { recipientSendPolicy } from '../db/queries/send-slots';
-import { draftByKey, draftContext, emailedBefore, enrollmentEmailedBefore, insertDraft, rejectedDraft, resumeWhenDue, routeTakenByAnother, sequenceOf, stepMessage } from '../db/queries/sequence';
+import {
+  draftByKey,
+  draftContext,
+  emailedBefore,
+  enrollmentEmailedBefore,
+  insertDraft,
+  rejectedDraft,
+  resumeWhenDue,
+  routeTakenByAnother,
+  sequenceOf,
+  stepMessage,
+} from '../db/queries/sequence';
 import type { OutreachBrief } from '../domain/outreach/brief';
 import { draftWhy, templateDraft, type DraftInput, type MessageWhy, type WrittenDraft } from '../domain/outreach/draft';
 import { contactChannels, ENROLLMENT_TRANSITIONS, type StepChannel } from '../domain/outreach/enrollments';
@@ -86,16 +97,24 @@ async function prepare(tx: Tx, r: SequenceRef & { position: number; attempt: num
     if (await transitionEnrollment(tx, r.enrollmentId, 'stop', ENROLLMENT_TRANSITIONS.stop.to, { reason })) await skipWaitingMessages(tx, r.enrollmentId);
     return { stop: reason };
   }
-  const ctx = await draftContext(tx, { contactId: e.contact_id, opportunityId: e.opportunity_id, mailboxId: e.mailbox_id, organizationId: r.organizationId });
+  const ctx = await draftContext(tx, {
+    contactId: e.contact_id,
+    opportunityId: e.opportunity_id,
+    mailboxId: e.sender_mailbox_id,
+    organizationId: r.organizationId,
+  });
   const c = ctx.contact!;
   const channels = contactChannels(gate, { email: c.email, phone: c.phone }, { generic_email: c.generic_email, phone: c.company_phone });
   const channel = step.channel as StepChannel;
-  if (!channels.usable.includes(channel)) return { skip: `the ${channel} step cannot reach the contact now (${gate.reasons.join(', ') || 'channel not allowed'})` };
+  if (!channels.usable.includes(channel))
+    return { skip: `the ${channel} step cannot reach the contact now (${gate.reasons.join(', ') || 'channel not allowed'})` };
   const policyChannel = channel === 'email' ? (channels.email === 'personal' ? 'email_personal' : 'email_generic') : channel;
   const decision = gate.channels.find((x) => x.channel === policyChannel);
   const toAddress = channel === 'email' ? (channels.email === 'personal' ? c.email : c.generic_email) : null;
   if (toAddress && (await routeTakenByAnother(tx, r.enrollmentId, toAddress))) {
-    return { skip: `the e-mail step's address (${channels.email === 'generic' ? "the company's generic address" : 'the contact\'s address'}) is mailed by another running enrollment` };
+    return {
+      skip: `the e-mail step's address (${channels.email === 'generic' ? "the company's generic address" : "the contact's address"}) is mailed by another running enrollment`,
+    };
   }
   const locale = c.locale ?? ctx.settings?.default_locale ?? 'nl-NL';
   const previous = r.attempt > 1 ? await rejectedDraft(tx, r.organizationId, draftKey(r.enrollmentId, r.position, r.attempt - 1)) : undefined;
@@ -123,7 +142,7 @@ async function prepare(tx: Tx, r: SequenceRef & { position: number; attempt: num
       stepId: step.id,
       campaignId: e.campaign_id,
       contactId: e.contact_id,
-      mailboxId: channel === 'email' ? e.mailbox_id : null,
+      mailboxId: channel === 'email' ? e.sender_mailbox_id : null,
       channel,
       status: initialDraftStatus(channel, e.mode),
       fromAddress: channel === 'email' ? (ctx.mailbox?.address ?? null) : null,
@@ -197,7 +216,7 @@ export function createSequenceActivities(deps: SequenceDeps) {
     },
 
     /**
-     * When step `position` is due: its delay in business days of the campaign's mailbox (sending days
+     * When step `position` is due: its delay in business days of the contact's mailbox (its pin, else the campaign's; sending days
      * less public holidays; with send_in "recipient" the recipient's: db/queries/send-slots.ts
      * recipientSendPolicy) after `fromMs`; shown on the enrollment as next_action_at.
      */
@@ -211,8 +230,13 @@ export function createSequenceActivities(deps: SequenceDeps) {
         if (drafted) return { dueMs: drafted.created_at.getTime() };
         const from = new Date(r.fromMs);
         // Business days of the mailbox, or of the recipient (its zone's sending days, its country's holidays) when the campaign sends in the recipient's time.
-        const policy = s.enrollment.mailbox_id
-          ? await recipientSendPolicy(tx, { mailboxId: s.enrollment.mailbox_id, campaignId: s.enrollment.campaign_id, contactId: s.enrollment.contact_id, now: from })
+        const policy = s.enrollment.sender_mailbox_id
+          ? await recipientSendPolicy(tx, {
+              mailboxId: s.enrollment.sender_mailbox_id,
+              campaignId: s.enrollment.campaign_id,
+              contactId: s.enrollment.contact_id,
+              now: from,
+            })
           : undefined;
         const due = step.delay_days === 0 ? from : policy ? addBusinessDays(from, step.delay_days, policy) : new Date(r.fromMs + step.delay_days * 86_400_000);
         await recordEnrollmentProgress(tx, r.enrollmentId, { currentStep: r.position - 1, nextActionAt: due });
@@ -284,7 +308,13 @@ export function createSequenceActivities(deps: SequenceDeps) {
         if (!before) throw ApplicationFailure.nonRetryable(`message ${r.messageId} not found`, 'StagePrecondition');
         const resumed = before.enrollment_id ? await resumeWhenDue(tx, before.enrollment_id) : false;
         const m = resumed ? (await stepMessage(tx, r.messageId))! : before;
-        return { status: m.status, outcome: stepOutcome(m), enrollmentStatus: m.enrollment_status, resumeAtMs: m.resume_at ? m.resume_at.getTime() : null, resumed };
+        return {
+          status: m.status,
+          outcome: stepOutcome(m),
+          enrollmentStatus: m.enrollment_status,
+          resumeAtMs: m.resume_at ? m.resume_at.getTime() : null,
+          resumed,
+        };
       });
     },
 

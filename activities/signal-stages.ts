@@ -1,7 +1,15 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import {
-  activeScoringConfig, currentClassification, industryProfile, insertClassification, insertScore, lockSignal, markProcessedQuery, setSignalState,
-  signalForPipeline, signalForPipelineQuery,
+  activeScoringConfig,
+  currentClassification,
+  industryProfile,
+  insertClassification,
+  insertScore,
+  lockSignal,
+  markProcessedQuery,
+  setSignalState,
+  signalForPipeline,
+  signalForPipelineQuery,
 } from '../db/queries/pipeline';
 import { matchOrCreateCompany, setEnrichmentStatus } from '../db/queries/companies';
 import { openOpportunity } from '../db/queries/opportunities';
@@ -89,7 +97,9 @@ export function createSignalStageActivities(deps: SignalStageDeps) {
         // Invalid model output is retried by the activity's policy; nothing has been written.
         if (err instanceof InvalidModelOutputError) throw ApplicationFailure.retryable(err.message, 'InvalidModelOutput');
         if (err instanceof ProviderError) {
-          throw err.retryable ? ApplicationFailure.retryable(err.message, 'ClassifierUnavailable') : ApplicationFailure.nonRetryable(err.message, 'ClassifierRejected');
+          throw err.retryable
+            ? ApplicationFailure.retryable(err.message, 'ClassifierUnavailable')
+            : ApplicationFailure.nonRetryable(err.message, 'ClassifierRejected');
         }
         throw err;
       }
@@ -137,7 +147,13 @@ export function createSignalStageActivities(deps: SignalStageDeps) {
         };
         const result = scoreSignal(
           thresholds,
-          rules.map((r) => ({ dimension: r.dimension as Dimension, ruleKey: r.rule_key, weight: r.weight, maxPoints: r.max_points, params: (r.params ?? {}) as Record<string, unknown> })),
+          rules.map((r) => ({
+            dimension: r.dimension as Dimension,
+            ruleKey: r.rule_key,
+            weight: r.weight,
+            maxPoints: r.max_points,
+            params: (r.params ?? {}) as Record<string, unknown>,
+          })),
           {
             commercialRelevance: classification.commercial_relevance,
             confidence: classification.confidence ?? 0,
@@ -161,16 +177,15 @@ export function createSignalStageActivities(deps: SignalStageDeps) {
           components: result.components,
         });
         // Below ignore_below: ignored. Between ignore_below and qualify_at: scored, kept for review.
-        const status =
-          locked.ignored_at
-            ? 'ignored'
-            : result.decision === 'opportunity'
-              ? 'ready'
-              : result.decision === 'qualify'
-                ? 'qualified'
-                : result.total < config.ignore_below
-                  ? 'ignored'
-                  : 'scored';
+        const status = locked.ignored_at
+          ? 'ignored'
+          : result.decision === 'opportunity'
+            ? 'ready'
+            : result.decision === 'qualify'
+              ? 'qualified'
+              : result.total < config.ignore_below
+                ? 'ignored'
+                : 'scored';
         await setSignalState(tx, ref.signalId, { status, current_score: result.total });
         return { status, detail: { scoreVersion: score.version, total: result.total, decision: result.decision, scoringConfigVersion: config.version } };
       });

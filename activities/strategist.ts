@@ -1,6 +1,13 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import {
-  activeSendableMailboxes, companyContacts, firstSendableMailbox, hasAnyCampaign, insertCampaign, liveProposal, opportunityForStrategist, storeBrief,
+  activeSendableMailboxes,
+  companyContacts,
+  firstSendableMailbox,
+  hasAnyCampaign,
+  insertCampaign,
+  liveProposal,
+  opportunityForStrategist,
+  storeBrief,
 } from '../db/queries/campaigns';
 import { complianceGate } from '../db/queries/compliance';
 import { industryProfile } from '../db/queries/pipeline';
@@ -72,9 +79,19 @@ async function draftBrief(tx: Tx, loaded: NonNullable<Awaited<ReturnType<typeof 
   const brief = buildBrief({
     opportunityId: loaded.opportunity.id,
     signal: s
-      ? { id: s.id, title: s.title, summary: s.summary, sourceUrl: s.source_url, publishedAt: s.published_at, locationText: s.location_text, municipality: s.municipality }
+      ? {
+          id: s.id,
+          title: s.title,
+          summary: s.summary,
+          sourceUrl: s.source_url,
+          publishedAt: s.published_at,
+          locationText: s.location_text,
+          municipality: s.municipality,
+        }
       : null,
-    classification: loaded.classification ? { projectCategory: loaded.classification.project_category, projectStage: loaded.classification.project_stage } : null,
+    classification: loaded.classification
+      ? { projectCategory: loaded.classification.project_category, projectStage: loaded.classification.project_stage }
+      : null,
     scoreReasons: loaded.scoreReasons,
     products: profile.products,
     personas: profile.personas,
@@ -128,7 +145,8 @@ export function createStrategistActivities(deps: StrategistDeps) {
         if (!loaded) throw notFound(ref);
         const live = await liveProposal(tx, ref.organizationId, ref.opportunityId);
         if (live) return { done: { campaignId: live.id, created: false } };
-        if (loaded.opportunity.status !== 'ready') return { done: { campaignId: null, created: false, reason: `the opportunity is ${loaded.opportunity.status}` } };
+        if (loaded.opportunity.status !== 'ready')
+          return { done: { campaignId: null, created: false, reason: `the opportunity is ${loaded.opportunity.status}` } };
         const company = loaded.company;
         if (!company) return { done: { campaignId: null, created: false, reason: 'the opportunity has no company' } };
         const brief = await draftBrief(tx, loaded, ref.organizationId);
@@ -147,18 +165,27 @@ export function createStrategistActivities(deps: StrategistDeps) {
           });
         }
         const contacts = planContacts(candidates, brief.personas);
-        if (contacts.length === 0) return { done: { campaignId: null, created: false, reason: 'no contact at the company that the compliance gate lets through' } };
+        if (contacts.length === 0)
+          return { done: { campaignId: null, created: false, reason: 'no contact at the company that the compliance gate lets through' } };
         // The pool: the organization's active, sendable mailboxes (else its first sendable one, as before pools).
         const boxes = await activeSendableMailboxes(tx, ref.organizationId);
         const pool = boxes.map((m) => m.id);
         const mailbox = pool.length ? { id: pool[0]!, timezone: boxes[0]!.timezone } : await firstSendableMailbox(tx, ref.organizationId);
         // Recipient time when a suggested contact's zone differs from a pool mailbox's (domain/sending/recipient-time.ts).
         const chosen = new Set(contacts.map((c) => c.contact_id));
-        const places = found.filter((c) => chosen.has(c.id)).map((c) => ({ contactTimezone: c.timezone, companyTimezone: company.timezone, companyCountry: company.country_code }));
+        const places = found
+          .filter((c) => chosen.has(c.id))
+          .map((c) => ({ contactTimezone: c.timezone, companyTimezone: company.timezone, companyCountry: company.country_code }));
         const zones = boxes.length ? boxes.map((m) => m.timezone) : mailbox ? [mailbox.timezone] : [];
         const sendIn = proposeSendIn(zones, places, new Date());
         return {
-          writerInput: { brief, company: { name: company.name, countryCode: company.country_code }, contacts, steps: planSteps(contacts), proposition: profile.proposition },
+          writerInput: {
+            brief,
+            company: { name: company.name, countryCode: company.country_code },
+            contacts,
+            steps: planSteps(contacts),
+            proposition: profile.proposition,
+          },
           mailboxId: mailbox?.id ?? null,
           mailboxIds: pool,
           countryCode: company.country_code,
@@ -188,7 +215,11 @@ export function createStrategistActivities(deps: StrategistDeps) {
     },
 
     /** Stores the proposal (proposed, proposed_by agent); the live one, when another run stored one first. */
-    async storeProposal(a: { ref: OpportunityRef; prepared: Exclude<PreparedProposal, { done: ProposalOutcome }>; written: WrittenProposal }): Promise<ProposalOutcome> {
+    async storeProposal(a: {
+      ref: OpportunityRef;
+      prepared: Exclude<PreparedProposal, { done: ProposalOutcome }>;
+      written: WrittenProposal;
+    }): Promise<ProposalOutcome> {
       const { ref, prepared, written } = a;
       const { writerInput } = prepared;
       return asOrganization(db, ref.organizationId, async (tx) => {

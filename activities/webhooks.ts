@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { Webhook } from 'standardwebhooks';
 import { DELIVERY_TIMEOUT_MS, MAX_RESPONSE_BYTES, outcomeOf, retryDelaySeconds } from '../domain/webhooks/delivery';
 import type { DB } from '../db/pool';
-import { AttemptRecord, disableGoneEndpoint, dueDeliveries, endpointSecrets, nextDueAt, recordAttempt } from '../db/queries/webhook-deliveries';
+import { AttemptRecord, disableGoneEndpoint, dueDeliveries, endpointSecrets, nextDueInMsOf, recordAttempt } from '../db/queries/webhook-deliveries';
 import { SecretBox, webhookSecretContext } from '../db/secrets';
 import { asOrganization } from '../db/tenancy';
 import { BlockedDestinationError, guardedFetch } from './providers/destination';
@@ -70,21 +70,27 @@ export function createWebhookActivities(deps: { db: DB; secrets: SecretBox | nul
             delivered++;
           } else {
             const delay = retryDelaySeconds(d.attempts + 1, input.retryScheduleSeconds);
-            record = delay === null ? { kind: 'failed', statusCode: attempt.statusCode, error: attempt.error } : { kind: 'retry', statusCode: attempt.statusCode, error: attempt.error, delaySeconds: delay };
+            // Up to a tenth more, at random: the endpoints of one receiver that was down do not all
+            // come back in the same second.
+            const jittered = delay === null ? null : delay + Math.floor(Math.random() * delay * 0.1);
+            record =
+              jittered === null
+                ? { kind: 'failed', statusCode: attempt.statusCode, error: attempt.error }
+                : { kind: 'retry', statusCode: attempt.statusCode, error: attempt.error, delaySeconds: jittered };
           }
           await asOrganization(db, org, (tx) => recordAttempt(tx, d.id, record));
         }
       };
-      await Promise.all(Array.from({ length: Math.min(input.concurrency ?? 8, Math.max(due.length, 1)) }, worker));
+      // Every worker ends before the activity answers: a failure of one must not leave the others
+      // sending while a retry of the activity sends the same deliveries again.
+      const settled = await Promise.allSettled(Array.from({ length: Math.min(input.concurrency ?? 8, Math.max(due.length, 1)) }, worker));
+      const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (failure) throw failure.reason;
       if (gone) return { stop: true, attempted: due.length, delivered, more: false, nextDueInMs: null };
-      const next = await asOrganization(db, org, (tx) => nextDueAt(tx, ep.id));
-      return {
-        stop: false,
-        attempted: due.length,
-        delivered,
-        more: due.length === batchSize,
-        nextDueInMs: next === null ? null : Math.max(0, next.getTime() - Date.now()),
-      };
+      // Measured on the database's clock, which decides what is due: a worker whose clock runs ahead
+      // would otherwise see 0 and run the activity again and again until the database caught up.
+      const nextDueInMs = await asOrganization(db, org, (tx) => nextDueInMsOf(tx, ep.id));
+      return { stop: false, attempted: due.length, delivered, more: due.length === batchSize, nextDueInMs };
     },
   };
 }
@@ -138,5 +144,13 @@ async function readLimited(res: Response, maxBytes: number): Promise<string> {
   } finally {
     await reader.cancel().catch(() => undefined);
   }
-  return Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8').trim();
+  // Invalid UTF-8 becomes U+FFFD; control characters (a binary or protobuf error body) are dropped.
+  return (
+    Buffer.concat(chunks)
+      .subarray(0, maxBytes)
+      .toString('utf8')
+      // eslint-disable-next-line no-control-regex -- removing control characters is the point
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
+      .trim()
+  );
 }

@@ -41,7 +41,11 @@ function rssOf(pid: number): number {
   return m ? Number(m[1]) * 1024 : NaN;
 }
 
-const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 /** The organization, its sending mailbox, one company and N contacts with a lawful basis (as the owner: set-up, not timed). */
 async function seed(ownerUrl: string, n: number): Promise<{ mailboxId: string; contactIds: string[] }> {
@@ -49,12 +53,18 @@ async function seed(ownerUrl: string, n: number): Promise<{ mailboxId: string; c
   try {
     await pool.query(`INSERT INTO organizations (id, name, created_by) VALUES ($1, 'Bench accept', $2)`, [ORG, USER]);
     await pool.query(`INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, 'owner')`, [ORG, USER]);
-    await pool.query(`UPDATE compliance_settings SET sender_legal_name = 'Bench B.V.', sender_address = 'Straat 1, Utrecht', privacy_url = 'https://bench.example/privacy' WHERE organization_id = $1`, [ORG]);
+    await pool.query(
+      `UPDATE compliance_settings SET sender_legal_name = 'Bench B.V.', sender_address = 'Straat 1, Utrecht', privacy_url = 'https://bench.example/privacy' WHERE organization_id = $1`,
+      [ORG],
+    );
     const mailbox = await pool.query<{ id: string }>(
       `INSERT INTO mailboxes (organization_id, address, domain, holiday_country, smtp_config) VALUES ($1, 'sales@bench.example', 'bench.example', 'NL', '{"host":"127.0.0.1","port":9}') RETURNING id`,
       [ORG],
     );
-    const company = await pool.query<{ id: string }>(`INSERT INTO companies (organization_id, name, normalized_name, country_code, locale) VALUES ($1, 'Bench Bouw B.V.', 'bench bouw', 'NL', 'nl-NL') RETURNING id`, [ORG]);
+    const company = await pool.query<{ id: string }>(
+      `INSERT INTO companies (organization_id, name, normalized_name, country_code, locale) VALUES ($1, 'Bench Bouw B.V.', 'bench bouw', 'NL', 'nl-NL') RETURNING id`,
+      [ORG],
+    );
     const contacts = await pool.query<{ id: string }>(
       `INSERT INTO contacts (organization_id, company_id, full_name, title, email)
        SELECT $1, $2, 'Contact ' || i, 'Projectleider', 'c' || i || '@bench-bouw.example' FROM generate_series(1, $3::int) i RETURNING id`,
@@ -98,7 +108,13 @@ async function main(): Promise<void> {
   const n = Number(values.contacts);
   const mode = process.env.TEMPORAL_MODE === 'server' ? 'server' : 'dev';
   const runId = Date.now().toString(36);
-  const db = await startDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: path.join(os.tmpdir(), 'outreach-bench-accept-data'), port: 54335, databaseName: 'postgres', log });
+  const db = await startDatabase({
+    databaseUrl: process.env.DATABASE_URL,
+    dataDir: path.join(os.tmpdir(), 'outreach-bench-accept-data'),
+    port: 54335,
+    databaseName: 'postgres',
+    log,
+  });
   const owner = new URL(db.ownerUrl);
   owner.pathname = `/outreach_bench_accept_${runId}`;
   const ownerUrl = owner.toString();
@@ -121,7 +137,13 @@ async function main(): Promise<void> {
       cleanups.push(() => server.stop());
       temporalEnv = server.env;
     } else {
-      const dev = await startTemporalDevServer({ cli: resolveTemporalCli(log), config: loadTemporalDevConfig(), grpcPort: await freeLoopbackPort(), headless: true, log });
+      const dev = await startTemporalDevServer({
+        cli: resolveTemporalCli(log),
+        config: loadTemporalDevConfig(),
+        grpcPort: await freeLoopbackPort(),
+        headless: true,
+        log,
+      });
       cleanups.push(() => dev.stop());
       temporalEnv = { TEMPORAL_ADDRESS: dev.address };
     }
@@ -129,7 +151,12 @@ async function main(): Promise<void> {
     const common = { ...process.env, ...temporalEnv, TEMPORAL_TASK_QUEUE: taskQueue, INTEGRATION_SECRET_KEY: '00'.repeat(32), RECONCILE_SCHEDULE: 'false' };
 
     // The worker: the service's Workers with the real workflows plus the empty ones (bench/worker.ts).
-    const worker = await startProcess('worker', path.resolve(__dirname, 'worker.ts'), { ...common, LOG_LEVEL: 'warn', WORKER_DATABASE_URL: withRole(ownerUrl, WORKER_DB_ROLE, db.appPassword) }, 'bench worker started');
+    const worker = await startProcess(
+      'worker',
+      path.resolve(__dirname, 'worker.ts'),
+      { ...common, LOG_LEVEL: 'warn', WORKER_DATABASE_URL: withRole(ownerUrl, WORKER_DB_ROLE, db.appPassword) },
+      'bench worker started',
+    );
     children.push(worker);
     const idle = rssOf(worker.pid!);
 
@@ -161,7 +188,11 @@ async function main(): Promise<void> {
     const call = async (method: string, url: string, body?: unknown) => {
       for (let i = 0; ; i++) {
         try {
-          const res = await fetch(`${base}${url}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+          const res = await fetch(`${base}${url}`, {
+            method,
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: body ? JSON.stringify(body) : undefined,
+          });
           const text = await res.text();
           if (res.status >= 300) throw new Error(`${method} ${url} answered ${res.status}: ${text.slice(0, 300)}`);
           return JSON.parse(text);
@@ -214,7 +245,9 @@ async function main(): Promise<void> {
     const parkedRss = rssOf(worker.pid!);
 
     // Activities one run took to park (every run of this campaign takes the same path).
-    const client = new Client({ connection: await Connection.connect(temporalConnectionOptions({ TEMPORAL_ADDRESS: temporalEnv.TEMPORAL_ADDRESS!, ...temporalEnv })) });
+    const client = new Client({
+      connection: await Connection.connect(temporalConnectionOptions({ TEMPORAL_ADDRESS: temporalEnv.TEMPORAL_ADDRESS!, ...temporalEnv })),
+    });
     cleanups.push(() => client.connection.close());
     const history = await client.workflow.getHandle(`enrollment/${accepted.result.enrolled[0].enrollmentId}`).fetchHistory();
     const activities = history.events!.filter((e) => e.activityTaskScheduledEventAttributes).length;
@@ -224,20 +257,25 @@ async function main(): Promise<void> {
     log(`ceiling: ${n} workflows of ${activities} empty activities (load ${load()})`);
     const t1 = performance.now();
     const ids = Array.from({ length: n }, (_, i) => `bench-accept-empty/${runId}/${i}`);
-    for (let i = 0; i < ids.length; i += 100) await Promise.all(ids.slice(i, i + 100).map((workflowId) => client.workflow.start('emptySignalWorkflow', { taskQueue, workflowId, args: [activities] })));
+    for (let i = 0; i < ids.length; i += 100)
+      await Promise.all(ids.slice(i, i + 100).map((workflowId) => client.workflow.start('emptySignalWorkflow', { taskQueue, workflowId, args: [activities] })));
     for (let i = 0; i < ids.length; i += 200) await Promise.all(ids.slice(i, i + 200).map((id) => client.workflow.getHandle(id).result()));
     const emptySeconds = (performance.now() - t1) / 1000;
 
     const real = n / realSeconds;
     const ceiling = n / emptySeconds;
     const serverName = mode === 'server' ? 'production Temporal Server (PostgreSQL, mTLS)' : 'Temporal CLI dev server';
-    console.log(`\naccept ${n.toLocaleString('en')} contacts until every first draft is pending_approval, ${serverName}; ${os.cpus().length} cores, load average ${loadBefore} before, ${load()} after`);
+    console.log(
+      `\naccept ${n.toLocaleString('en')} contacts until every first draft is pending_approval, ${serverName}; ${os.cpus().length} cores, load average ${loadBefore} before, ${load()} after`,
+    );
     console.log(`activities per run until parked: ${activities} (${names.join(', ')})`);
     console.log(`accept request                 ${acceptSeconds.toFixed(1)} s (${(n / acceptSeconds).toFixed(0)} enrollments/s, workflows started)`);
     console.log(`accept -> all parked           ${realSeconds.toFixed(1)} s   ${real.toFixed(1)} contacts/s`);
     console.log(`ceiling (empty activities)     ${emptySeconds.toFixed(1)} s   ${ceiling.toFixed(1)} workflows/s`);
     console.log(`ratio                          ${(real / ceiling).toFixed(2)} (target >= 0.5)`);
-    console.log(`worker RSS                     idle ${(idle / MIB).toFixed(0)} MiB, peak ${(peak / MIB).toFixed(0)} MiB, ${n.toLocaleString('en')} parked ${(parkedRss / MIB).toFixed(0)} MiB (target < 1024 MiB)`);
+    console.log(
+      `worker RSS                     idle ${(idle / MIB).toFixed(0)} MiB, peak ${(peak / MIB).toFixed(0)} MiB, ${n.toLocaleString('en')} parked ${(parkedRss / MIB).toFixed(0)} MiB (target < 1024 MiB)`,
+    );
   } finally {
     for (const c of children) await stop(c);
     for (const c of cleanups.reverse()) await c().catch(() => undefined);

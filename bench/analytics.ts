@@ -56,7 +56,12 @@ async function seed(ownerUrl: string, messages: number): Promise<void> {
   const q = (text: string, org: string, extra: unknown[] = []) => pool.query(text, [org, ...extra]);
   try {
     await pool.query(`INSERT INTO organizations (id, name, created_by) VALUES ($1, 'Bench', $2), ($3, 'Other', $4)`, [ORG, USER, OTHER_ORG, OTHER_USER]);
-    await pool.query(`INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, 'owner'), ($3, $4, 'owner')`, [ORG, USER, OTHER_ORG, OTHER_USER]);
+    await pool.query(`INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, 'owner'), ($3, $4, 'owner')`, [
+      ORG,
+      USER,
+      OTHER_ORG,
+      OTHER_USER,
+    ]);
     for (const org of [ORG, OTHER_ORG]) {
       await q(`INSERT INTO sources (organization_id, provider_key, name) SELECT $1, 'rss', 'bron ' || i FROM generate_series(1, 5) i`, org);
       // Signals over 180 days, spread over the sources.
@@ -78,7 +83,10 @@ async function seed(ownerUrl: string, messages: number): Promise<void> {
       );
       // The default scoring config, and a current score with one component per rule for every signal
       // that opened an opportunity (what the learning loop reads).
-      await q(`INSERT INTO scoring_configs (organization_id, version, is_active, ignore_below, qualify_at, opportunity_at) VALUES ($1, 1, true, 30, 45, 65)`, org);
+      await q(
+        `INSERT INTO scoring_configs (organization_id, version, is_active, ignore_below, qualify_at, opportunity_at) VALUES ($1, 1, true, 30, 45, 65)`,
+        org,
+      );
       await q(
         `INSERT INTO scoring_rules (organization_id, scoring_config_id, dimension, rule_key, weight, max_points, params)
          SELECT $1, (SELECT id FROM scoring_configs WHERE organization_id = $1), r->>'dimension', r->>'ruleKey', (r->>'weight')::numeric, (r->>'maxPoints')::numeric, r->'params'
@@ -108,7 +116,10 @@ async function seed(ownerUrl: string, messages: number): Promise<void> {
           WHERE n % 10 < 3`,
         org,
       );
-      await q(`INSERT INTO mailboxes (organization_id, address, domain, holiday_country) SELECT $1, 'm' || i || '@bench.nl', 'bench.nl', 'NL' FROM generate_series(1, 5) i`, org);
+      await q(
+        `INSERT INTO mailboxes (organization_id, address, domain, holiday_country) SELECT $1, 'm' || i || '@bench.nl', 'bench.nl', 'NL' FROM generate_series(1, 5) i`,
+        org,
+      );
       await q(
         `INSERT INTO mailbox_health_checks (organization_id, mailbox_id, domain, spf, dkim, dmarc, mx, score, sendable, created_at)
          SELECT $1, m.id, 'bench.nl', '{}', '{}', '{}', '{}', 50 + d % 50, d % 7 <> 0, now() - make_interval(days => d)
@@ -236,7 +247,14 @@ async function main(): Promise<void> {
       logger: pino({ level: 'silent' }),
       temporalClient: temporal,
       workflows: new WorkflowStarter(temporal, { TEMPORAL_TASK_QUEUE: 'bench', INGEST_RETRY_INITIAL_INTERVAL_MS: 5000 }),
-      verifyToken: createTokenVerifier({ mode: 'jwks', jwksUrl: `${issuer}/.well-known/jwks.json`, issuer, audience: DEV_AUDIENCE, algorithms: ['ES256'], clockToleranceSeconds: 5 }),
+      verifyToken: createTokenVerifier({
+        mode: 'jwks',
+        jwksUrl: `${issuer}/.well-known/jwks.json`,
+        issuer,
+        audience: DEV_AUDIENCE,
+        algorithms: ['ES256'],
+        clockToleranceSeconds: 5,
+      }),
       issuer,
       bodyLimit: '256kb',
       secrets: null,
@@ -262,16 +280,22 @@ async function main(): Promise<void> {
     }
 
     const pad = (s: string, n: number) => s.padEnd(n);
-    console.log(`\n${messages.toLocaleString('en')} messages per organization, two organizations; ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(2)}`);
+    console.log(
+      `\n${messages.toLocaleString('en')} messages per organization, two organizations; ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(2)}`,
+    );
     console.log(`${pad('statement (EXPLAIN ANALYZE, as the user)', 44)} ${pad('plan ms', 9)} ${pad('exec ms', 9)} target`);
     for (const [name, f] of rows) {
-      console.log(`${pad(name, 44)} ${pad(f.planningMs.toFixed(2), 9)} ${pad(f.executionMs.toFixed(2), 9)} exec < ${STATEMENT_TARGET_MS} ms: ${f.executionMs < STATEMENT_TARGET_MS ? 'met' : 'MISSED'}`);
+      console.log(
+        `${pad(name, 44)} ${pad(f.planningMs.toFixed(2), 9)} ${pad(f.executionMs.toFixed(2), 9)} exec < ${STATEMENT_TARGET_MS} ms: ${f.executionMs < STATEMENT_TARGET_MS ? 'met' : 'MISSED'}`,
+      );
     }
     // The floor: the statements' own execution time (above), which no endpoint can beat.
     console.log(`\n${pad(`endpoint (${requests} sequential requests)`, 44)} ${pad('p50 ms', 9)} ${pad('p99 ms', 9)} ${pad('floor ms', 9)} target`);
     for (const [name, times, floor] of latency) {
       const p99 = percentile(times, 99);
-      console.log(`${pad(name, 44)} ${pad(percentile(times, 50).toFixed(1), 9)} ${pad(p99.toFixed(1), 9)} ${pad(floor.toFixed(1), 9)} p99 < ${ENDPOINT_P99_TARGET_MS} ms: ${p99 < ENDPOINT_P99_TARGET_MS ? 'met' : 'MISSED'}`);
+      console.log(
+        `${pad(name, 44)} ${pad(percentile(times, 50).toFixed(1), 9)} ${pad(p99.toFixed(1), 9)} ${pad(floor.toFixed(1), 9)} p99 < ${ENDPOINT_P99_TARGET_MS} ms: ${p99 < ENDPOINT_P99_TARGET_MS ? 'met' : 'MISSED'}`,
+      );
     }
   } finally {
     if (server) await server.close(1000);

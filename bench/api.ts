@@ -76,14 +76,18 @@ async function serveApi(): Promise<void> {
     secrets: null,
     // As the API's main counts them (in PostgreSQL, through its own pool), with allowances the bench
     // never spends, so every request pays what a production request pays and none is refused.
-    rateLimits: env.BENCH_RATE_LIMITS === 'off' || env.BENCH_ANSWER_FILE ? undefined : { userPerMinute: 2_000_000_000, orgPerMinute: 2_000_000_000, store: poolOf(db) },
+    rateLimits:
+      env.BENCH_RATE_LIMITS === 'off' || env.BENCH_ANSWER_FILE ? undefined : { userPerMinute: 2_000_000_000, orgPerMinute: 2_000_000_000, store: poolOf(db) },
   });
   if (env.BENCH_ANSWER_FILE) answerReadsInProcess(poolOf(db)!, readFileSync(env.BENCH_ANSWER_FILE, 'utf8'));
   const server = await listen(app, 0, '127.0.0.1');
   process.send!({ url: server.url });
   answerCpuQueries();
   process.once('SIGTERM', () => {
-    void server.close(1000).then(() => db.destroy()).then(() => process.exit(0)); // exit writes the CPU profile
+    void server
+      .close(1000)
+      .then(() => db.destroy())
+      .then(() => process.exit(0)); // exit writes the CPU profile
   });
 }
 
@@ -103,10 +107,12 @@ async function serveBare(): Promise<void> {
   const app = express();
   app.disable('x-powered-by');
   // res.json serialises the answer on every request; asked for gzip, the ceiling compresses it as the API does (json-text.ts).
-  const answer = (value: unknown): express.RequestHandler => (req, res) => {
-    if (acceptsGzip(req)) sendJsonText(req, res, JSON.stringify(value));
-    else res.json(value);
-  };
+  const answer =
+    (value: unknown): express.RequestHandler =>
+    (req, res) => {
+      if (acceptsGzip(req)) sendJsonText(req, res, JSON.stringify(value));
+      else res.json(value);
+    };
   app.get('/signals', answer(body));
   app.get('/messages', answer(inbox));
   const server = app.listen(0, '127.0.0.1', () => {
@@ -178,7 +184,9 @@ async function seedApiKey(ownerUrl: string): Promise<string> {
   const { key, prefix, keyHash } = newApiKey();
   const owner = createDb(ownerUrl, 1);
   try {
-    await owner.transaction().execute((tx) => insertApiKey(tx, { id: randomUUID(), organizationId: ORG, name: 'bench', role: 'member', prefix, keyHash, createdBy: USER }));
+    await owner
+      .transaction()
+      .execute((tx) => insertApiKey(tx, { id: randomUUID(), organizationId: ORG, name: 'bench', role: 'member', prefix, keyHash, createdBy: USER }));
   } finally {
     await owner.destroy();
   }
@@ -189,7 +197,12 @@ async function seed(ownerUrl: string, rows: number): Promise<void> {
   const pool = new Pool({ connectionString: ownerUrl, max: 2 });
   try {
     await pool.query(`INSERT INTO organizations (id, name, created_by) VALUES ($1, 'Bench', $2), ($3, 'Other', $4)`, [ORG, USER, OTHER_ORG, OTHER_USER]);
-    await pool.query(`INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, 'owner'), ($3, $4, 'owner')`, [ORG, USER, OTHER_ORG, OTHER_USER]);
+    await pool.query(`INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, 'owner'), ($3, $4, 'owner')`, [
+      ORG,
+      USER,
+      OTHER_ORG,
+      OTHER_USER,
+    ]);
     await pool.query(`INSERT INTO sources (organization_id, provider_key, name) VALUES ($1, 'rss', 'bench'), ($2, 'rss', 'bench')`, [ORG, OTHER_ORG]);
     // Titles from a small vocabulary; one in 997 mentions a heat pump (the rare search term), the
     // statuses cycle. Both organizations get the same shape, so the other tenant's rows match too.
@@ -244,10 +257,19 @@ export async function seedInbox(ownerUrl: string, n: number): Promise<void> {
         `INSERT INTO mailboxes (organization_id, address, domain, holiday_country, smtp_config) VALUES ($1, 'sales@bench.example', 'bench.example', 'NL', '{"host":"127.0.0.1","port":9}') RETURNING id`,
         [org],
       );
-      const company = await one(`INSERT INTO companies (organization_id, name, normalized_name, country_code, locale) VALUES ($1, 'Inbox Bouw B.V.', 'inbox bouw', 'NL', 'nl-NL') RETURNING id`, [org]);
-      const campaign = await one(`INSERT INTO campaigns (organization_id, name, status, mode, mailbox_id, proposed_by) VALUES ($1, 'Warmtepompen Utrecht', 'active', 'review', $2, 'user') RETURNING id`, [org, mailbox]);
+      const company = await one(
+        `INSERT INTO companies (organization_id, name, normalized_name, country_code, locale) VALUES ($1, 'Inbox Bouw B.V.', 'inbox bouw', 'NL', 'nl-NL') RETURNING id`,
+        [org],
+      );
+      const campaign = await one(
+        `INSERT INTO campaigns (organization_id, name, status, mode, mailbox_id, proposed_by) VALUES ($1, 'Warmtepompen Utrecht', 'active', 'review', $2, 'user') RETURNING id`,
+        [org, mailbox],
+      );
       const sequence = await one(`INSERT INTO sequences (organization_id, campaign_id, name) VALUES ($1, $2, 'Eerste contact') RETURNING id`, [org, campaign]);
-      const step = await one(`INSERT INTO sequence_steps (organization_id, sequence_id, position, channel, delay_days, instructions) VALUES ($1, $2, 1, 'email', 0, 'Introduce us') RETURNING id`, [org, sequence]);
+      const step = await one(
+        `INSERT INTO sequence_steps (organization_id, sequence_id, position, channel, delay_days, instructions) VALUES ($1, $2, 1, 'email', 0, 'Introduce us') RETURNING id`,
+        [org, sequence],
+      );
       await pool.query(
         `INSERT INTO contacts (organization_id, company_id, full_name, title, email)
          SELECT $1, $2, 'Contact ' || i, 'Projectleider', 'c' || i || '@inbox-bouw.example' FROM generate_series(1, $3::int) i`,
@@ -379,12 +401,15 @@ async function main(): Promise<void> {
     const apiKey = await seedApiKey(ownerUrl);
 
     const profileDir = path.resolve(__dirname, 'profiles');
-    const apiEnv = { BENCH_API_DB_URL: withRole(ownerUrl, API_DB_ROLE, db.appPassword), BENCH_JWKS_URL: `${issuer}/.well-known/jwks.json`, BENCH_ISSUER: issuer };
-    const api = await startChild(
-      'api',
-      { ...apiEnv, BENCH_RATE_LIMITS: values['rate-limits']! },
-      [...(values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...values['api-node-args']!.split(' ').filter(Boolean)],
-    );
+    const apiEnv = {
+      BENCH_API_DB_URL: withRole(ownerUrl, API_DB_ROLE, db.appPassword),
+      BENCH_JWKS_URL: `${issuer}/.well-known/jwks.json`,
+      BENCH_ISSUER: issuer,
+    };
+    const api = await startChild('api', { ...apiEnv, BENCH_RATE_LIMITS: values['rate-limits']! }, [
+      ...(values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+      ...values['api-node-args']!.split(' ').filter(Boolean),
+    ]);
     children.push(api.child);
     const list = `${api.url}/signals?organizationId=${ORG}&limit=50`;
     const first = await fetch(list, { headers: { authorization: `Bearer ${token}` } });
@@ -411,8 +436,17 @@ async function main(): Promise<void> {
     }
 
     // Each scenario beside its ceiling: the bare handler answering the same bytes (and gzip when it asks for gzip).
-    // auth: the caller's JWT, or `key`: an API key of the organization (a machine client, issue 17).
-    interface Scenario { name: string; url: string; auth: boolean | 'key'; gzip: boolean; ceiling?: string; search?: boolean; child?: ChildProcess; diagnosis?: boolean }
+    // auth: the caller's JWT, or `key`: an API key of the organization (a machine client).
+    interface Scenario {
+      name: string;
+      url: string;
+      auth: boolean | 'key';
+      gzip: boolean;
+      ceiling?: string;
+      search?: boolean;
+      child?: ChildProcess;
+      diagnosis?: boolean;
+    }
     const bearerOf = (sc: Scenario) => (sc.auth === 'key' ? apiKey : sc.auth ? token : undefined);
     const listScenarios = (gzip: boolean): Scenario[] => {
       const ceiling = `bare Express, signals JSON${gzip ? ', gzip' : ''}`;
@@ -421,10 +455,29 @@ async function main(): Promise<void> {
         { name: ceiling, url: `${bare.url}/signals`, auth: false, gzip },
         { name: `GET /signals (limit 50)${z}`, url: list, auth: true, gzip, ceiling },
         ...(gzip ? [] : [{ name: 'GET /signals (limit 50), API key', url: list, auth: 'key' as const, gzip, ceiling }]),
-        ...(alone && !gzip ? [{ name: 'GET /signals (limit 50), no database', url: `${alone.url}/signals?organizationId=${ORG}&limit=50`, auth: true, gzip, ceiling, child: alone.child, diagnosis: true }] : []),
+        ...(alone && !gzip
+          ? [
+              {
+                name: 'GET /signals (limit 50), no database',
+                url: `${alone.url}/signals?organizationId=${ORG}&limit=50`,
+                auth: true,
+                gzip,
+                ceiling,
+                child: alone.child,
+                diagnosis: true,
+              },
+            ]
+          : []),
         { name: `GET /signals?status=ready${z}`, url: `${list}&status=ready`, auth: true, gzip, ceiling },
         { name: `GET /signals?q=warmtepomp${z}`, url: `${list}&q=warmtepomp`, auth: true, gzip, ceiling, search: true },
-        { name: `GET /companies?q=warmtepomp${z}`, url: `${api.url}/companies?organizationId=${ORG}&limit=50&q=warmtepomp`, auth: true, gzip, ceiling, search: true },
+        {
+          name: `GET /companies?q=warmtepomp${z}`,
+          url: `${api.url}/companies?organizationId=${ORG}&limit=50&q=warmtepomp`,
+          auth: true,
+          gzip,
+          ceiling,
+          search: true,
+        },
       ];
     };
     const inboxScenarios = (gzip: boolean): Scenario[] => {
@@ -435,9 +488,16 @@ async function main(): Promise<void> {
       ];
     };
     const all = [...listScenarios(false), ...(inboxRows > 0 ? [...inboxScenarios(false), ...inboxScenarios(true)] : [])];
-    const scenarios = all.filter((sc) => !values.only || sc.name.includes(values.only) || all.some((o) => o.ceiling === sc.name && o.name.includes(values.only!)));
+    const scenarios = all.filter(
+      (sc) => !values.only || sc.name.includes(values.only) || all.some((o) => o.ceiling === sc.name && o.name.includes(values.only!)),
+    );
     for (const sc of scenarios) {
-      const res = await fetch(sc.url, { headers: { ...(sc.auth ? { authorization: `Bearer ${bearerOf(sc)}` } : {}), ...(sc.gzip ? { 'accept-encoding': 'gzip' } : { 'accept-encoding': 'identity' }) } });
+      const res = await fetch(sc.url, {
+        headers: {
+          ...(sc.auth ? { authorization: `Bearer ${bearerOf(sc)}` } : {}),
+          ...(sc.gzip ? { 'accept-encoding': 'gzip' } : { 'accept-encoding': 'identity' }),
+        },
+      });
       if (res.status !== 200) throw new Error(`${sc.url} answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
       await res.arrayBuffer();
       await load('warm-up', sc.url, { connections, duration: 2, token: bearerOf(sc), gzip: sc.gzip });
@@ -463,9 +523,16 @@ async function main(): Promise<void> {
     await ownerPool.end();
 
     const pad = (s: string, n: number) => s.padEnd(n);
-    console.log(`\n${rows.toLocaleString('en')} signals and companies and ${inboxRows.toLocaleString('en')} pending drafts per organization, two organizations; ${connections} connections, ${duration} s each, ${ROUNDS} round${ROUNDS === 1 ? '' : 's'}; ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `\n${rows.toLocaleString('en')} signals and companies and ${inboxRows.toLocaleString('en')} pending drafts per organization, two organizations; ${connections} connections, ${duration} s each, ${ROUNDS} round${ROUNDS === 1 ? '' : 's'}; ${os.cpus().length} cores, load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     console.log(`medians over the rounds; each round's ratio is to its ceiling in the same round`);
-    console.log(`${pad('scenario', 44)} ${pad('req/s', 8)} ${pad('p50 ms', 7)} ${pad('p99 ms', 7)} ${pad('ratio', 6)} ${pad('per round', 11 + 5 * ROUNDS)}${pad('CPU ms/req: node', 17)}${pad('postgres', 9)} target`);
+    console.log(
+      `${pad('scenario', 44)} ${pad('req/s', 8)} ${pad('p50 ms', 7)} ${pad('p99 ms', 7)} ${pad('ratio', 6)} ${pad('per round', 11 + 5 * ROUNDS)}${pad('CPU ms/req: node', 17)}${pad('postgres', 9)} target`,
+    );
     for (const [i, sc] of scenarios.entries()) {
       const runs = rounds.map((r) => r[i]!);
       const ratios = rounds.map((r, k) => {
@@ -485,9 +552,9 @@ async function main(): Promise<void> {
         ? '(ceiling)'
         : sc.diagnosis
           ? '(without PostgreSQL: a diagnosis, no target)'
-        : sc.search
-          ? `ratio >= 0.35 and p99 < 100 ms: ${answered && ratio >= 0.35 && p99 < 100 ? 'met' : 'MISSED'}`
-          : `ratio >= 0.35: ${answered && ratio >= 0.35 ? 'met' : 'MISSED'}`;
+          : sc.search
+            ? `ratio >= 0.35 and p99 < 100 ms: ${answered && ratio >= 0.35 && p99 < 100 ? 'met' : 'MISSED'}`
+            : `ratio >= 0.35: ${answered && ratio >= 0.35 ? 'met' : 'MISSED'}`;
       const faults = non2xx || errors ? ` (${non2xx} non-2xx, ${errors} errors or timeouts)` : '';
       const perRequest = (v: number | undefined) => (v === undefined ? '' : v.toFixed(2));
       const perRound = sc.ceiling ? ratios.map((r) => r.toFixed(2)).join(' ') : '';

@@ -42,12 +42,18 @@ async function seed(ownerUrl: string, n: number): Promise<{ campaignId: string; 
   try {
     await pool.query(`INSERT INTO organizations (id, name, created_by) VALUES ($1, 'Bench enrollments', $2)`, [ORG, USER]);
     await pool.query(`INSERT INTO memberships (organization_id, user_id, role) VALUES ($1, $2, 'owner')`, [ORG, USER]);
-    await pool.query(`UPDATE compliance_settings SET sender_legal_name = 'Bench B.V.', sender_address = 'Straat 1, Utrecht', privacy_url = 'https://bench.example/privacy' WHERE organization_id = $1`, [ORG]);
+    await pool.query(
+      `UPDATE compliance_settings SET sender_legal_name = 'Bench B.V.', sender_address = 'Straat 1, Utrecht', privacy_url = 'https://bench.example/privacy' WHERE organization_id = $1`,
+      [ORG],
+    );
     const mailbox = await pool.query<{ id: string }>(
       `INSERT INTO mailboxes (organization_id, address, domain, holiday_country, smtp_config) VALUES ($1, 'sales@bench.example', 'bench.example', 'NL', '{"host":"127.0.0.1","port":9}') RETURNING id`,
       [ORG],
     );
-    const company = await pool.query<{ id: string }>(`INSERT INTO companies (organization_id, name, normalized_name, country_code, locale) VALUES ($1, 'Bench Bouw B.V.', 'bench bouw', 'NL', 'nl-NL') RETURNING id`, [ORG]);
+    const company = await pool.query<{ id: string }>(
+      `INSERT INTO companies (organization_id, name, normalized_name, country_code, locale) VALUES ($1, 'Bench Bouw B.V.', 'bench bouw', 'NL', 'nl-NL') RETURNING id`,
+      [ORG],
+    );
     await pool.query(
       `INSERT INTO contacts (organization_id, company_id, full_name, title, email)
        SELECT $1, $2, 'Contact ' || i, 'Projectleider', 'c' || i || '@bench-bouw.example' FROM generate_series(1, $3::int) i`,
@@ -62,10 +68,14 @@ async function seed(ownerUrl: string, n: number): Promise<{ campaignId: string; 
       `INSERT INTO campaigns (organization_id, name, status, mode, mailbox_id, proposed_by) VALUES ($1, 'Bench', 'active', 'review', $2, 'user') RETURNING id`,
       [ORG, mailbox.rows[0]!.id],
     );
-    const sequence = await pool.query<{ id: string }>(`INSERT INTO sequences (organization_id, campaign_id, name) VALUES ($1, $2, 'Bench') RETURNING id`, [ORG, campaign.rows[0]!.id]);
-    await pool.query(`INSERT INTO sequence_steps (organization_id, sequence_id, position, channel, delay_days, instructions) VALUES ($1, $2, 1, 'email', 0, 'Introduce us')`, [
-      ORG, sequence.rows[0]!.id,
+    const sequence = await pool.query<{ id: string }>(`INSERT INTO sequences (organization_id, campaign_id, name) VALUES ($1, $2, 'Bench') RETURNING id`, [
+      ORG,
+      campaign.rows[0]!.id,
     ]);
+    await pool.query(
+      `INSERT INTO sequence_steps (organization_id, sequence_id, position, channel, delay_days, instructions) VALUES ($1, $2, 1, 'email', 0, 'Introduce us')`,
+      [ORG, sequence.rows[0]!.id],
+    );
     const enrollments = await pool.query<{ id: string }>(
       `INSERT INTO enrollments (organization_id, campaign_id, sequence_id, contact_id, status, workflow_id)
        SELECT $1, $2, $3, id, 'active', NULL FROM contacts WHERE organization_id = $1 RETURNING id`,
@@ -135,7 +145,9 @@ async function main(): Promise<void> {
       await Promise.all(
         seeded.enrollments
           .slice(i, i + 100)
-          .map((enrollmentId) => starter.startSequence({ organizationId: ORG, enrollmentId, campaignId: seeded.campaignId, opportunityId: null, mailboxId: seeded.mailboxId })),
+          .map((enrollmentId) =>
+            starter.startSequence({ organizationId: ORG, enrollmentId, campaignId: seeded.campaignId, opportunityId: null, mailboxId: seeded.mailboxId }),
+          ),
       );
     }
     const pool = new Pool({ connectionString: ownerUrl, max: 1 });
@@ -143,7 +155,8 @@ async function main(): Promise<void> {
     let peak = idle;
     while (parked < n) {
       await new Promise((r) => setTimeout(r, 2000));
-      parked = (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE organization_id = $1 AND status = 'pending_approval'`, [ORG])).rows[0]!.n;
+      parked = (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages WHERE organization_id = $1 AND status = 'pending_approval'`, [ORG]))
+        .rows[0]!.n;
       peak = Math.max(peak, rssOf(worker.pid!));
       log(`${parked} of ${n} parked (${((performance.now() - t0) / 1000).toFixed(0)} s), worker RSS ${(rssOf(worker.pid!) / 2 ** 20).toFixed(0)} MiB`);
     }
@@ -158,7 +171,11 @@ async function main(): Promise<void> {
     jwks = await serveJwks(0, [publicJwk]);
     const issuer = devIssuer((jwks.address() as { port: number }).port);
     const token = await signDevToken({ privateJwk, issuer, audience: DEV_AUDIENCE, userId: USER, expiresIn: '1h' });
-    const api = await startChild('api', { BENCH_API_DB_URL: withRole(ownerUrl, API_DB_ROLE, db.appPassword), BENCH_JWKS_URL: `${issuer}/.well-known/jwks.json`, BENCH_ISSUER: issuer });
+    const api = await startChild('api', {
+      BENCH_API_DB_URL: withRole(ownerUrl, API_DB_ROLE, db.appPassword),
+      BENCH_JWKS_URL: `${issuer}/.well-known/jwks.json`,
+      BENCH_ISSUER: issuer,
+    });
     children.push(api.child);
     const inbox = `${api.url}/messages?organizationId=${ORG}&status=pending_approval&limit=50`;
     const first = await fetch(inbox, { headers: { authorization: `Bearer ${token}` } });
@@ -175,13 +192,19 @@ async function main(): Promise<void> {
     const underLoad = rssOf(worker.pid!);
 
     const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
-    console.log(`\n${n.toLocaleString('en')} enrollments parked waiting for approval (all parked in ${parkedSeconds.toFixed(0)} s); ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(2)}`);
-    console.log(`worker RSS: idle ${mib(idle)}, peak while parking ${mib(peak)}, parked ${mib(settled)}, during the inbox load ${mib(underLoad)}; ceiling 1024 MiB: ${Math.max(peak, settled, underLoad) < GIB ? 'met' : 'MISSED'}`);
+    console.log(
+      `\n${n.toLocaleString('en')} enrollments parked waiting for approval (all parked in ${parkedSeconds.toFixed(0)} s); ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(2)}`,
+    );
+    console.log(
+      `worker RSS: idle ${mib(idle)}, peak while parking ${mib(peak)}, parked ${mib(settled)}, during the inbox load ${mib(underLoad)}; ceiling 1024 MiB: ${Math.max(peak, settled, underLoad) < GIB ? 'met' : 'MISSED'}`,
+    );
     const pad = (s: string, w: number) => s.padEnd(w);
     console.log(`${pad('scenario', 40)} ${pad('req/s', 8)} ${pad('p50 ms', 7)} ${pad('p99 ms', 7)} target`);
     for (const f of figures) {
       const target = f === figures[0] ? '' : `p99 < 25 ms: ${f.p99 < 25 && f.non2xx === 0 && f.errors === 0 ? 'met' : 'MISSED'}`;
-      console.log(`${pad(f.name, 40)} ${pad(f.rps.toFixed(0), 8)} ${pad(String(f.p50), 7)} ${pad(String(f.p99), 7)} ${target}${f.non2xx || f.errors ? ` (${f.non2xx} non-2xx, ${f.errors} errors)` : ''}`);
+      console.log(
+        `${pad(f.name, 40)} ${pad(f.rps.toFixed(0), 8)} ${pad(String(f.p50), 7)} ${pad(String(f.p99), 7)} ${target}${f.non2xx || f.errors ? ` (${f.non2xx} non-2xx, ${f.errors} errors)` : ''}`,
+      );
     }
     await client.connection.close();
   } finally {

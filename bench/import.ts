@@ -58,7 +58,9 @@ function writeCsv(file: string, n: number): void {
   const lines = ['full_name;email;title;company;domain'];
   for (let i = 0; i < n; i++) {
     const k = i % 1000;
-    lines.push(`Persoon ${i};p${i}@firma${k}.nl;${i % 10 === 0 ? '"Directeur; eigenaar"' : 'Projectleider'};${i % 2 ? `Firma ${k} B.V.` : `firma ${k} bv`};firma${k}.nl`);
+    lines.push(
+      `Persoon ${i};p${i}@firma${k}.nl;${i % 10 === 0 ? '"Directeur; eigenaar"' : 'Projectleider'};${i % 2 ? `Firma ${k} B.V.` : `firma ${k} bv`};firma${k}.nl`,
+    );
   }
   writeFileSync(file, `\uFEFF${lines.join('\n')}\n`);
 }
@@ -120,7 +122,14 @@ async function main(): Promise<void> {
       logger: pino({ level: 'silent' }),
       temporalClient: client,
       workflows: new WorkflowStarter(client, { TEMPORAL_TASK_QUEUE: taskQueue, INGEST_RETRY_INITIAL_INTERVAL_MS: 1000 }),
-      verifyToken: createTokenVerifier({ mode: 'jwks', jwksUrl: `${issuer}/.well-known/jwks.json`, issuer, audience: DEV_AUDIENCE, algorithms: ['ES256'], clockToleranceSeconds: 5 }),
+      verifyToken: createTokenVerifier({
+        mode: 'jwks',
+        jwksUrl: `${issuer}/.well-known/jwks.json`,
+        issuer,
+        audience: DEV_AUDIENCE,
+        algorithms: ['ES256'],
+        clockToleranceSeconds: 5,
+      }),
       issuer,
       bodyLimit: '1mb',
       secrets: null,
@@ -157,7 +166,9 @@ async function main(): Promise<void> {
 
     const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
     const rate = (s: number) => `${(n / s).toFixed(0)} rows/s`;
-    console.log(`\n${n.toLocaleString('en')} rows (${(statSync(file).size / 2 ** 20).toFixed(1)} MiB); ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(2)}; import ${status}: ${JSON.stringify(done)}`);
+    console.log(
+      `\n${n.toLocaleString('en')} rows (${(statSync(file).size / 2 ** 20).toFixed(1)} MiB); ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(2)}; import ${status}: ${JSON.stringify(done)}`,
+    );
     console.log(`bare COPY of the same file (ceiling)         ${copySeconds.toFixed(1)} s  ${rate(copySeconds)}`);
     console.log(`POST /imports (stream into import_rows)      ${uploadSeconds.toFixed(1)} s  ${rate(uploadSeconds)}`);
     console.log(`import run (checks, matching, contacts)      ${runSeconds.toFixed(1)} s  ${rate(runSeconds)}`);

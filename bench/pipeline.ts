@@ -40,7 +40,14 @@ import { startDatabase } from '../scripts/lib/postgres';
 import { loadTemporalDevConfig, resolveTemporalCli, startTemporalDevServer } from '../scripts/lib/temporal-server';
 import { median } from './stats';
 
-const { values } = parseArgs({ options: { n: { type: 'string', default: '2000' }, rounds: { type: 'string', default: '3' }, companies: { type: 'string', default: '0' }, profile: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    n: { type: 'string', default: '2000' },
+    rounds: { type: 'string', default: '3' },
+    companies: { type: 'string', default: '0' },
+    profile: { type: 'boolean', default: false },
+  },
+});
 const N = Number(values.n);
 const ROUNDS = Number(values.rounds);
 /** How many companies the publications name as applicant (0: none, so no enrichment or strategist starts). */
@@ -59,7 +66,10 @@ function startedBy(r: ProcessSignalResult): string[] {
 
 function feed(n: number, round: number): string {
   const kinds = [
-    (i: number) => [`Aanvraag omgevingsvergunning: nieuwbouw ${20 + (i % 80)} woningen met warmtepompen, kavel ${i}`, `Geraamde bouwsom EUR ${(i % 30) + 1},5 mln.`],
+    (i: number) => [
+      `Aanvraag omgevingsvergunning: nieuwbouw ${20 + (i % 80)} woningen met warmtepompen, kavel ${i}`,
+      `Geraamde bouwsom EUR ${(i % 30) + 1},5 mln.`,
+    ],
     (i: number) => [`Verleende omgevingsvergunning: renovatie kantoorpand ${i}`, `Renovatie van ${1000 + i} m2 kantoorruimte.`],
     (i: number) => [`Kapvergunning: ${1 + (i % 5)} bomen, perceel ${i}`, 'Het kappen van bomen.'],
     (i: number) => [`Tender: installation works for school building ${i}`, `HVAC installation for a ${2000 + i} m2 school.`],
@@ -131,7 +141,13 @@ function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
 
 async function main() {
   const runId = Date.now().toString(36);
-  const db = await startDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: path.join(os.tmpdir(), 'outreach-bench-data'), port: 54331, databaseName: 'postgres', log });
+  const db = await startDatabase({
+    databaseUrl: process.env.DATABASE_URL,
+    dataDir: path.join(os.tmpdir(), 'outreach-bench-data'),
+    port: 54331,
+    databaseName: 'postgres',
+    log,
+  });
   const owner = new URL(db.ownerUrl);
   owner.pathname = `/outreach_bench_${runId}`;
   await ensureDatabase(owner.toString());
@@ -207,41 +223,62 @@ async function main() {
 
   try {
     /** One pipeline run of N publications for a fresh organization, timed until its last workflow finished. */
-    const pipelineRun = (round: number) => onServer(async (client, cpu) => {
-      feeds.set(`/feed-${round}.xml`, feed(N, round));
-      const { orgId, sourceId } = await asUser(appDb, userId, async (tx) => {
-        const org = await createOrganization(tx, `Bench ${round}`);
-        await seedOrganizationDefaults(tx, org!.id, userId);
-        const source = await insertSource(tx, { organization_id: org!.id, provider_key: 'rss', name: 'bench', config: { url: `${feedBase}/feed-${round}.xml` } });
-        return { orgId: org!.id, sourceId: source.id };
+    const pipelineRun = (round: number) =>
+      onServer(async (client, cpu) => {
+        feeds.set(`/feed-${round}.xml`, feed(N, round));
+        const { orgId, sourceId } = await asUser(appDb, userId, async (tx) => {
+          const org = await createOrganization(tx, `Bench ${round}`);
+          await seedOrganizationDefaults(tx, org!.id, userId);
+          const source = await insertSource(tx, {
+            organization_id: org!.id,
+            provider_key: 'rss',
+            name: 'bench',
+            config: { url: `${feedBase}/feed-${round}.xml` },
+          });
+          return { orgId: org!.id, sourceId: source.id };
+        });
+        log(`round ${round}: pipeline, ${N} publications`);
+        const used = await cpu();
+        const t0 = performance.now();
+        const run = await new WorkflowStarter(client, config).startIngest(orgId, sourceId);
+        const outcome = await client.workflow.getHandle(run.workflowId, run.runId).result();
+        const results = await resultsOf<ProcessSignalResult>(
+          client,
+          outcome.signalIds.map((id: string) => workflowIds.processSignal(id)),
+        );
+        // Every signal's run has finished, so everything they started has started: wait for the last run of each.
+        await resultsOf(client, [...new Set(results.flatMap(startedBy))]);
+        const seconds = (performance.now() - t0) / 1000;
+        const cpuUsed = await used();
+        const statuses = await asUser(appDb, userId, (tx) =>
+          tx
+            .selectFrom('signals')
+            .select(['status', sql<number>`count(*)::int`.as('n')])
+            .where('organization_id', '=', orgId)
+            .groupBy('status')
+            .orderBy('status')
+            .execute(),
+        );
+        const shape = await shapeOf(client, { workflowId: run.workflowId, runId: run.runId }, taskQueue);
+        return { rate: results.length / seconds, statuses: statuses.map((s) => `${s.status} ${s.n}`).join(', '), shape, cpu: cpuUsed };
       });
-      log(`round ${round}: pipeline, ${N} publications`);
-      const used = await cpu();
-      const t0 = performance.now();
-      const run = await new WorkflowStarter(client, config).startIngest(orgId, sourceId);
-      const outcome = await client.workflow.getHandle(run.workflowId, run.runId).result();
-      const results = await resultsOf<ProcessSignalResult>(client, outcome.signalIds.map((id: string) => workflowIds.processSignal(id)));
-      // Every signal's run has finished, so everything they started has started: wait for the last run of each.
-      await resultsOf(client, [...new Set(results.flatMap(startedBy))]);
-      const seconds = (performance.now() - t0) / 1000;
-      const cpuUsed = await used();
-      const statuses = await asUser(appDb, userId, (tx) =>
-        tx.selectFrom('signals').select(['status', sql<number>`count(*)::int`.as('n')]).where('organization_id', '=', orgId).groupBy('status').orderBy('status').execute(),
-      );
-      const shape = await shapeOf(client, { workflowId: run.workflowId, runId: run.runId }, taskQueue);
-      return { rate: results.length / seconds, statuses: statuses.map((s) => `${s.status} ${s.n}`).join(', '), shape, cpu: cpuUsed };
-    });
     /** The empty twin of a recorded run, timed until its last workflow finished. */
-    const twinRun = (round: number, shape: RunShape, signals: number) => onServer(async (client, cpu) => {
-      const size = sizeOf(shape);
-      const twin = `bench-empty/${runId}/${round}`;
-      log(`round ${round}: the empty twin, ${size.workflows} workflows, ${size.activities} activities, ${size.timers} timers, ${size.patches} patch markers`);
-      const used = await cpu();
-      const t1 = performance.now();
-      await client.workflow.start('emptyTwinWorkflow', { taskQueue, workflowId: twin, args: [intern(shape)], typedSearchAttributes: twinAttributes(shape.attributes, twin) });
-      await resultsOf(client, twinIds(shape, twin));
-      return { rate: signals / ((performance.now() - t1) / 1000), cpu: await used() };
-    });
+    const twinRun = (round: number, shape: RunShape, signals: number) =>
+      onServer(async (client, cpu) => {
+        const size = sizeOf(shape);
+        const twin = `bench-empty/${runId}/${round}`;
+        log(`round ${round}: the empty twin, ${size.workflows} workflows, ${size.activities} activities, ${size.timers} timers, ${size.patches} patch markers`);
+        const used = await cpu();
+        const t1 = performance.now();
+        await client.workflow.start('emptyTwinWorkflow', {
+          taskQueue,
+          workflowId: twin,
+          args: [intern(shape)],
+          typedSearchAttributes: twinAttributes(shape.attributes, twin),
+        });
+        await resultsOf(client, twinIds(shape, twin));
+        return { rate: signals / ((performance.now() - t1) / 1000), cpu: await used() };
+      });
 
     // On a shared server the server and the worker slow down as histories pile up, so whichever runs
     // second in a round is at a disadvantage: the order alternates (on fresh servers too: PostgreSQL
@@ -255,14 +292,27 @@ async function main() {
       const twin = first ?? (await twinRun(round, last.shape, N));
       const emptyRate = twin.rate;
       const size = sizeOf(last.shape);
-      rounds.push({ pipeline: last.rate, empty: emptyRate, ratio: last.rate / emptyRate, order: twinFirst ? 'twin first' : 'pipeline first', statuses: last.statuses, size: `${size.workflows} workflows, ${size.activities} activities, ${size.timers} timers, ${size.patches} patch markers`, cpu: last.cpu, twinCpu: twin.cpu });
+      rounds.push({
+        pipeline: last.rate,
+        empty: emptyRate,
+        ratio: last.rate / emptyRate,
+        order: twinFirst ? 'twin first' : 'pipeline first',
+        statuses: last.statuses,
+        size: `${size.workflows} workflows, ${size.activities} activities, ${size.timers} timers, ${size.patches} patch markers`,
+        cpu: last.cpu,
+        twinCpu: twin.cpu,
+      });
       log(`round ${round}: pipeline ${last.rate.toFixed(1)}/s, empty ${emptyRate.toFixed(1)}/s, ratio ${(last.rate / emptyRate).toFixed(2)}`);
     }
-    console.log(`publications            ${N} per round, ${ROUNDS} rounds (pipeline and its empty twin, which goes first alternating; ${cli ? 'each on a fresh dev server and worker' : `both on ${sharedAddress}`})`);
+    console.log(
+      `publications            ${N} per round, ${ROUNDS} rounds (pipeline and its empty twin, which goes first alternating; ${cli ? 'each on a fresh dev server and worker' : `both on ${sharedAddress}`})`,
+    );
     console.log(`signals                 ${rounds[0]!.statuses}; the run and its twin: ${rounds[0]!.size}`);
     const perSignal = (c: CpuSplit) => `worker ${(c.worker / N).toFixed(1)}, server ${(c.server / N).toFixed(1)}, postgres ${(c.postgres / N).toFixed(1)}`;
     for (const [i, r] of rounds.entries()) {
-      console.log(`round ${i + 1}                 pipeline ${r.pipeline.toFixed(1)} signals/s, empty twin ${r.empty.toFixed(1)} signals/s, ratio ${r.ratio.toFixed(2)} (${r.order})`);
+      console.log(
+        `round ${i + 1}                 pipeline ${r.pipeline.toFixed(1)} signals/s, empty twin ${r.empty.toFixed(1)} signals/s, ratio ${r.ratio.toFixed(2)} (${r.order})`,
+      );
       console.log(`  CPU ms per signal      pipeline: ${perSignal(r.cpu)}; twin: ${perSignal(r.twinCpu)}`);
     }
     const mid = (pick: (r: (typeof rounds)[number]) => number) => median(rounds.map(pick)) / N;
@@ -271,9 +321,16 @@ async function main() {
         `twin: worker ${mid((r) => r.twinCpu.worker).toFixed(1)}, server ${mid((r) => r.twinCpu.server).toFixed(1)}, postgres ${mid((r) => r.twinCpu.postgres).toFixed(1)} (the activities' bodies: the difference)`,
     );
     console.log(`pipeline (median)       ${median(rounds.map((r) => r.pipeline)).toFixed(1)} signals/s`);
-    console.log(`empty ceiling (median)  ${median(rounds.map((r) => r.empty)).toFixed(1)} signals/s (the same workflows, activities, timers and children; no-op activities)`);
-    console.log(`ratio (median)          ${median(rounds.map((r) => r.ratio)).toFixed(2)} (target >= 0.9, issue 18; it was 0.6 before)`);
-    console.log(`worker process RSS      ${memory.rss.toFixed(0)} MiB at the end of the last half, ${memory.peak.toFixed(0)} MiB peak; ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    console.log(
+      `empty ceiling (median)  ${median(rounds.map((r) => r.empty)).toFixed(1)} signals/s (the same workflows, activities, timers and children; no-op activities)`,
+    );
+    console.log(`ratio (median)          ${median(rounds.map((r) => r.ratio)).toFixed(2)} (target >= 0.9)`);
+    console.log(
+      `worker process RSS      ${memory.rss.toFixed(0)} MiB at the end of the last half, ${memory.peak.toFixed(0)} MiB peak; ${os.cpus().length} cores, load ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
   } finally {
     await ownerPool.destroy();
     await appDb.destroy();

@@ -45,16 +45,23 @@ async function seed(ownerUrl: string, workerUrl: string, mailboxes: number, mess
        SELECT $1, 'sales' || i || '@bench.example', 'bench.example', 'NL', '{"host":"127.0.0.1","port":9}', 40, 60 FROM generate_series(1, $2::int) i RETURNING id`,
       [ORG, mailboxes],
     );
-    const campaign = await pool.query<{ id: string }>(`INSERT INTO campaigns (organization_id, name, status, mailbox_id) VALUES ($1, 'Bench pool', 'active', $2) RETURNING id`, [
-      ORG, boxes.rows[0]!.id,
-    ]);
+    const campaign = await pool.query<{ id: string }>(
+      `INSERT INTO campaigns (organization_id, name, status, mailbox_id) VALUES ($1, 'Bench pool', 'active', $2) RETURNING id`,
+      [ORG, boxes.rows[0]!.id],
+    );
     const campaignId = campaign.rows[0]!.id;
-    const sequence = await pool.query<{ id: string }>(`INSERT INTO sequences (organization_id, campaign_id, name) VALUES ($1, $2, 'Bench pool') RETURNING id`, [ORG, campaignId]);
+    const sequence = await pool.query<{ id: string }>(`INSERT INTO sequences (organization_id, campaign_id, name) VALUES ($1, $2, 'Bench pool') RETURNING id`, [
+      ORG,
+      campaignId,
+    ]);
     await pool.query(
       `INSERT INTO campaign_mailboxes (organization_id, campaign_id, mailbox_id, position) SELECT $1, $2, id, row_number() OVER (ORDER BY id) - 1 FROM unnest($3::uuid[]) id`,
       [ORG, campaignId, boxes.rows.map((b) => b.id)],
     );
-    const company = await pool.query<{ id: string }>(`INSERT INTO companies (organization_id, name, normalized_name, country_code, locale) VALUES ($1, 'Bench Bouw B.V.', 'bench bouw', 'NL', 'nl-NL') RETURNING id`, [ORG]);
+    const company = await pool.query<{ id: string }>(
+      `INSERT INTO companies (organization_id, name, normalized_name, country_code, locale) VALUES ($1, 'Bench Bouw B.V.', 'bench bouw', 'NL', 'nl-NL') RETURNING id`,
+      [ORG],
+    );
     await pool.query(
       `INSERT INTO contacts (organization_id, company_id, full_name, email) SELECT $1, $2, 'Contact ' || i, 'c' || i || '@bench-bouw.example' FROM generate_series(1, $3::int) i`,
       [ORG, company.rows[0]!.id, messages],
@@ -70,7 +77,8 @@ async function seed(ownerUrl: string, workerUrl: string, mailboxes: number, mess
       [ORG, boxes.rows[0]!.id, campaignId],
     );
     const worker = createDb(workerUrl, 1);
-    for (const b of boxes.rows) await asOrganization(worker, ORG, (tx) => recordHealthCheck(tx, { id: randomUUID(), organizationId: ORG, mailboxId: b.id, result: sendable }));
+    for (const b of boxes.rows)
+      await asOrganization(worker, ORG, (tx) => recordHealthCheck(tx, { id: randomUUID(), organizationId: ORG, mailboxId: b.id, result: sendable }));
     await worker.destroy();
     return ids.rows.map((r) => r.id);
   } finally {
@@ -98,16 +106,20 @@ function profiled(url: string): DB {
 async function lanes(workers: number, n: number, work: (lane: number, i: number) => Promise<void>): Promise<number> {
   const started = process.hrtime.bigint();
   let next = 0;
-  await Promise.all(Array.from({ length: workers }, async (_, lane) => {
-    for (let i = next++; i < n; i = next++) await work(lane, i);
-  }));
+  await Promise.all(
+    Array.from({ length: workers }, async (_, lane) => {
+      for (let i = next++; i < n; i = next++) await work(lane, i);
+    }),
+  );
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { mailboxes: { type: 'string', default: '50' }, messages: { type: 'string', default: '5000' }, workers: { type: 'string', default: '4' } } });
+  const { values } = parseArgs({
+    options: { mailboxes: { type: 'string', default: '50' }, messages: { type: 'string', default: '5000' }, workers: { type: 'string', default: '4' } },
+  });
   const [mailboxes, messages, workers] = [Number(values.mailboxes), Number(values.messages), Number(values.workers)];
   const db = await startDatabase({ databaseUrl: process.env.DATABASE_URL, port: 54341, databaseName: 'postgres', log });
   const owner = new URL(db.ownerUrl);
@@ -132,7 +144,11 @@ async function main(): Promise<void> {
     await ownerPool.query(`CREATE TABLE bench_slots (LIKE send_slots INCLUDING ALL)`);
     const bare = await lanes(workers, ids.length, async (_lane, i) => {
       await ownerPool.query(`INSERT INTO bench_slots (organization_id, mailbox_id, message_id, slot_at, local_day) VALUES ($1, $2, $3, $4, $5::date)`, [
-        ORG, ORG, ids[i], now, '2027-03-01',
+        ORG,
+        ORG,
+        ids[i],
+        now,
+        '2027-03-01',
       ]);
     });
     const spread = await ownerPool.query<{ n: number }>(
@@ -142,7 +158,9 @@ async function main(): Promise<void> {
     await ownerPool.end();
     for (const c of conns) await c.destroy();
     const figures = {
-      mailboxes, messages, workers,
+      mailboxes,
+      messages,
+      workers,
       outcomes: Object.fromEntries(outcomes),
       booking_per_s: Math.round(ids.length / booking),
       bare_insert_ceiling_per_s: Math.round(ids.length / bare),
@@ -152,7 +170,10 @@ async function main(): Promise<void> {
       statements_per_booking: round1([...profile.values()].reduce((a, p) => a + p.n, 0) / ids.length),
       statement_ms_per_booking: round1([...profile.values()].reduce((a, p) => a + p.ms, 0) / ids.length),
       top_statements_ms_per_booking: Object.fromEntries(
-        [...profile.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 6).map(([sql, p]) => [sql, { per_booking: round1(p.n / ids.length), ms: round1(p.ms / ids.length) }]),
+        [...profile.entries()]
+          .sort((a, b) => b[1].ms - a[1].ms)
+          .slice(0, 6)
+          .map(([sql, p]) => [sql, { per_booking: round1(p.n / ids.length), ms: round1(p.ms / ids.length) }]),
       ),
     };
     process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);

@@ -37,7 +37,10 @@ type Event = temporal.api.history.v1.IHistoryEvent;
 const msOf = (d: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(d?.seconds ?? 0) * 1000 + Math.round((d?.nanos ?? 0) / 1e6);
 
 /** One run's steps and the children it started (their workflow id and run id), from its history. */
-export function stepsOf(events: Event[], taskQueue: string): { steps: ShapeStep[]; started: Array<{ workflowId: string; runId: string; step: number }>; attributes: string[] } {
+export function stepsOf(
+  events: Event[],
+  taskQueue: string,
+): { steps: ShapeStep[]; started: Array<{ workflowId: string; runId: string; step: number }>; attributes: string[] } {
   const byTask = new Map<number, ShapeStep>();
   const stepOfTask = (id: unknown) => {
     const key = Number(id);

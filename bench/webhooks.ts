@@ -23,6 +23,7 @@ import { Webhook } from 'standardwebhooks';
 import { withRole } from '../apps/shared/config';
 import { dropDatabase, ensureDatabase, migrate } from '../db/migrator';
 import { createDb } from '../db/pool';
+import { getOpportunity } from '../db/queries/opportunities';
 import { recordEvent } from '../db/queries/webhook-events';
 import { WORKER_DB_ROLE } from '../db/roles';
 import { SecretBox, webhookSecretContext } from '../db/secrets';
@@ -102,18 +103,27 @@ async function main(): Promise<void> {
     const rows: Array<{ scenario: string; deliveries: number; seconds: number }> = [];
 
     for (const endpoints of [1, 10]) {
-      const org = (await ownerPool.query<{ id: string }>(`INSERT INTO organizations (name, created_by) VALUES ($1, $2) RETURNING id`, [`Bench ${endpoints}`, USER])).rows[0]!.id;
+      const org = (
+        await ownerPool.query<{ id: string }>(`INSERT INTO organizations (name, created_by) VALUES ($1, $2) RETURNING id`, [`Bench ${endpoints}`, USER])
+      ).rows[0]!.id;
       for (let i = 0; i < endpoints; i++) {
         const id = (await ownerPool.query<{ id: string }>('SELECT gen_random_uuid() AS id')).rows[0]!.id;
-        await ownerPool.query(`INSERT INTO webhook_endpoints (id, organization_id, url, events, secret_ciphertext, created_by) VALUES ($1, $2, $3, '{*}', $4, $5)`, [
-          id, org, rx.url, box.seal(secret, webhookSecretContext(org, id)), USER,
-        ]);
+        await ownerPool.query(
+          `INSERT INTO webhook_endpoints (id, organization_id, url, events, secret_ciphertext, created_by) VALUES ($1, $2, $3, '{*}', $4, $5)`,
+          [id, org, rx.url, box.seal(secret, webhookSecretContext(org, id)), USER],
+        );
       }
-      const opportunity = (await ownerPool.query<{ id: string }>(`INSERT INTO opportunities (organization_id, status, summary) VALUES ($1, 'ready', 'Bench') RETURNING id`, [org])).rows[0]!.id;
+      const opportunity = (
+        await ownerPool.query<{ id: string }>(`INSERT INTO opportunities (organization_id, status, summary) VALUES ($1, 'ready', 'Bench') RETURNING id`, [org])
+      ).rows[0]!.id;
       rx.reset();
       const t0 = performance.now();
       for (let i = 0; i < n; i += 10) {
-        await Promise.all(Array.from({ length: Math.min(10, n - i) }, () => asOrganization(db, org, (tx) => recordEvent(tx, 'opportunity.created', { organizationId: org, id: opportunity }))));
+        await Promise.all(
+          Array.from({ length: Math.min(10, n - i) }, () =>
+            asOrganization(db, org, (tx) => recordEvent(tx, 'opportunity.created', { organizationId: org, id: opportunity }, getOpportunity)),
+          ),
+        );
       }
       const written = (performance.now() - t0) / 1000;
       await rx.reached(n * endpoints);
@@ -129,23 +139,34 @@ async function main(): Promise<void> {
     const post = (i: number) =>
       new Promise<void>((resolve, reject) => {
         const now = new Date();
-        const req = http.request(rx.url, {
-          method: 'POST',
-          agent,
-          headers: { 'content-type': 'application/json', 'webhook-id': `msg_${i}`, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signer.sign(`msg_${i}`, now, body) },
-        }, (res) => {
-          res.resume();
-          res.on('end', () => resolve());
-        });
+        const req = http.request(
+          rx.url,
+          {
+            method: 'POST',
+            agent,
+            headers: {
+              'content-type': 'application/json',
+              'webhook-id': `msg_${i}`,
+              'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+              'webhook-signature': signer.sign(`msg_${i}`, now, body),
+            },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve());
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });
     rx.reset();
     const t1 = performance.now();
     let next = 0;
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (next < n) await post(next++);
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < n) await post(next++);
+      }),
+    );
     rows.push({ scenario: 'bare signed POSTs, one process (ceiling)', deliveries: n, seconds: (performance.now() - t1) / 1000 });
     agent.destroy();
 
@@ -153,7 +174,9 @@ async function main(): Promise<void> {
     console.log(`${'scenario'.padEnd(46)} ${'deliveries'.padEnd(11)} ${'seconds'.padEnd(8)} ${'events/s'.padEnd(9)} deliveries/s`);
     for (const r of rows) {
       const events = r.scenario.includes('ceiling') ? r.deliveries : n;
-      console.log(`${r.scenario.padEnd(46)} ${String(r.deliveries).padEnd(11)} ${r.seconds.toFixed(2).padEnd(8)} ${(events / r.seconds).toFixed(0).padEnd(9)} ${(r.deliveries / r.seconds).toFixed(0)}`);
+      console.log(
+        `${r.scenario.padEnd(46)} ${String(r.deliveries).padEnd(11)} ${r.seconds.toFixed(2).padEnd(8)} ${(events / r.seconds).toFixed(0).padEnd(9)} ${(r.deliveries / r.seconds).toFixed(0)}`,
+      );
     }
     await db.destroy();
     await ownerPool.end();

@@ -15,7 +15,7 @@ async function main() {
   allowPrivateDestinations(true); // the generated feed is served on 127.0.0.1
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const db = createDb(workerDatabaseUrl(config), 20);
-  const { worker, providerWorker, connection } = await createWorker({
+  const { worker, providerWorker, webhookWorker, connection } = await createWorker({
     config,
     db,
     logger: pino({ level: 'warn' }),
@@ -23,7 +23,7 @@ async function main() {
     extraActivities: { benchNoop: async () => undefined },
   });
   process.stdout.write('bench worker started\n');
-  await Promise.all([worker.run(), providerWorker.run()]);
+  await Promise.all([worker.run(), providerWorker.run(), webhookWorker.run()]);
   await connection.close();
   await db.destroy();
 }

@@ -22,7 +22,11 @@ export async function emptyTwinWorkflow(input: RunShape | InternedShape): Promis
   const shape = 'table' in input ? expand(input) : input;
   // The heartbeat timeout the real activities are scheduled with (the same timer the server keeps).
   const main = proxyActivities<Noop>({ startToCloseTimeout: '1 minute', heartbeatTimeout: LIVENESS_TIMEOUT });
-  const providers = proxyActivities<Noop>({ startToCloseTimeout: '1 minute', heartbeatTimeout: LIVENESS_TIMEOUT, taskQueue: providerTaskQueue(workflowInfo().taskQueue) });
+  const providers = proxyActivities<Noop>({
+    startToCloseTimeout: '1 minute',
+    heartbeatTimeout: LIVENESS_TIMEOUT,
+    taskQueue: providerTaskQueue(workflowInfo().taskQueue),
+  });
   const { workflowId } = workflowInfo();
   let child = 0;
   for (const step of shape.steps) {
@@ -34,7 +38,12 @@ export async function emptyTwinWorkflow(input: RunShape | InternedShape): Promis
       ...step.children.map((c) => {
         const id = `${workflowId}/${child++}`;
         const childShape = shape.children[c]!;
-        return startChild(emptyTwinWorkflow, { workflowId: id, args: [childShape], parentClosePolicy: ParentClosePolicy.ABANDON, typedSearchAttributes: twinAttributes(childShape.attributes, id) });
+        return startChild(emptyTwinWorkflow, {
+          workflowId: id,
+          args: [childShape],
+          parentClosePolicy: ParentClosePolicy.ABANDON,
+          typedSearchAttributes: twinAttributes(childShape.attributes, id),
+        });
       }),
     ]);
   }

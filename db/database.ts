@@ -3,11 +3,9 @@
  * Please do not edit it manually.
  */
 
-import type { ColumnType } from "kysely";
+import type { ColumnType } from 'kysely';
 
-export type Generated<T> = T extends ColumnType<infer S, infer I, infer U>
-  ? ColumnType<S, I | undefined, U>
-  : ColumnType<T, T | undefined, T>;
+export type Generated<T> = T extends ColumnType<infer S, infer I, infer U> ? ColumnType<S, I | undefined, U> : ColumnType<T, T | undefined, T>;
 
 export type Int8 = ColumnType<number, bigint | number | string, bigint | number | string>;
 
@@ -36,6 +34,16 @@ export interface BookingEvents {
   occurred_at: Timestamp | null;
   organization_id: string;
   provider: string;
+}
+
+export interface BulkSenderVolume {
+  day: Timestamp;
+  near_notified_at: Timestamp | null;
+  org_domain: string;
+  organization_id: string;
+  provider: string;
+  sent: Generated<number>;
+  updated_at: Generated<Timestamp>;
 }
 
 export interface CampaignMailboxes {
@@ -138,6 +146,7 @@ export interface ComplianceSettings {
   default_country: Generated<string>;
   default_formality: Generated<string>;
   default_locale: Generated<string>;
+  feedback_loop_senders: Generated<string[]>;
   organization_id: string;
   privacy_url: string | null;
   retention_months: Generated<number>;
@@ -165,6 +174,18 @@ export interface Contacts {
   updated_at: Generated<Timestamp>;
 }
 
+export interface Domains {
+  created_at: Generated<Timestamp>;
+  created_by: string;
+  domain: string;
+  id: Generated<string>;
+  organization_id: string;
+  status: Generated<string>;
+  token: string;
+  updated_at: Generated<Timestamp>;
+  verified_at: Timestamp | null;
+}
+
 export interface Enrollments {
   campaign_id: string;
   contact_id: string;
@@ -188,6 +209,7 @@ export interface ImportRows {
   email_key: string | null;
   fields: Json;
   import_id: string;
+  imported: Generated<boolean>;
   n: number;
   organization_id: string;
 }
@@ -270,6 +292,7 @@ export interface Mailboxes {
   imap_config: Json | null;
   last_error: string | null;
   max_bounce_rate: Generated<Numeric>;
+  max_block_rate: Generated<Numeric>;
   max_complaint_rate: Generated<Numeric>;
   min_gap_seconds: Generated<number>;
   min_sample: Generated<number>;
@@ -356,7 +379,9 @@ export interface Messages {
   approved_at: Timestamp | null;
   approved_by: string | null;
   body: string | null;
+  bounce_reason: string | null;
   bounced_at: Timestamp | null;
+  soft_bounced_at: Timestamp | null;
   campaign_id: string | null;
   channel: Generated<string>;
   complained_at: Timestamp | null;
@@ -407,6 +432,7 @@ export interface Messages {
 }
 
 export interface OauthStates {
+  address: string | null;
   created_at: Generated<Timestamp>;
   expires_at: Timestamp;
   id: Generated<string>;
@@ -685,7 +711,12 @@ export interface Threads {
   created_at: Generated<Timestamp>;
   enrollment_id: string | null;
   id: Generated<string>;
+  last_activity_at: ColumnType<Date, never, never>;
+  last_inbound_at: Timestamp | null;
+  last_intent: string | null;
+  last_message_at: Timestamp | null;
   mailbox_id: string | null;
+  message_count: Generated<number>;
   organization_id: string;
   status: Generated<string>;
   subject: string | null;
@@ -713,6 +744,7 @@ export interface IdempotencyKeys {
   method: string;
   path: string;
   response_body: string | null;
+  response_sealed: Buffer | null;
   response_status: number | null;
   response_type: string | null;
   status: Generated<string>;
@@ -751,6 +783,7 @@ export interface WebhookEndpoints {
 }
 
 export interface WebhookEvents {
+  contact_id: string | null;
   created_at: Generated<Timestamp>;
   id: Generated<string>;
   organization_id: string;
@@ -761,6 +794,7 @@ export interface WebhookEvents {
 export interface DB {
   api_keys: ApiKeys;
   booking_events: BookingEvents;
+  bulk_sender_volume: BulkSenderVolume;
   campaign_mailboxes: CampaignMailboxes;
   campaigns: Campaigns;
   classifications: Classifications;
@@ -768,6 +802,7 @@ export interface DB {
   compliance_audit_log: ComplianceAuditLog;
   compliance_settings: ComplianceSettings;
   contacts: Contacts;
+  domains: Domains;
   enrollments: Enrollments;
   import_rows: ImportRows;
   imports: Imports;

@@ -1,7 +1,7 @@
 import { CompiledQuery, sql, type AliasedRawBuilder, type RawBuilder } from 'kysely';
 
 /**
- * JSON built in PostgreSQL, the one place for it (issue 18 point 5). A list endpoint's answer is a
+ * JSON built in PostgreSQL, the one place for it. A list endpoint's answer is a
  * JSON array of rows; built by node it costs parsing every column of every row (a Date per
  * timestamp, a JSON.parse per jsonb) and serialising them again, the largest part of a list
  * request's CPU. Built here, PostgreSQL renders the array and node passes the string through.
@@ -16,7 +16,7 @@ import { CompiledQuery, sql, type AliasedRawBuilder, type RawBuilder } from 'kys
  * A jsonb value (a message's `why`) keeps PostgreSQL's spacing (`{"a": 1}`): the same JSON.
  *
  * The SQL holds no string literal, so readAsUser can still send it in one round trip (db/tenancy.ts).
- * test/json-answers.test.ts checks each list built here against the rows node builds.
+ * test/api/json-answers.test.ts checks each list built here against the rows node builds.
  */
 
 /** A timestamptz column as the API answers it: toISOString's form, or null. */

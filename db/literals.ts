@@ -1,6 +1,7 @@
 import { escapeLiteral } from 'pg';
 
 /** pg's own serialisation of a parameter (a Date as its local time with the offset), so a literal reads as the parameter would have. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- pg/lib/utils has no type declarations
 const { prepareValue } = require('pg/lib/utils') as { prepareValue(value: unknown): unknown };
 
 /**
@@ -9,7 +10,7 @@ const { prepareValue } = require('pg/lib/utils') as { prepareValue(value: unknow
  * made of identifiers, keywords and $n placeholders (no string literal, comment or semicolon), and
  * parameters that are plain values, quoted and escaped as pg's escapeLiteral does and untyped like the
  * parameters pg sends, so PostgreSQL resolves their types the same way. The escaping holds in UTF-8,
- * which every connection speaks (pg's startup sends client_encoding=UTF8; test/read-as-user.test.ts).
+ * which every connection speaks (pg's startup sends client_encoding=UTF8; test/platform/read-as-user.test.ts).
  * A literal's value shows in the server's log of a failing statement and in pg_stat_activity, where a
  * bound parameter's would not.
  */

@@ -24,7 +24,7 @@ export async function migrate(
     const owner = await sql<{ ok: boolean }>`
       SELECT (rolsuper OR rolbypassrls) AS ok FROM pg_roles WHERE rolname = current_user`.execute(db);
     if (!owner.rows[0]?.ok) {
-      throw new Error('Migrations must run as a superuser or a role with BYPASSRLS (see README, "Database roles")');
+      throw new Error('Migrations must run as a superuser or a role with BYPASSRLS (see docs/architecture.md, "Database roles and tenancy")');
     }
     const migrator = new Migrator({
       db,

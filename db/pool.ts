@@ -16,10 +16,18 @@ const keepsStatements = new WeakSet<DB>();
 export interface DbOptions {
   /** Parse each query once per connection and keep it as a named statement (default true; namedStatements below). */
   namedStatements?: boolean;
+  /** How long a query or transaction waits for a pooled connection before it fails (default CONNECTION_TIMEOUT_MS). */
+  connectionTimeoutMs?: number;
 }
 
+/**
+ * A caller waits at most this long for a free connection, then fails (and its request or activity is
+ * answered or retried) instead of waiting for ever behind connections that are stuck.
+ */
+export const CONNECTION_TIMEOUT_MS = 30_000;
+
 export function createDb(connectionString: string, max = 10, opts: DbOptions = {}): DB {
-  const pool = new Pool({ connectionString, max, application_name: 'outreach' });
+  const pool = new Pool({ connectionString, max, application_name: 'outreach', connectionTimeoutMillis: opts.connectionTimeoutMs ?? CONNECTION_TIMEOUT_MS });
   // An idle connection cut by the server (a PostgreSQL restart or failover) is an 'error' event on the
   // pool; unhandled, it would end the process. The pool drops that connection and the next query opens a new one.
   pool.on('error', () => undefined);
@@ -28,7 +36,7 @@ export function createDb(connectionString: string, max = 10, opts: DbOptions = {
   // fails (and is retried by its activity); the pool then drops the broken connection.
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
-    const named = opts.namedStatements ?? true ? nameStatements(client) : undefined;
+    const named = (opts.namedStatements ?? true) ? nameStatements(client) : undefined;
     deferOpenings(client, named ?? { nameOf: () => 'inline', failed: () => undefined });
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
@@ -83,7 +91,8 @@ function nameStatements(client: PoolClient): StatementNames {
     if ((err as { code?: string } | null)?.code === '0A000') names.delete(text);
   };
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
-    if (typeof config !== 'string' || !Array.isArray(values) || values.length === 0 || /\bon\s+conflict\b/i.test(config)) return query(config, values, callback);
+    if (typeof config !== 'string' || !Array.isArray(values) || values.length === 0 || /\bon\s+conflict\b/i.test(config))
+      return query(config, values, callback);
     let name = names.get(config);
     if (!name) {
       if (made >= MAX_NAMED_STATEMENTS) return query(config, values, callback);

@@ -37,7 +37,8 @@ export function compiledPerShape<F extends object>(build: (qb: Reader, f: F) => 
         const slots = q.parameters.map((p) => {
           if (typeof p !== 'string' || !p.includes('\u0001')) return { value: p };
           const i = fields.findIndex((_k, j) => p === marker(j));
-          if (i < 0) throw new Error(`compiledPerShape: a parameter is computed from a filter field (${JSON.stringify(p)}); compute it before and pass it as a field`);
+          if (i < 0)
+            throw new Error(`compiledPerShape: a parameter is computed from a filter field (${JSON.stringify(p)}); compute it before and pass it as a field`);
           return { field: fields[i]! };
         });
         // A field written into the SQL text itself (sql.raw, sql.lit) would send a marker to PostgreSQL.
@@ -60,9 +61,12 @@ function plainValue(v: unknown): boolean {
  * A list endpoint's query, built from its filter's values (`values` computes what derives from the
  * filter, a LIKE pattern say, before the query is built, as compiledPerShape's rule asks): `perShape`
  * compiles it once per shape of the filter, `afresh` on every call (what each shape's reuse must equal;
- * test/query-shapes.test.ts).
+ * test/unit/query-shapes.test.ts).
  */
-export function listPerShape<F extends object, V extends object, Q extends { compile(): CompiledQuery<unknown> }>(build: (qb: Reader, v: V) => Q, values: (f: F) => V) {
+export function listPerShape<F extends object, V extends object, Q extends { compile(): CompiledQuery<unknown> }>(
+  build: (qb: Reader, v: V) => Q,
+  values: (f: F) => V,
+) {
   const perShape = compiledPerShape(build);
   return {
     perShape: (qb: Reader, f: F) => perShape(qb, values(f)),

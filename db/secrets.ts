@@ -40,7 +40,13 @@ export class SecretBox {
   /** `currentKey`: INTEGRATION_SECRET_KEY; `previousKeys`: INTEGRATION_SECRET_KEYS (comma-separated, for opening only). */
   constructor(currentKey: string, previousKeys?: string) {
     this.current = parseKey(currentKey);
-    for (const k of [this.current, ...(previousKeys ?? '').split(',').filter((t) => t.trim()).map(parseKey)]) {
+    for (const k of [
+      this.current,
+      ...(previousKeys ?? '')
+        .split(',')
+        .filter((t) => t.trim())
+        .map(parseKey),
+    ]) {
       const seen = this.byId.get(k.id);
       if (seen && !seen.key.equals(k.key)) throw new Error(`INTEGRATION_SECRET_KEY(S): key id ${k.id} names two different keys`);
       if (!seen) this.byId.set(k.id, k);
@@ -66,6 +72,14 @@ export class SecretBox {
     if (sealed[0] === LEGACY) return null;
     if (sealed[0] !== VERSION || sealed.length < 2) throw new Error('unknown secret format');
     return sealed.subarray(2, 2 + sealed[1]!).toString('ascii');
+  }
+
+  /**
+   * The raw keys, the current one first: for a keyed hash derived from them (HKDF with its own info),
+   * never used as they are for anything but sealing.
+   */
+  keyMaterial(): Buffer[] {
+    return [this.current.key, ...[...this.byId.values()].filter((k) => k !== this.current).map((k) => k.key)];
   }
 
   /** Whether the value was sealed by another key than the current one (what `secrets:reseal` changes). */
@@ -106,8 +120,7 @@ export const secretContext = (organizationId: string, integrationId: string) => 
  * A source's sealed request headers (json_api), bound to its row the same way and to the origin of the
  * URL they were set for: pointing the source at another host cannot send them there.
  */
-export const sourceSecretContext = (organizationId: string, sourceId: string, url: string) =>
-  `source-headers:${organizationId}:${sourceId}:${originOf(url)}`;
+export const sourceSecretContext = (organizationId: string, sourceId: string, url: string) => `source-headers:${organizationId}:${sourceId}:${originOf(url)}`;
 
 function originOf(url: string): string {
   try {

@@ -85,7 +85,10 @@ function inTransaction<T>(db: DB, opening: string, fn: (tx: Tx) => Promise<T>, o
       await sql.raw('COMMIT').execute(conn);
       return result;
     } catch (err) {
-      await sql.raw('ROLLBACK').execute(conn).catch(() => undefined);
+      await sql
+        .raw('ROLLBACK')
+        .execute(conn)
+        .catch(() => undefined);
       throw err;
     }
   });
@@ -204,7 +207,9 @@ function statementOf(sqlText: string, facts: StatementFacts, literals: string[])
 }
 
 async function readCompiledAsUser<O>(db: DB, userId: string, gate: Gate, query: CompiledQuery<O>): Promise<O[]> {
-  return inOneTrip(db, oneTripOpening('app.user_id', userId, gate), query, gateError, () => asUser(db, userId, async (tx) => (await tx.executeQuery(query)).rows, gate));
+  return inOneTrip(db, oneTripOpening('app.user_id', userId, gate), query, gateError, () =>
+    asUser(db, userId, async (tx) => (await tx.executeQuery(query)).rows, gate),
+  );
 }
 
 /**
@@ -218,7 +223,14 @@ async function readCompiledAsUser<O>(db: DB, userId: string, gate: Gate, query: 
  * refuses prepares nothing; a prepared statement whose result type a migration changed ("cached plan
  * must not change result type") is dropped and the whole string sent once more.
  */
-async function inOneTrip<O>(db: DB, opening: string, query: CompiledQuery<O>, openingFailed: (err: unknown) => never, fallback: () => Promise<O[]>, retried = false): Promise<O[]> {
+async function inOneTrip<O>(
+  db: DB,
+  opening: string,
+  query: CompiledQuery<O>,
+  openingFailed: (err: unknown) => never,
+  fallback: () => Promise<O[]>,
+  retried = false,
+): Promise<O[]> {
   const pool = poolOf(db);
   const facts = pool ? factsOf(query.sql) : undefined;
   const literals = facts?.inlinable ? parameterLiterals(query.parameters, facts.highestPlaceholder) : undefined;
@@ -269,7 +281,10 @@ async function inOneTrip<O>(db: DB, opening: string, query: CompiledQuery<O>, op
       const rows = await client.query<{ name: string }>('SELECT name FROM pg_prepared_statements').catch((e: Error) => ((broken = e), undefined));
       if (rows) {
         const names = rows.rows.map((r) => r.name).filter((n) => HELD_NAME.test(n));
-        prepared.set(client, { shapes: new Set(names.filter((n) => n.startsWith(LIST_PREFIX))), searches: new Map(names.filter((n) => n.startsWith(SEARCH_PREFIX)).map((n) => [n, true])) });
+        prepared.set(client, {
+          shapes: new Set(names.filter((n) => n.startsWith(LIST_PREFIX))),
+          searches: new Map(names.filter((n) => n.startsWith(SEARCH_PREFIX)).map((n) => [n, true])),
+        });
       }
     }
     if (!stale) return openingFailed(err);
@@ -319,5 +334,7 @@ function organizationOpening(organizationId: string): string {
  */
 export async function asOrganizationInOneTrip<O>(db: DB, organizationId: string, build: (qb: Reader) => ReadQuery<O>): Promise<O[]> {
   const query = build(db).compile();
-  return inOneTrip(db, oneTripOpening('app.organization_id', organizationId), query, rethrow, () => asOrganization(db, organizationId, async (tx) => (await tx.executeQuery(query)).rows));
+  return inOneTrip(db, oneTripOpening('app.organization_id', organizationId), query, rethrow, () =>
+    asOrganization(db, organizationId, async (tx) => (await tx.executeQuery(query)).rows),
+  );
 }

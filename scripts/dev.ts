@@ -42,7 +42,7 @@ async function main() {
       : await startEmbeddedPostgres(Number(process.env.EMBEDDED_PG_PORT ?? 54329), cleanups);
     log(db.embedded ? `embedded PostgreSQL started (data in ${db.clusterDir})` : 'using DATABASE_URL');
     await ensureDatabase(db.ownerUrl);
-    // The API connects as outreach_api, the worker as outreach_worker (README, "Database roles and tenancy").
+    // The API connects as outreach_api, the worker as outreach_worker (docs/architecture.md, "Database roles and tenancy").
     const roles = { ...process.env, DATABASE_URL: db.ownerUrl, APP_DB_PASSWORD: process.env.APP_DB_PASSWORD ?? db.appPassword };
     const passwords = rolePasswords(roles);
     await migrate(db.ownerUrl, { apiPassword: passwords.api, workerPassword: passwords.worker });
@@ -93,7 +93,10 @@ async function main() {
 
     const worker = startChild('worker', 'apps/worker/main.ts', env);
     const api = startChild('api', 'apps/api/main.ts', env);
-    cleanups.unshift(() => stopChild(worker), () => stopChild(api));
+    cleanups.unshift(
+      () => stopChild(worker),
+      () => stopChild(api),
+    );
     await waitForHttp(`http://127.0.0.1:${API_PORT}/readyz`, 60000);
 
     const token = await signDevToken({ privateJwk, issuer, userId: DEMO_USER_ID });
@@ -155,7 +158,13 @@ async function ensureDemoMailbox(base: string, token: string, organizationId: st
   const mailboxes = (await call('GET', `/mailboxes?organizationId=${organizationId}`)) as Array<{ id: string; address: string; smtp: { port: number } }>;
   let mailbox = mailboxes.find((m) => m.address === DEMO_MAILBOX_ADDRESS);
   if (!mailbox) {
-    mailbox = await call('POST', '/mailboxes', { organizationId, address: DEMO_MAILBOX_ADDRESS, displayName: 'Demo Outreach', smtp, secret: 'catcher-needs-no-password' });
+    mailbox = await call('POST', '/mailboxes', {
+      organizationId,
+      address: DEMO_MAILBOX_ADDRESS,
+      displayName: 'Demo Outreach',
+      smtp,
+      secret: 'catcher-needs-no-password',
+    });
   } else if (mailbox.smtp.port !== smtpPort) {
     await call('PATCH', `/mailboxes/${mailbox.id}`, { smtp });
   }
@@ -243,7 +252,8 @@ async function startEmbeddedPostgres(port: number, cleanups: Array<() => Promise
 /** What the banner says about /metrics: open to anyone (METRICS_PUBLIC=true, the dev default), behind METRICS_TOKEN, or not served. */
 function metricsLine(base: string, env: NodeJS.ProcessEnv): string {
   if (env.METRICS_TOKEN) return `${base}/metrics   (needs Authorization: Bearer $METRICS_TOKEN)`;
-  if (env.METRICS_PUBLIC === 'true') return `${base}/metrics   OPEN to anyone who reaches this port (METRICS_PUBLIC=true; set METRICS_TOKEN or METRICS_PUBLIC=false to close it)`;
+  if (env.METRICS_PUBLIC === 'true')
+    return `${base}/metrics   OPEN to anyone who reaches this port (METRICS_PUBLIC=true; set METRICS_TOKEN or METRICS_PUBLIC=false to close it)`;
   return 'not served (METRICS_PUBLIC=false and no METRICS_TOKEN)';
 }
 

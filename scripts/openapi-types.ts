@@ -1,6 +1,6 @@
 /**
  * npm run openapi:types            regenerates test/helpers/openapi-types.ts from apps/api/openapi.ts
- * npm run openapi:types -- --check exits 1 when that file is stale (test/openapi.test.ts runs this)
+ * npm run openapi:types -- --check exits 1 when that file is stale (test/api/openapi.test.ts runs this)
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { generateOpenApiTypes, OPENAPI_TYPES_FILE } from './lib/openapi-types';

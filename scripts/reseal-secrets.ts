@@ -5,7 +5,7 @@
  */
 import { loadConfig } from '../apps/shared/config';
 import { createDb } from '../db/pool';
-import { resealAll } from '../db/queries/sealed-secrets';
+import { resealAll, valuesUnderOldKeys } from '../db/queries/sealed-secrets';
 import { SecretBox } from '../db/secrets';
 
 async function main() {
@@ -16,9 +16,25 @@ async function main() {
   const db = createDb(config.DATABASE_URL, 2);
   try {
     const counts = await resealAll(db, box);
-    for (const c of counts) console.log(`${c.table}: ${c.resealed} resealed, ${c.current} already under key ${box.currentKeyId}, ${c.unreadable} unreadable`);
+    for (const c of counts)
+      console.log(
+        `${c.table}: ${c.resealed} resealed, ${c.current} already under key ${box.currentKeyId}, ${c.unreadable} unreadable, ${c.changed} changed meanwhile`,
+      );
     if (counts.some((c) => c.unreadable > 0)) {
       console.error('some values no configured key opens were left as they are (set them again through the API)');
+      process.exitCode = 2;
+    }
+    if (counts.some((c) => c.changed > 0)) {
+      // Written meanwhile, perhaps by a process still sealing with the old key: keep that key until a run finds none.
+      console.error('some values changed while this ran: run it again before dropping the old key');
+      process.exitCode = 2;
+    }
+    // A last look at every value: one written behind the pass (by a process still on the old key) is found here.
+    const left = (await valuesUnderOldKeys(db, box)).filter((l) => l.count > 0);
+    if (left.length) {
+      console.error(
+        `still sealed with an old key: ${left.map((l) => `${l.table}.${l.column} ${l.count}`).join(', ')}; every process must seal with the new key, then run this again before dropping the old key`,
+      );
       process.exitCode = 2;
     }
   } finally {

@@ -22,7 +22,11 @@ async function main() {
     grpcPort: Number(process.env.TEMPORAL_SERVER_PORT || 7233),
     log,
   });
-  console.log(Object.entries(server.env).map(([k, v]) => `export ${k}=${v}`).join('\n'));
+  console.log(
+    Object.entries(server.env)
+      .map(([k, v]) => `export ${k}=${v}`)
+      .join('\n'),
+  );
   log('running; Ctrl-C stops it (the certificates are made afresh at each start)');
   let stopping = false;
   const stop = async () => {

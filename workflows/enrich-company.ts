@@ -30,7 +30,13 @@ export async function enrichCompanyWorkflow(input: EnrichCompanyInput): Promise<
     ...providerActivityOptions(workflowInfo().taskQueue, input.retryInitialIntervalMs ?? 5000),
     startToCloseTimeout: '5 minutes',
     scheduleToCloseTimeout: '30 minutes',
-    retry: { initialInterval: input.retryInitialIntervalMs ?? 5000, backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE_STAGE_ERRORS },
+    retry: {
+      initialInterval: input.retryInitialIntervalMs ?? 5000,
+      backoffCoefficient: 2,
+      maximumInterval: '1 minute',
+      maximumAttempts: 5,
+      nonRetryableErrorTypes: NON_RETRYABLE_STAGE_ERRORS,
+    },
   });
   const a = { enrichmentPlan: db.enrichmentPlan, finishEnrichment: db.finishEnrichment, enrichFromProvider: providers.enrichFromProvider };
   const ref = { organizationId: input.organizationId, companyId: input.companyId };
@@ -52,7 +58,8 @@ export async function enrichCompanyWorkflow(input: EnrichCompanyInput): Promise<
       log.warn('enrichment provider failed', { provider });
     }
   }
-  if (plan.length === 0 && result.errors.length === 0) result.errors.push('no enrichment provider applies: the company has no website or domain and no enrichment integration is configured');
+  if (plan.length === 0 && result.errors.length === 0)
+    result.errors.push('no enrichment provider applies: the company has no website or domain and no enrichment integration is configured');
   result.status = result.providers.length > 0 ? 'done' : 'failed';
   await a.finishEnrichment({ ...ref, status: result.status, error: result.status === 'failed' ? result.errors.join('; ') : null });
   return result;

@@ -16,7 +16,6 @@ export interface IngestSourceWorkflowInput extends IngestSourceInput {
 
 const CHILD_START_BATCH = 100;
 
-
 /**
  * Fetches a source once and stores its publications as signals. A source that cannot be fetched
  * or parsed ends the run failed, with the error recorded on the source.

@@ -30,7 +30,10 @@ export interface MailboxInboxResult {
  */
 export async function mailboxInboxWorkflow(input: MailboxInboxInput): Promise<MailboxInboxResult> {
   // An outside server and possibly a model: on the rate-limited providers queue.
-  const { pollMailboxInbox } = proxyActivities<Activities>({ ...providerActivityOptions(workflowInfo().taskQueue, input.retryInitialIntervalMs), startToCloseTimeout: '5 minutes' });
+  const { pollMailboxInbox } = proxyActivities<Activities>({
+    ...providerActivityOptions(workflowInfo().taskQueue, input.retryInitialIntervalMs),
+    startToCloseTimeout: '5 minutes',
+  });
   const result: MailboxInboxResult = { read: 0, stored: 0, duplicates: 0, changedEnrollmentIds: [], error: null };
   for (let i = 0; i < (input.maxBatches ?? 20); i++) {
     const r = await pollMailboxInbox({ organizationId: input.organizationId, mailboxId: input.mailboxId, batchSize: input.batchSize ?? 50 });

@@ -1,6 +1,15 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import {
-  condition, getExternalWorkflowHandle, log, ParentClosePolicy, patched, proxyActivities, setHandler, startChild, WorkflowIdReusePolicy, workflowInfo,
+  condition,
+  getExternalWorkflowHandle,
+  log,
+  ParentClosePolicy,
+  patched,
+  proxyActivities,
+  setHandler,
+  startChild,
+  WorkflowIdReusePolicy,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { BookingOutcome, CrmSyncOutcome } from '../activities/meetings';
@@ -76,7 +85,7 @@ export async function meetingWorkflow(input: MeetingWorkflowInput): Promise<Meet
   })();
 
   let remindersCreated = 0;
-  let status: string | null = null;
+  let status: string | null;
   for (;;) {
     changed = false;
     const s = await db.meetingSchedule(ref);

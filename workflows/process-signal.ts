@@ -6,7 +6,8 @@ import { enrichCompanyWorkflow } from './enrich-company';
 import { strategistWorkflow } from './strategist';
 import { dbActivityOptions, providerActivityOptions } from './retry';
 import { searchAttributes, workflowIds } from './search-attributes';
-import { PIPELINE_STAGES, PipelineStage, STAGES } from './stages';
+import { STAGES } from './stages';
+import { PIPELINE_STAGES, type PipelineStage } from '../domain/signals/pipeline-stages';
 
 /**
  * Runs recorded before it stopped only on any `ignored` status (a score's too) and did not mark the
@@ -99,9 +100,21 @@ async function startStrategist(input: ProcessSignalInput, opportunityId: string,
   await startChild(strategistWorkflow, {
     workflowId: workflowIds.strategist(opportunityId),
     // It looks at the running enrichment every five retry intervals, at most every minute.
-    args: [{ organizationId: input.organizationId, opportunityId, retryInitialIntervalMs: input.retryInitialIntervalMs, enrichmentPollMs: Math.min(60_000, Math.max(500, (input.retryInitialIntervalMs ?? 12_000) * 5)) }],
+    args: [
+      {
+        organizationId: input.organizationId,
+        opportunityId,
+        retryInitialIntervalMs: input.retryInitialIntervalMs,
+        enrichmentPollMs: Math.min(60_000, Math.max(500, (input.retryInitialIntervalMs ?? 12_000) * 5)),
+      },
+    ],
     parentClosePolicy: ParentClosePolicy.ABANDON,
-    typedSearchAttributes: searchAttributes({ OrganizationId: input.organizationId, OpportunityId: opportunityId, CompanyId: companyId, SignalId: input.signalId }),
+    typedSearchAttributes: searchAttributes({
+      OrganizationId: input.organizationId,
+      OpportunityId: opportunityId,
+      CompanyId: companyId,
+      SignalId: input.signalId,
+    }),
   }).catch((err) => {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   });

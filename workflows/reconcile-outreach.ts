@@ -67,7 +67,14 @@ export async function reconcileOutreachWorkflow(input: ReconcileOutreachInput): 
             () =>
               startChild('sendMessageWorkflow', {
                 workflowId: workflowIds.sendMessage(m.messageId),
-                args: [{ organizationId: m.organizationId, messageId: m.messageId, holdRecheckMs: timing.holdRecheckMs, retryInitialIntervalMs: timing.retryInitialIntervalMs }],
+                args: [
+                  {
+                    organizationId: m.organizationId,
+                    messageId: m.messageId,
+                    holdRecheckMs: timing.holdRecheckMs,
+                    retryInitialIntervalMs: timing.retryInitialIntervalMs,
+                  },
+                ],
                 parentClosePolicy: ParentClosePolicy.ABANDON,
                 workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
                 typedSearchAttributes: searchAttributes({ OrganizationId: m.organizationId, MailboxId: m.mailboxId ?? undefined }),
@@ -105,7 +112,12 @@ export async function reconcileOutreachWorkflow(input: ReconcileOutreachInput): 
 
   let afterId = input.afterId ?? null;
   for (;;) {
-    const page = await findRunningEnrollments({ olderThanSeconds: input.olderThanSeconds, afterId, limit: input.pageSize ?? 500, organizationId: input.organizationId });
+    const page = await findRunningEnrollments({
+      olderThanSeconds: input.olderThanSeconds,
+      afterId,
+      limit: input.pageSize ?? 500,
+      organizationId: input.organizationId,
+    });
     for (let i = 0; i < page.enrollments.length; i += START_BATCH) {
       await Promise.all(
         page.enrollments.slice(i, i + START_BATCH).map((e) =>
@@ -113,7 +125,17 @@ export async function reconcileOutreachWorkflow(input: ReconcileOutreachInput): 
             () =>
               startChild('sequenceWorkflow', {
                 workflowId: workflowIds.sequence(e.enrollmentId),
-                args: [{ organizationId: e.organizationId, enrollmentId: e.enrollmentId, campaignId: e.campaignId, opportunityId: e.opportunityId, mailboxId: e.mailboxId, resume: e.resume, ...timing }],
+                args: [
+                  {
+                    organizationId: e.organizationId,
+                    enrollmentId: e.enrollmentId,
+                    campaignId: e.campaignId,
+                    opportunityId: e.opportunityId,
+                    mailboxId: e.mailboxId,
+                    resume: e.resume,
+                    ...timing,
+                  },
+                ],
                 parentClosePolicy: ParentClosePolicy.ABANDON,
                 workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
                 typedSearchAttributes: searchAttributes({

@@ -4,7 +4,7 @@ import type { Activities } from '../activities';
 import { processSignalWorkflow } from './process-signal';
 import { dbActivityOptions } from './retry';
 import { searchAttributes, workflowIds } from './search-attributes';
-import { resumeStage } from './stages';
+import { resumeStage } from '../domain/signals/pipeline-stages';
 
 export interface ReconcileSignalsInput {
   /** A signal left ingested or mid-pipeline longer than this is picked up. */

@@ -3,7 +3,14 @@ import type { Activities } from '../activities';
 import { providerTaskQueue } from './task-queues';
 
 /** Business failures that no retry can heal: the activity throws them non-retryable or by these types. */
-export const NON_RETRYABLE_STAGE_ERRORS = ['SignalNotFound', 'StagePrecondition', 'CompanyNotFound', 'EnrichmentNotConfigured', 'EnrichmentRejected', 'ClassifierRejected'];
+export const NON_RETRYABLE_STAGE_ERRORS = [
+  'SignalNotFound',
+  'StagePrecondition',
+  'CompanyNotFound',
+  'EnrichmentNotConfigured',
+  'EnrichmentRejected',
+  'ClassifierRejected',
+];
 
 /**
  * How long a running activity may go without a heartbeat before the server gives it up and retries it.
@@ -16,7 +23,9 @@ export const NON_RETRYABLE_STAGE_ERRORS = ['SignalNotFound', 'StagePrecondition'
 export const LIVENESS_TIMEOUT = '20 seconds';
 
 /** The activities whose heartbeats report progress of their own (a page stored, a delivery made): the worker never beats for them, which would hide a hang. */
-export const SELF_HEARTBEATING_ACTIVITIES: ReadonlySet<string> = new Set(['ingestSource', 'deliverDueWebhooks'] as const satisfies ReadonlyArray<keyof Activities>);
+export const SELF_HEARTBEATING_ACTIVITIES: ReadonlySet<string> = new Set(['ingestSource', 'deliverDueWebhooks'] as const satisfies ReadonlyArray<
+  keyof Activities
+>);
 
 /**
  * Database work: retried without an attempt cap for hours (a failover, a full pool), backing off to
@@ -42,6 +51,11 @@ export function providerActivityOptions(taskQueue: string, retryInitialIntervalM
     startToCloseTimeout: '2 minutes',
     heartbeatTimeout: LIVENESS_TIMEOUT,
     scheduleToCloseTimeout: '6 hours',
-    retry: { initialInterval: retryInitialIntervalMs, backoffCoefficient: 2, maximumInterval: '10 minutes', nonRetryableErrorTypes: NON_RETRYABLE_STAGE_ERRORS },
+    retry: {
+      initialInterval: retryInitialIntervalMs,
+      backoffCoefficient: 2,
+      maximumInterval: '10 minutes',
+      nonRetryableErrorTypes: NON_RETRYABLE_STAGE_ERRORS,
+    },
   };
 }

@@ -1,4 +1,15 @@
-import { ActivityFailure, condition, continueAsNew, patched, proxyActivities, setHandler, sleep, TimeoutFailure, uuid4, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  condition,
+  continueAsNew,
+  patched,
+  proxyActivities,
+  setHandler,
+  sleep,
+  TimeoutFailure,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { SendOutcome } from '../activities/send';
 import { dbActivityOptions, NON_RETRYABLE_STAGE_ERRORS } from './retry';

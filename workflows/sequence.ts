@@ -1,5 +1,16 @@
 import {
-  ActivityFailure, CancellationScope, ChildWorkflowHandle, condition, continueAsNew, log, ParentClosePolicy, patched, proxyActivities, setHandler, startChild, workflowInfo,
+  ActivityFailure,
+  CancellationScope,
+  ChildWorkflowHandle,
+  condition,
+  continueAsNew,
+  log,
+  ParentClosePolicy,
+  patched,
+  proxyActivities,
+  setHandler,
+  startChild,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { StepOutcome } from '../domain/outreach/messages';
@@ -132,7 +143,13 @@ async function runSequence(input: SequenceInput): Promise<SequenceResult> {
       const messageId =
         'existing' in prepared
           ? prepared.existing
-          : await db.storeDraft({ ...ref, position, attempt, prepared, written: await providers.writeDraft({ organizationId: input.organizationId, input: prepared.input }) });
+          : await db.storeDraft({
+              ...ref,
+              position,
+              attempt,
+              prepared,
+              written: await providers.writeDraft({ organizationId: input.organizationId, input: prepared.input }),
+            });
 
       // 3. A person's decision, then the send.
       let childFailures = 0;
@@ -151,7 +168,9 @@ async function runSequence(input: SequenceInput): Promise<SequenceResult> {
         if (sendable && !child) {
           child = await startChild<typeof sendMessageWorkflow>('sendMessageWorkflow', {
             workflowId: workflowIds.sendMessage(messageId),
-            args: [{ organizationId: input.organizationId, messageId, holdRecheckMs: input.holdRecheckMs, retryInitialIntervalMs: input.retryInitialIntervalMs }],
+            args: [
+              { organizationId: input.organizationId, messageId, holdRecheckMs: input.holdRecheckMs, retryInitialIntervalMs: input.retryInitialIntervalMs },
+            ],
             parentClosePolicy: ParentClosePolicy.TERMINATE,
             typedSearchAttributes: searchAttributes({
               OrganizationId: input.organizationId,
@@ -162,7 +181,8 @@ async function runSequence(input: SequenceInput): Promise<SequenceResult> {
           });
         }
         // A paused enrollment with resume_at looks again then (it resumes by itself), at the latest after recheckMs.
-        const untilResume = m.enrollmentStatus === 'paused' && m.resumeAtMs != null && patched(STEP_RESUME_AT_PATCH) ? Math.max(m.resumeAtMs - Date.now(), 1000) : recheckMs;
+        const untilResume =
+          m.enrollmentStatus === 'paused' && m.resumeAtMs != null && patched(STEP_RESUME_AT_PATCH) ? Math.max(m.resumeAtMs - Date.now(), 1000) : recheckMs;
         if (child) {
           const running = child;
           let finished = false;

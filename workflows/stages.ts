@@ -1,13 +1,6 @@
 import type { Activities } from '../activities';
 import type { SignalRef, StageOutcome } from '../activities/signal-stages';
-
-/**
- * The signal pipeline's stages, in order (api-contract `fromStage` values). A stage is run by the
- * activity its entry names; a stage without an entry is skipped, so later work plugs a stage in by
- * adding its entry, without touching the others.
- */
-export const PIPELINE_STAGES = ['classification', 'scoring', 'opportunity', 'enrichment', 'drafting', 'strategist'] as const;
-export type PipelineStage = (typeof PIPELINE_STAGES)[number];
+import type { PipelineStage } from '../domain/signals/pipeline-stages';
 
 /** The activities that can run a stage: (ref) => StageOutcome. */
 export type StageActivityName = {
@@ -41,19 +34,3 @@ export const STAGES: StageTable = {
   // Whether the opportunity gets a proposal; the workflow then starts strategistWorkflow (which waits for a running enrichment).
   strategist: { activity: (a) => a.strategistSignalStage, patch: 'strategist-stage' },
 };
-
-/** Where a pipeline left off, by the signal's status: the stage to resume from. */
-export function resumeStage(status: string): PipelineStage | null {
-  switch (status) {
-    case 'ingested':
-      return 'classification';
-    case 'classified':
-      return 'scoring';
-    case 'scored':
-    case 'qualified':
-    case 'ready':
-      return 'opportunity';
-    default:
-      return null;
-  }
-}

@@ -1,6 +1,7 @@
-import { condition, continueAsNew, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, continueAsNew, defineSignal, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { dbActivityOptions } from './retry';
+import { webhookTaskQueue } from './task-queues';
 
 /** "Deliveries are waiting": sent with signalWithStart by the workers' dispatcher after an event commits. */
 export const webhookWakeSignal = defineSignal('webhookWake');
@@ -24,8 +25,12 @@ const ROUNDS_PER_RUN = 200;
  * its own deliveries. The database is the truth: the run holds no event, only the timing.
  */
 export async function webhookEndpointWorkflow(input: WebhookEndpointInput): Promise<void> {
+  // Deliveries on the webhooks queue (its own slots); a run begun before that queue existed keeps
+  // scheduling them where its history says, on the run's own queue (the main Worker serves them too).
+  const ownQueue = patched('webhook-deliveries-own-queue');
   const { deliverDueWebhooks } = proxyActivities<Activities>({
     ...dbActivityOptions(input.retryInitialIntervalMs),
+    ...(ownQueue ? { taskQueue: webhookTaskQueue(workflowInfo().taskQueue) } : {}),
     // A batch is at most 50 deliveries of at most 10 s each, 8 at a time, with heartbeats between them.
     startToCloseTimeout: '5 minutes',
     heartbeatTimeout: '1 minute',
@@ -36,7 +41,11 @@ export async function webhookEndpointWorkflow(input: WebhookEndpointInput): Prom
   });
   for (let round = 0; round < ROUNDS_PER_RUN; round++) {
     woken = false;
-    const r = await deliverDueWebhooks({ organizationId: input.organizationId, endpointId: input.endpointId, retryScheduleSeconds: input.retryScheduleSeconds });
+    const r = await deliverDueWebhooks({
+      organizationId: input.organizationId,
+      endpointId: input.endpointId,
+      retryScheduleSeconds: input.retryScheduleSeconds,
+    });
     if (r.stop) return;
     if (r.more || (r.nextDueInMs !== null && r.nextDueInMs === 0)) continue;
     if (r.nextDueInMs === null) {

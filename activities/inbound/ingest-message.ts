@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Tx } from '../../db/tenancy';
-import { dropUnprocessed, findInbound, keepUnprocessed, markUnprocessed, recordInbound, unprocessedDue, type InboundMessage, type InboundOutcome } from '../../db/queries/inbound';
+import { dropUnprocessed, findInbound, keepUnprocessed, markUnprocessed, recordInbound, unprocessedDue, type InboundOutcome } from '../../db/queries/inbound';
+import type { InboundMessage } from '../../domain/replies/inbound-message';
 import { mailboxCalendar } from '../../db/queries/inbox-state';
+import { feedbackLoopSenders } from '../../db/queries/compliance/settings';
 import { firstSlotInWindow, outOfOfficeResumeAt } from '../../domain/replies/calendar';
 import type { ReplyClassifier } from '../../domain/replies/classify';
 import type { InboundKind } from '../../domain/replies/plan';
+import { isTrustedFeedbackLoop } from '../../domain/replies/feedback-loops';
 import { acceptSlotDraft } from '../../domain/replies/reply-draft';
 import type { SendingCalendar } from '../../domain/sending/business-days';
 import { publicHolidays } from '../../domain/sending/holidays';
@@ -51,14 +54,29 @@ export type IngestOutcome = InboundOutcome | { duplicate: false; unprocessed: tr
  * NotRfc822Error, which the caller answers) is kept `unprocessed` with its error and its raw source,
  * and retried by a later inbox poll (retryUnprocessed).
  */
-export async function ingestInbound(transact: Transact, classifier: ReplyClassifier, input: IngestInput, opts: { pool?: ParsePool } = {}): Promise<IngestOutcome> {
+export async function ingestInbound(
+  transact: Transact,
+  classifier: ReplyClassifier,
+  input: IngestInput,
+  opts: { pool?: ParsePool } = {},
+): Promise<IngestOutcome> {
   try {
     return await processInbound(transact, classifier, input, opts.pool ?? sharedParsePool());
   } catch (err) {
     if (err instanceof NotRfc822Error) throw err;
     const error = (err as Error).message || String(err);
-    const kept = await transact((tx) => keepUnprocessed(tx, { organizationId: input.organizationId, mailboxId: input.mailboxId, raw: input.raw, receivedAt: input.receivedAt ?? new Date(), error }));
-    return kept.duplicate ? { duplicate: true, messageId: kept.messageId } : { duplicate: false, unprocessed: true, messageId: kept.messageId, error, changedEnrollmentIds: [] };
+    const kept = await transact((tx) =>
+      keepUnprocessed(tx, {
+        organizationId: input.organizationId,
+        mailboxId: input.mailboxId,
+        raw: input.raw,
+        receivedAt: input.receivedAt ?? new Date(),
+        error,
+      }),
+    );
+    return kept.duplicate
+      ? { duplicate: true, messageId: kept.messageId }
+      : { duplicate: false, unprocessed: true, messageId: kept.messageId, error, changedEnrollmentIds: [] };
   }
 }
 
@@ -66,13 +84,21 @@ async function processInbound(transact: Transact, classifier: ReplyClassifier, i
   const mailbox = await transact((tx) => mailboxCalendar(tx, input.mailboxId));
   if (!mailbox) throw new Error(`mailbox ${input.mailboxId} not found`);
   const receivedAt = input.receivedAt ?? new Date();
-  const { parsed, machine, rules } = await pool.parse(input.raw, receivedAt, mailbox.timezone);
+  const { parsed, decision } = await pool.parse(input.raw, receivedAt, mailbox.timezone);
   const internetMessageId = parsed.messageId ?? `<sha256-${createHash('sha256').update(input.raw).digest('hex')}@inbound.invalid>`;
   const existing = await transact((tx) => findInbound(tx, input.organizationId, input.mailboxId, internetMessageId));
   if (existing) return { duplicate: true, messageId: existing.id };
   const sentAt = parsed.date ?? receivedAt;
   const calendar = calendarOf(mailbox, sentAt);
-  const replyInput = { subject: parsed.subject, text: parsed.text, fromAddress: parsed.fromAddress, sentAt, senderZone: parsed.dateZone ?? calendar.timezone, header: headerLookup(parsed), rules: rules ?? undefined };
+  const replyInput = {
+    subject: parsed.subject,
+    text: parsed.text,
+    fromAddress: parsed.fromAddress,
+    sentAt,
+    senderZone: parsed.dateZone ?? calendar.timezone,
+    header: headerLookup(parsed),
+    rules: decision.rules ?? undefined,
+  };
 
   let kind: InboundKind;
   let note: string | null = null;
@@ -81,19 +107,32 @@ async function processInbound(transact: Transact, classifier: ReplyClassifier, i
   let classification: InboundMessage['classification'] = null;
   let resumeAt: Date | null = null;
   let draft: InboundMessage['draft'] = null;
-  if (parsed.feedback) {
-    // An abuse report (ARF) is never a reply: it acts only when it names a message we sent.
+  const report = decision.report;
+  if (report?.kind === 'complaint') {
+    // An abuse report is never a reply: it acts only when it names a message we sent.
     kind = 'complaint';
-    complaint = { originalMessageId: parsed.feedback.originalMessageId, feedbackType: parsed.feedback.feedbackType, originalRecipient: parsed.feedback.originalRecipient };
-  } else if (parsed.report) {
-    const status = parsed.report.statuses.find((s) => s.kind === 'hard') ?? parsed.report.statuses.find((s) => s.kind !== 'delivered');
-    kind = status?.kind === 'hard' ? 'hard_bounce' : status?.kind === 'soft' ? 'soft_bounce' : 'auto_reply';
-    bounce = { originalMessageId: parsed.report.originalMessageId, recipient: status?.recipient ?? null, status: status?.status ?? null, diagnostic: status?.diagnostic?.slice(0, 500) ?? null };
+    const ownLoops = report.structured && report.reporter ? await transact((tx) => feedbackLoopSenders(tx, input.organizationId)) : [];
+    const trusted = !!report.structured && isTrustedFeedbackLoop(report.reporter, parsed.headers['authentication-results'] ?? null, ownLoops);
+    complaint = { originalMessageId: report.originalMessageId, feedbackType: report.reason, originalRecipient: report.recipient, trusted };
+  } else if (report) {
+    kind = report.kind;
+    bounce = {
+      originalMessageId: report.originalMessageId,
+      recipient: report.recipient,
+      status: report.status,
+      diagnostic: report.diagnostic,
+      reason: report.reason,
+      delayed: report.delayed,
+    };
     note =
-      kind === 'soft_bounce' ? `Soft bounce (${bounce.status}) for ${bounce.recipient}: recorded; the address stays usable.` : kind === 'auto_reply' ? 'A delivery report: recorded.' : null;
-  } else if (machine.kind === 'auto_reply' && !machine.outOfOffice) {
+      kind === 'soft_bounce'
+        ? `Soft bounce (${report.reason}${report.status ? `, ${report.status}` : ''}) for ${report.recipient ?? 'an unnamed recipient'}${report.delayed ? ': delivery delayed, the server keeps trying' : ''}; the address stays usable.`
+        : kind === 'report'
+          ? `A report (${report.reason}) that asks for nothing: recorded.`
+          : null;
+  } else if (decision.kind === 'auto_reply') {
     kind = 'auto_reply';
-    note = `An automatic reply (${machine.marker}), not a reply: recorded.`;
+    note = `An automatic reply (${decision.marker}), not a reply: recorded.`;
   } else {
     const c = await classifier.classify(replyInput);
     kind = c.intent === 'out_of_office' ? 'out_of_office' : 'reply';
@@ -101,7 +140,8 @@ async function processInbound(transact: Transact, classifier: ReplyClassifier, i
     if (c.modelError) note = `The model failed (${c.modelError}); the rules classified this reply.`;
     if (kind === 'out_of_office') resumeAt = outOfOfficeResumeAt(c.returnDate, receivedAt, calendar);
     const slot = c.offeredSlots.length ? firstSlotInWindow(c.offeredSlots, calendar, input.now ?? new Date()) : null;
-    if (slot) draft = { ...acceptSlotDraft({ language: c.language, slot, timezone: calendar.timezone, contactName: parsed.fromName, subject: parsed.subject }), slot };
+    if (slot)
+      draft = { ...acceptSlotDraft({ language: c.language, slot, timezone: calendar.timezone, contactName: parsed.fromName, subject: parsed.subject }), slot };
   }
   return transact((tx) =>
     recordInbound(tx, {
@@ -130,13 +170,23 @@ async function processInbound(transact: Transact, classifier: ReplyClassifier, i
  * Retries the mailbox's unprocessed messages (at most `limit`, the least recently tried first, for
  * 24 hours after they arrived): each one processed now replaces its unprocessed row.
  */
-export async function retryUnprocessed(transact: Transact, classifier: ReplyClassifier, input: { organizationId: string; mailboxId: string; limit: number }, opts: { pool?: ParsePool } = {}) {
+export async function retryUnprocessed(
+  transact: Transact,
+  classifier: ReplyClassifier,
+  input: { organizationId: string; mailboxId: string; limit: number },
+  opts: { pool?: ParsePool } = {},
+) {
   const due = await transact((tx) => unprocessedDue(tx, input.mailboxId, input.limit));
   const changed: string[] = [];
   let processed = 0;
   for (const m of due) {
     try {
-      const outcome = await processInbound(transact, classifier, { organizationId: input.organizationId, mailboxId: input.mailboxId, raw: m.inbound_source!, receivedAt: m.received_at ?? undefined }, opts.pool ?? sharedParsePool());
+      const outcome = await processInbound(
+        transact,
+        classifier,
+        { organizationId: input.organizationId, mailboxId: input.mailboxId, raw: m.inbound_source!, receivedAt: m.received_at ?? undefined },
+        opts.pool ?? sharedParsePool(),
+      );
       await transact((tx) => dropUnprocessed(tx, m.id));
       processed++;
       if (!outcome.duplicate) changed.push(...outcome.changedEnrollmentIds);

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { MachineKind } from '../../domain/replies/classify';
-import type { ReplyClassification } from '../../domain/replies/types';
+import type { InboundDecision } from '../../domain/replies/inbound-decision';
 import { NotRfc822Error, type ParsedInbound } from '../providers/mail/parse';
 
 /**
@@ -21,8 +20,7 @@ export interface ParseRequest {
   zone: string;
 }
 export type ParseResponse =
-  | { id: number; ok: true; parsed: ParsedInbound; machine: MachineKind; rules: ReplyClassification | null }
-  | { id: number; ok: false; notRfc822: boolean; message: string };
+  { id: number; ok: true; parsed: ParsedInbound; decision: InboundDecision } | { id: number; ok: false; notRfc822: boolean; message: string };
 
 export type ParsedMessage = Extract<ParseResponse, { ok: true }>;
 

@@ -20,16 +20,35 @@ import zlib from 'node:zlib';
  */
 const PRIVATE = new BlockList();
 for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) PRIVATE.addSubnet(net, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  PRIVATE.addSubnet(net, prefix, 'ipv4');
 // (IPv4-mapped IPv6 addresses are unwrapped in isPrivateAddress: a ::ffff:0:0/96 rule would match every IPv4 address.)
 // Plus the IPv6 forms that embed an IPv4 address a gateway may forward to (IPv4-compatible ::/96,
 // NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo 2001::/32) and the discard prefix.
 for (const [net, prefix] of [
-  ['::', 96], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
-  ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['2002::', 16], ['2001::', 32], ['100::', 64],
-] as const) PRIVATE.addSubnet(net, prefix, 'ipv6');
+  ['::', 96],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['2002::', 16],
+  ['2001::', 32],
+  ['100::', 64],
+] as const)
+  PRIVATE.addSubnet(net, prefix, 'ipv6');
 
 export class BlockedDestinationError extends Error {
   constructor(message: string) {
@@ -87,7 +106,9 @@ function checkedLookup(policy: DestinationPolicy, onBlocked: (e: BlockedDestinat
         if (addresses.length === 0) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname });
         const blocked = policy.allowPrivate ? undefined : addresses.find((a) => policy.isPrivate(a.address));
         if (blocked) {
-          const e = new BlockedDestinationError(`${hostname} resolves to a private address (${blocked.address}); not fetched`);
+          // Without the address: the message reaches a tenant (a webhook delivery's last_error), and an internal
+          // name's address is not theirs to learn.
+          const e = new BlockedDestinationError(`${hostname} resolves to a private address; not fetched`);
           onBlocked(e);
           throw e;
         }
@@ -131,7 +152,11 @@ function pullStream(stream: Readable, source: Readable): ReadableStream<Uint8Arr
 }
 
 /** One request over a fresh, checked connection, answered as a fetch Response (body decompressed). */
-function requestOnce(u: URL, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }, policy: DestinationPolicy): Promise<Response> {
+function requestOnce(
+  u: URL,
+  init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal },
+  policy: DestinationPolicy,
+): Promise<Response> {
   return new Promise((resolve, reject) => {
     let blocked: BlockedDestinationError | undefined;
     const headers = init.body !== undefined ? { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) } : init.headers;
@@ -148,7 +173,14 @@ function requestOnce(u: URL, init: { method: string; headers: Record<string, str
         const status = res.statusCode ?? 502;
         let stream: Readable = res;
         const encoding = (res.headers['content-encoding'] ?? '').trim().toLowerCase();
-        const decoder = encoding === 'gzip' || encoding === 'x-gzip' ? zlib.createGunzip() : encoding === 'deflate' ? zlib.createInflate() : encoding === 'br' ? zlib.createBrotliDecompress() : null;
+        const decoder =
+          encoding === 'gzip' || encoding === 'x-gzip'
+            ? zlib.createGunzip()
+            : encoding === 'deflate'
+              ? zlib.createInflate()
+              : encoding === 'br'
+                ? zlib.createBrotliDecompress()
+                : null;
         if (decoder) {
           res.on('error', (e) => decoder.destroy(e));
           stream = res.pipe(decoder);
@@ -157,7 +189,11 @@ function requestOnce(u: URL, init: { method: string; headers: Record<string, str
         }
         const body = NULL_BODY.has(status) || init.method === 'HEAD' ? null : pullStream(stream, res);
         if (!body) res.resume();
-        const response = new Response(body, { status: status < 200 || status > 599 ? 502 : status, statusText: res.statusMessage ?? '', headers: responseHeaders });
+        const response = new Response(body, {
+          status: status < 200 || status > 599 ? 502 : status,
+          statusText: res.statusMessage ?? '',
+          headers: responseHeaders,
+        });
         Object.defineProperty(response, 'url', { value: u.toString() });
         resolve(response);
       },

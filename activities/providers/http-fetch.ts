@@ -17,8 +17,7 @@ export interface ConditionalHeaders {
 }
 
 export type FetchResult =
-  | { status: 'not_modified' }
-  | { status: 'ok'; body: string; contentType: string | null; etag: string | null; lastModified: string | null; url: string };
+  { status: 'not_modified' } | { status: 'ok'; body: string; contentType: string | null; etag: string | null; lastModified: string | null; url: string };
 
 export class FetchError extends Error {
   constructor(
@@ -82,7 +81,13 @@ export async function readLimitedText(res: Response, maxBytes: number): Promise<
 export const DEFAULT_USER_AGENT = 'OutreachSignalService/0.1 (+https://outreach-signal.dev/bot)';
 
 /** `extraHeaders` (a source's own, e.g. an API key) are sent too; they never travel to another origin on a redirect. */
-export async function fetchDocument(url: string, limits: FetchLimits, cond: ConditionalHeaders = {}, accept = '*/*', extraHeaders: Record<string, string> = {}): Promise<FetchResult> {
+export async function fetchDocument(
+  url: string,
+  limits: FetchLimits,
+  cond: ConditionalHeaders = {},
+  accept = '*/*',
+  extraHeaders: Record<string, string> = {},
+): Promise<FetchResult> {
   const headers: Record<string, string> = { 'user-agent': limits.userAgent ?? DEFAULT_USER_AGENT, accept };
   for (const [name, value] of Object.entries(extraHeaders)) headers[name.toLowerCase()] = value;
   if (cond.etag) headers['if-none-match'] = cond.etag;

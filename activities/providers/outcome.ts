@@ -20,7 +20,14 @@ export class ProviderRequestError extends Error {
 /** JSON request with a time limit and a size limit (readLimited); non-2xx becomes a ProviderRequestError carrying the provider's message. */
 export async function requestJson<T>(
   url: string,
-  init: { method?: string; headers?: Record<string, string>; body?: unknown; timeoutMs?: number; errorMessage: (body: any, status: number) => string | undefined }, // eslint-disable-line @typescript-eslint/no-explicit-any
+  init: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: unknown;
+    timeoutMs?: number;
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each provider reads its own error shape
+    errorMessage: (body: any, status: number) => string | undefined;
+  },
 ): Promise<T> {
   let res: Response;
   try {
@@ -39,7 +46,11 @@ export async function requestJson<T>(
     text = await readLimitedText(res, PROVIDER_RESPONSE_MAX_BYTES);
   } catch (err) {
     if (err instanceof ResponseTooLargeError) throw new ProviderRequestError(err.message, res.status, false, true);
-    throw new ProviderRequestError(`request failed while reading: ${(err as Error).name === 'TimeoutError' ? 'timed out' : (err as Error).message}`, null, true);
+    throw new ProviderRequestError(
+      `request failed while reading: ${(err as Error).name === 'TimeoutError' ? 'timed out' : (err as Error).message}`,
+      null,
+      true,
+    );
   }
   let body: unknown;
   try {

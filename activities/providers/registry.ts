@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { OpenAiCompatibleClassifier } from '../classification/openai-compatible';
+import { OpenAiCompatibleClassifier } from './classification/openai-compatible';
 import { HubSpotClient } from './crm/hubspot';
-import { SALESFORCE_DEFAULT_TOKEN_URL, SalesforceClient, type SalesforceApp } from './crm/salesforce';
+import { SALESFORCE_DEFAULT_TOKEN_URL, SalesforceClient, type SalesforceApp, type SalesforceTokenStore } from './crm/salesforce';
 import { HunterClient } from './enrichment/hunter';
 import { requestJson, ProviderRequestError, VerifyOutcome } from './outcome';
 
@@ -9,7 +9,10 @@ import { requestJson, ProviderRequestError, VerifyOutcome } from './outcome';
  * The integrations the service can use, by provider_key: which kind each is, what its config
  * holds, and how its credential is checked. A new provider is a row here plus its client module.
  */
-const baseUrl = z.string().url().refine((v) => /^https?:\/\//.test(v), 'must be an http(s) URL');
+const baseUrl = z
+  .string()
+  .url()
+  .refine((v) => /^https?:\/\//.test(v), 'must be an http(s) URL');
 const salesforceId = z.string().regex(/^[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?$/, 'must be a Salesforce record id (15 or 18 letters and digits)');
 const stageName = z.string().trim().min(1).max(255);
 
@@ -28,7 +31,8 @@ export const SALESFORCE_MAPPING = z
     // Stored in lower case (storedMapping): two keys differing only in case would silently become one.
     const seen = new Set<string>();
     for (const id of Object.keys(m.opportunities ?? {})) {
-      if (seen.has(id.toLowerCase())) ctx.addIssue({ code: 'custom', path: ['opportunities', id], message: 'links an opportunity already linked (ids are matched whatever their case)' });
+      if (seen.has(id.toLowerCase()))
+        ctx.addIssue({ code: 'custom', path: ['opportunities', id], message: 'links an opportunity already linked (ids are matched whatever their case)' });
       seen.add(id.toLowerCase());
     }
   });
@@ -62,11 +66,18 @@ export interface ProviderApps {
   salesforce?: SalesforceApp | null;
 }
 
-export async function verifyIntegration(providerKey: string, config: Record<string, unknown>, secret: string, apps: ProviderApps = {}): Promise<VerifyOutcome> {
+/** salesforceTokens: where a Salesforce refresh token is kept, so that the check stores a rotated one (else secret is spent). */
+export async function verifyIntegration(
+  providerKey: string,
+  config: Record<string, unknown>,
+  secret: string,
+  apps: ProviderApps = {},
+  salesforceTokens?: SalesforceTokenStore,
+): Promise<VerifyOutcome> {
   switch (providerKey as IntegrationProviderKey) {
     case 'salesforce':
       if (!apps.salesforce) return { ok: false, message: 'SALESFORCE_CLIENT_ID and SALESFORCE_CLIENT_SECRET are not configured on this service' };
-      return salesforceFrom(config, secret, apps.salesforce).verify();
+      return salesforceFrom(config, salesforceTokens ?? secret, apps.salesforce).verify();
     case 'hubspot':
       return new HubSpotClient(secret, config.baseUrl as string | undefined).verify();
     case 'hunter':
@@ -74,7 +85,10 @@ export async function verifyIntegration(providerKey: string, config: Record<stri
     case 'calcom':
     case 'calendly':
       // A webhook signing secret cannot be checked with the provider: a delivery that verifies proves it.
-      return { ok: true, detail: `signing secret stored; point the ${providerKey === 'calcom' ? 'Cal.com' : 'Calendly'} webhook at /webhooks/${providerKey}/<this integration's id>` };
+      return {
+        ok: true,
+        detail: `signing secret stored; point the ${providerKey === 'calcom' ? 'Cal.com' : 'Calendly'} webhook at /webhooks/${providerKey}/<this integration's id>`,
+      };
     case 'openai_compatible':
       // OpenAI-compatible servers list their models to any valid key.
       try {
@@ -96,14 +110,23 @@ export function hubspotFrom(config: Record<string, unknown>, secret: string): Hu
   return new HubSpotClient(secret, config.baseUrl as string | undefined);
 }
 
-export function salesforceFrom(config: Record<string, unknown>, secret: string, app: SalesforceApp): SalesforceClient {
+/** secret: the refresh token, or its store (syncs use the store, so that a rotated token is kept). */
+export function salesforceFrom(config: Record<string, unknown>, secret: string | SalesforceTokenStore, app: SalesforceApp): SalesforceClient {
   return new SalesforceClient(String(config.instanceUrl), secret, app);
 }
 
 /** The connected app from SALESFORCE_*; null without a client id and secret. */
-export function salesforceAppFrom(config: { SALESFORCE_CLIENT_ID?: string; SALESFORCE_CLIENT_SECRET?: string; SALESFORCE_TOKEN_URL?: string }): SalesforceApp | null {
+export function salesforceAppFrom(config: {
+  SALESFORCE_CLIENT_ID?: string;
+  SALESFORCE_CLIENT_SECRET?: string;
+  SALESFORCE_TOKEN_URL?: string;
+}): SalesforceApp | null {
   return config.SALESFORCE_CLIENT_ID && config.SALESFORCE_CLIENT_SECRET
-    ? { clientId: config.SALESFORCE_CLIENT_ID, clientSecret: config.SALESFORCE_CLIENT_SECRET, tokenUrl: config.SALESFORCE_TOKEN_URL ?? SALESFORCE_DEFAULT_TOKEN_URL }
+    ? {
+        clientId: config.SALESFORCE_CLIENT_ID,
+        clientSecret: config.SALESFORCE_CLIENT_SECRET,
+        tokenUrl: config.SALESFORCE_TOKEN_URL ?? SALESFORCE_DEFAULT_TOKEN_URL,
+      }
     : null;
 }
 

@@ -3,19 +3,16 @@ import { roleOf } from '../../db/queries/organizations';
 import { asUser, NotAMemberError, readAsUser, readJsonAsUser, Reader, RoleTooLowError, Tx } from '../../db/tenancy';
 import type { DB } from '../../db/pool';
 import { forbidden, notFound, ProblemError } from './errors';
-import type { Role } from './schemas';
+import type { Role } from './contract';
 
 const RANK: Record<Role, number> = { viewer: 1, member: 2, admin: 3, owner: 4 };
-
-/** "write role" in the spec: member or above. */
-export const WRITE: Role = 'member';
 
 /**
  * The caller's membership gate for one organization: not a member (or no such organization) is
  * 404, a member whose role is too low is 403. RLS enforces the same in the database; this gives the
  * precise answer.
  */
-export async function requireRole(tx: Tx, req: Request, organizationId: string, minRole: Role = 'viewer'): Promise<Role> {
+export async function requireRole(tx: Tx, req: Request, organizationId: string, minRole: Role): Promise<Role> {
   const role = (await roleOf(tx, organizationId, userOf(req))) as Role | undefined;
   if (!role) throw notFound('organization');
   if (RANK[role] < RANK[minRole]) throw forbidden(`This needs the ${minRole} role or higher; yours is ${role}`);

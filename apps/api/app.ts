@@ -1,20 +1,17 @@
 import express, { Express, RequestHandler, Router } from 'express';
-import type { Client } from '@temporalio/client';
-import type { Logger } from 'pino';
-import { DB, poolOf } from '../../db/pool';
-import type { MetricsAccess } from '../shared/metrics';
-import type { SecretBox } from '../../db/secrets';
-import type { Config } from '../shared/config';
-import type { WorkflowStarter } from '../shared/temporal';
-import { authenticate, refuseForApiKeys, TokenVerifier } from './auth';
-import { idempotentPosts } from './idempotency';
+import { poolOf } from '../../db/pool';
+import { authenticate } from './auth';
+import { idempotentPosts, sealIdempotentAnswersWith } from './idempotency';
 import { apiKeyIdentity } from '../../db/queries/api-keys';
 import { apiKeyRoutes } from './routes/api-keys';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints';
 import { errorHandler, sendProblem } from './errors';
 import { ApiMetrics } from './metrics';
 import { openApiDocument } from './openapi';
-import { limitPerOrganization, limitPerAddress, limitPerUser, RateLimits } from './rate-limit';
+import { bind } from './bind';
+import * as docs from './routes/docs.schemas';
+import * as health from './routes/health.schemas';
+import { limitPerOrganization, limitPerAddress, limitPerUser } from './rate-limit';
 import { rejectUnsafeInput } from './validate';
 import { requestLog } from './request-log';
 import { dispatchByFirstSegment } from './route-dispatch';
@@ -24,13 +21,14 @@ import { unsubscribeRoutes } from './routes/unsubscribe';
 import { webhookRoutes } from './routes/webhooks';
 import { meetingRoutes } from './routes/meetings';
 import { taskRoutes } from './routes/tasks';
-import type { UnsubscribeTokens } from '../../domain/outreach/unsubscribe-token';
 import { companyRoutes } from './routes/companies';
 import { complianceRoutes } from './routes/compliance';
 import { contactRoutes } from './routes/contacts';
 import { integrationRoutes } from './routes/integrations';
 import { mailboxRoutes } from './routes/mailboxes';
-import { mailboxOAuthCallbackRoutes, mailboxOAuthStartRoutes, type OAuthDeps } from './routes/mailbox-oauth';
+import { mailboxOAuthCallbackRoutes, mailboxOAuthStartRoutes } from './routes/mailbox-oauth';
+import type { ApiDeps } from './deps';
+import { domainRoutes } from './routes/domains';
 import { opportunityRoutes } from './routes/opportunities';
 import { organizationRoutes } from './routes/organizations';
 import { settingsRoutes } from './routes/settings';
@@ -39,41 +37,13 @@ import { sourceRoutes } from './routes/sources';
 import { campaignRoutes } from './routes/campaigns';
 import { enrollmentRoutes } from './routes/enrollments';
 import { messageRoutes } from './routes/messages';
-import type { DnsResolver } from '../../activities/providers/dns/resolver';
 import { analyticsRoutes } from './routes/analytics';
 import { inboundRoutes } from './routes/inbound';
 import { importRoutes } from './routes/imports';
 import { threadRoutes } from './routes/threads';
-import type { SalesforceApp } from '../../activities/providers/crm/salesforce';
 import { variantRoutes } from './routes/variants';
 
-export interface ApiDeps {
-  db: DB;
-  logger: Logger;
-  temporalClient: Client;
-  workflows: WorkflowStarter;
-  verifyToken: TokenVerifier;
-  issuer: string;
-  bodyLimit: string;
-  /** Encrypts integration secrets; null when INTEGRATION_SECRET_KEY is not configured. */
-  secrets: SecretBox | null;
-  /** Requests per minute per user and per organization (rate-limit.ts); absent: no limits. */
-  rateLimits?: RateLimits;
-  /** Prometheus metrics; absent: a registry of this app's own, with the pool behind `db`. */
-  metrics?: ApiMetrics;
-  /** Who may read GET /metrics (METRICS_TOKEN, METRICS_PUBLIC); absent: nobody (404). */
-  metricsAccess?: MetricsAccess;
-  /** DNS for the mailbox health check (DNS_SERVERS, DNS_TIMEOUT_MS); absent: the system resolver. */
-  dns?: DnsResolver;
-  /** Verifies one-click unsubscribe tokens (/u/{token}); absent or null: those answer 503. */
-  unsubscribeTokens?: UnsubscribeTokens | null;
-  /** POST /mailboxes/{id}/inbound: the largest raw message (INBOUND_MAX_BYTES) and the deployment's reply model (LLM_*). */
-  inbound?: { maxBytes?: number; llm?: Pick<Config, 'LLM_BASE_URL' | 'LLM_MODEL' | 'LLM_API_KEY'> };
-  /** OAuth mailboxes: the service's clients (OAUTH_GOOGLE_*, OAUTH_MICROSOFT_*) and the callback URL; absent: the consent flow answers 503. */
-  oauth?: OAuthDeps;
-  /** Salesforce integrations: the service's connected app (SALESFORCE_*); absent: their check answers that it is not configured. */
-  salesforce?: SalesforceApp | null;
-}
+export type { ApiDeps } from './deps';
 
 /** Bodies are JSON: a body of any other type is 415, whatever the route. */
 const requireJsonBody: RequestHandler = (req, res, next) => {
@@ -87,6 +57,7 @@ const requireJsonBody: RequestHandler = (req, res, next) => {
 export function createApp(deps: ApiDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  sealIdempotentAnswersWith(deps.db, deps.secrets);
   app.set('trust proxy', false);
   const metrics = deps.metrics ?? new ApiMetrics({ pool: poolOf(deps.db) });
   app.use(metrics.middleware());
@@ -99,16 +70,23 @@ export function createApp(deps: ApiDeps): Express {
   const publicLimits = Router();
   if (deps.rateLimits) publicLimits.use(['/webhooks', '/u'], limitPerAddress(deps.rateLimits));
   const reference = Router();
-  reference.get('/metrics', metrics.handler(deps.metricsAccess ?? { public: false }));
-  reference.get('/openapi.json', (_req, res) => {
+  bind(reference, health.operations)('getMetrics', metrics.handler(deps.metricsAccess ?? { public: false }));
+  bind(reference, docs.operations)('getOpenApiDocument', (_req, res) => {
     res.json(openApiDocument());
   });
   app.use(
-    dispatchByFirstSegment([healthRoutes(deps), publicLimits, unsubscribeRoutes(deps), mailboxOAuthCallbackRoutes(deps), webhookRoutes(deps), reference, docsRoutes()]),
+    dispatchByFirstSegment([
+      healthRoutes(deps),
+      publicLimits,
+      unsubscribeRoutes(deps),
+      mailboxOAuthCallbackRoutes(deps),
+      webhookRoutes(deps),
+      reference,
+      docsRoutes(),
+    ]),
   );
-  // Bearer JWTs, and API keys (osk_...) acting as their own membership (issue 17).
+  // Bearer JWTs, and API keys (osk_...) acting as their own membership.
   app.use(authenticate(deps.verifyToken, deps.issuer, (hash) => apiKeyIdentity(deps.db, hash)));
-  app.use(refuseForApiKeys);
   if (deps.rateLimits) app.use(limitPerUser(deps.rateLimits));
   // Before the JSON body rule: a raw RFC 822 message (message/rfc822), not JSON; and a CSV file
   // (text/csv), streamed into the import's staging table.
@@ -143,6 +121,7 @@ export function createApp(deps: ApiDeps): Express {
       analyticsRoutes(deps),
       webhookEndpointRoutes(deps),
       apiKeyRoutes(deps),
+      domainRoutes(deps),
     ]),
   );
   app.use((req, res) => sendProblem(res, 'NOT_FOUND', `No route for ${req.method} ${req.path}`));

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, JWTPayload, JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, JWTVerifyGetKey } from 'jose';
 import type { AuthConfig } from '../shared/config';
 import { sendProblem } from './errors';
-import { cacheVerifiedTokens } from './token-cache';
+import { cacheVerifiedTokens, type TokenVerifier } from './token-cache';
 
 /**
  * Bearer JWT verification with jose: a JWKS URL (any OIDC issuer) or an HS256 shared secret
@@ -58,8 +58,6 @@ export function userIdFor(issuer: string, subject: string): string {
   const h = hash.subarray(0, 16).toString('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
-
-export type TokenVerifier = (token: string) => Promise<JWTPayload>;
 
 export function createTokenVerifier(config: AuthConfig): TokenVerifier {
   const key: JWTVerifyGetKey | Uint8Array =
@@ -128,13 +126,11 @@ export function authenticate(verify: TokenVerifier, issuer: string, lookupApiKey
 
 /**
  * What a key may not do whatever its role: create organizations, manage members or keys. A key is
- * a machine client of one organization, never a way to mint more access.
+ * a machine client of one organization, never a way to mint more access. Put on the routes themselves
+ * (organizations.ts, api-keys.ts), so it holds for every spelling of the path the router matches
+ * (any case, a trailing slash): the route decides, not the path's text.
  */
-export const refuseForApiKeys: RequestHandler = (req, res, next) => {
-  if (!req.user?.apiKey || req.method === 'GET' || req.method === 'HEAD') return next();
-  const p = req.path;
-  if ((req.method === 'POST' && p === '/organizations') || /^\/organizations\/[^/]+\/members(\/|$)/.test(p) || /^\/api-keys(\/|$)/.test(p)) {
-    return sendProblem(res, 'FORBIDDEN', 'An API key cannot create organizations, members or API keys');
-  }
+export const refuseApiKey: RequestHandler = (req, res, next) => {
+  if (req.user?.apiKey) return sendProblem(res, 'FORBIDDEN', 'An API key cannot create organizations, members or API keys');
   next();
 };

@@ -3,8 +3,8 @@ import { ZodError } from 'zod';
 import type { Logger } from 'pino';
 
 /**
- * Every error the API answers is RFC 9457 problem+json with a machine-readable `code`
- * (shared/api-contract.md). Handlers throw ProblemError; everything else is mapped here, once.
+ * Every error the API answers is RFC 9457 problem+json with a machine-readable `code`.
+ * Handlers throw ProblemError; everything else is mapped here, once.
  */
 export type ProblemCode =
   | 'VALIDATION_FAILED'
@@ -13,6 +13,7 @@ export type ProblemCode =
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'CONFLICT'
+  | 'REQUEST_TIMEOUT'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
@@ -28,6 +29,7 @@ const STATUS: Record<ProblemCode, number> = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
@@ -44,6 +46,7 @@ const TITLE: Record<ProblemCode, string> = {
   FORBIDDEN: 'Forbidden',
   NOT_FOUND: 'Not found',
   CONFLICT: 'Conflict',
+  REQUEST_TIMEOUT: 'Request timeout',
   PAYLOAD_TOO_LARGE: 'Payload too large',
   UNSUPPORTED_MEDIA_TYPE: 'Unsupported media type',
   RATE_LIMITED: 'Too many requests',
@@ -74,8 +77,7 @@ export class ProblemError extends Error {
 export const notFound = (what = 'resource') => new ProblemError('NOT_FOUND', `The ${what} does not exist or is not visible to you`);
 export const forbidden = (detail = 'Your role in this organization does not allow this') => new ProblemError('FORBIDDEN', detail);
 export const conflict = (detail: string, extra: Record<string, unknown> = {}) => new ProblemError('CONFLICT', detail, extra);
-export const validationFailed = (errors: FieldError[]) =>
-  new ProblemError('VALIDATION_FAILED', 'The request has invalid fields', { errors });
+export const validationFailed = (errors: FieldError[]) => new ProblemError('VALIDATION_FAILED', 'The request has invalid fields', { errors });
 
 export function zodToFieldErrors(err: ZodError, prefix: string): FieldError[] {
   return err.issues.map((i) => ({

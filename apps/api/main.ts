@@ -34,11 +34,17 @@ async function main() {
     bodyLimit: config.BODY_LIMIT,
     secrets: config.INTEGRATION_SECRET_KEY ? new SecretBox(config.INTEGRATION_SECRET_KEY, config.INTEGRATION_SECRET_KEYS) : null,
     // Counted in PostgreSQL, so every API process behind the balancer shares the limits.
-    rateLimits: { userPerMinute: config.RATE_LIMIT_USER_PER_MINUTE, orgPerMinute: config.RATE_LIMIT_ORG_PER_MINUTE, publicPerMinute: config.RATE_LIMIT_PUBLIC_PER_MINUTE, store: poolOf(db) },
+    rateLimits: {
+      userPerMinute: config.RATE_LIMIT_USER_PER_MINUTE,
+      orgPerMinute: config.RATE_LIMIT_ORG_PER_MINUTE,
+      publicPerMinute: config.RATE_LIMIT_PUBLIC_PER_MINUTE,
+      store: poolOf(db),
+    },
     metricsAccess: { token: config.METRICS_TOKEN, public: config.METRICS_PUBLIC === 'true' },
     unsubscribeTokens: unsubscribeKey ? new UnsubscribeTokens(unsubscribeKey) : null,
     dns: dnsResolverFrom(config),
     inbound: { maxBytes: config.INBOUND_MAX_BYTES, llm: config },
+    imports: { idleTimeoutMs: config.IMPORT_IDLE_TIMEOUT_MS },
     oauth: { clients: oauthClientsFrom(config), redirectUri: `${publicBaseUrl(config)}/mailboxes/oauth/callback` },
     salesforce: salesforceAppFrom(config),
   });

@@ -116,7 +116,12 @@ export class LeasedCounter {
   readonly leaseSize: number;
   private readonly maxKeys: number;
 
-  constructor(store: Pool, scope: string, readonly perMinute: number, options: { leaseSize?: number; maxKeys?: number } = {}) {
+  constructor(
+    store: Pool,
+    scope: string,
+    readonly perMinute: number,
+    options: { leaseSize?: number; maxKeys?: number } = {},
+  ) {
     this.leaseSize = options.leaseSize ?? leaseSizeOf(perMinute);
     this.maxKeys = options.maxKeys ?? 50_000;
     this.limiter = new RateLimiterPostgres({
@@ -243,7 +248,10 @@ function limiter(
     const seconds = Math.max(1, Math.ceil(wait / 1000));
     res.setHeader('Retry-After', String(seconds));
     req.log?.info({ scope, key: keyOf(req), retry_after: seconds }, 'rate limited');
-    return sendProblem(res, 'RATE_LIMITED', `Too many requests for this ${scope} (limit ${perMinute} per minute); retry after ${seconds} s`, { scope, retry_after: seconds });
+    return sendProblem(res, 'RATE_LIMITED', `Too many requests for this ${scope} (limit ${perMinute} per minute); retry after ${seconds} s`, {
+      scope,
+      retry_after: seconds,
+    });
   };
   if (limits.store) {
     const counter = new LeasedCounter(limits.store, scope, perMinute);
@@ -287,12 +295,18 @@ export function limitPerUser(limits: RateLimits): RequestHandler {
  * answered 400, 401, 403 or 404 is given back, so a non-member cannot exhaust another tenant's allowance.
  */
 export function limitPerOrganization(limits: RateLimits): RequestHandler {
-  return limiter(limits, limits.orgPerMinute, 'organization', (req) => {
-    const fromQuery = (req.query as Record<string, unknown> | undefined)?.organizationId;
-    const fromBody = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>).organizationId : undefined;
-    const id = typeof fromQuery === 'string' ? fromQuery : typeof fromBody === 'string' ? fromBody : undefined;
-    return id && UUID.test(id) ? id.toLowerCase() : undefined;
-  }, (status) => NOT_THE_ORGANIZATIONS.has(status));
+  return limiter(
+    limits,
+    limits.orgPerMinute,
+    'organization',
+    (req) => {
+      const fromQuery = (req.query as Record<string, unknown> | undefined)?.organizationId;
+      const fromBody = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>).organizationId : undefined;
+      const id = typeof fromQuery === 'string' ? fromQuery : typeof fromBody === 'string' ? fromBody : undefined;
+      return id && UUID.test(id) ? id.toLowerCase() : undefined;
+    },
+    (status) => NOT_THE_ORGANIZATIONS.has(status),
+  );
 }
 
 /**

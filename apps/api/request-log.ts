@@ -41,7 +41,7 @@ export function closingLevel(res: ServerResponse): Level {
  *
  * What pino-http did here, without its per-request cost: its middleware took about 0.07 ms of a list
  * request's 0.4 ms of API CPU, measured with the database taken out (the API's pool answering at once,
- * README "API: npm run bench:api"), where this takes a child logger (about 1 µs) and one listener.
+ * docs/benchmarks.md, "API: npm run bench:api"), where this takes a child logger (about 1 µs) and one listener.
  */
 export function requestLog(logger: Logger): RequestHandler {
   return (req, res, next) => {

@@ -4,7 +4,7 @@ import type { RequestHandler, Router } from 'express';
  * The feature routers (routes/*.ts) behind one look-up on the path's first segment. Mounted one after
  * another, every request walked every route of every router before its own: GET /messages matched
  * its path against 118 route layers, GET /api-keys against 150 (counted with the routers' Layer.match
- * wrapped; README "API: npm run bench:api"). Here each request goes
+ * wrapped; docs/benchmarks.md, "API: npm run bench:api"). Here each request goes
  * only to the routers that have a route under its first segment (`/signals/...` to the signals
  * router), in the order they were given, so which handler answers is what it was before.
  *
@@ -18,7 +18,10 @@ export function dispatchByFirstSegment(routers: readonly Router[]): RequestHandl
   const segmentsOf = routers.map(firstSegments);
   const bySegment = new Map<string, Router[]>();
   for (const segment of new Set(segmentsOf.flatMap((s) => (s === ANY ? [] : [...s])))) {
-    bySegment.set(segment, routers.filter((_r, i) => segmentsOf[i] === ANY || (segmentsOf[i] as Set<string>).has(segment)));
+    bySegment.set(
+      segment,
+      routers.filter((_r, i) => segmentsOf[i] === ANY || (segmentsOf[i] as Set<string>).has(segment)),
+    );
   }
   const forAnyPath = routers.filter((_r, i) => segmentsOf[i] === ANY);
 
@@ -34,7 +37,7 @@ export function dispatchByFirstSegment(routers: readonly Router[]): RequestHandl
     };
     step();
   };
-  // The routers stay visible to whoever lists the app's routes (test/openapi.test.ts).
+  // The routers stay visible to whoever lists the app's routes (test/api/openapi.test.ts).
   return Object.assign(dispatch, { routers });
 }
 

@@ -1,5 +1,9 @@
 import http from 'node:http';
 import type { Express } from 'express';
+import { DEFAULT_IMPORT_UPLOAD_TIMEOUT_MS } from './routes/imports';
+
+/** The longest a request may take from its first byte: an import upload's limit and a minute more. */
+export const REQUEST_TIMEOUT_MS = DEFAULT_IMPORT_UPLOAD_TIMEOUT_MS + 60_000;
 
 /**
  * Listens, and on close stops taking connections while in-flight requests finish (bounded by graceMs).
@@ -11,13 +15,20 @@ export function listen(app: Express, port: number, host: string): Promise<{ serv
   return new Promise((resolve, reject) => {
     const server = http.createServer(app);
     server.keepAliveTimeout = 5000;
+    // Node's own limit on a request's whole time (5 minutes by default) would end a slow CSV upload
+    // with a bare 408 before the import route's own limit answers it with a problem.
+    server.requestTimeout = REQUEST_TIMEOUT_MS;
     const answering = new Set<http.ServerResponse>();
     // A response whose client went away before its handler ended it never emits 'finish' (its end() only
     // sets writableEnded): such responses are swept at the next request, so none is held for the
     // process's life.
     const abandoned = new Set<http.ServerResponse>();
     server.on('request', (_req, res: http.ServerResponse) => {
-      for (const gone of abandoned) if (gone.writableEnded) (abandoned.delete(gone), answering.delete(gone));
+      for (const gone of abandoned) {
+        if (!gone.writableEnded) continue;
+        abandoned.delete(gone);
+        answering.delete(gone);
+      }
       answering.add(res);
       res.once('finish', () => answering.delete(res));
       res.once('close', () => {

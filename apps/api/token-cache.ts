@@ -1,16 +1,15 @@
 import type { JWTPayload } from 'jose';
-import type { TokenVerifier } from './auth';
+
+/** Verifies a bearer token: its claims, or a rejection. */
+export type TokenVerifier = (token: string) => Promise<JWTPayload>;
 
 /**
  * Verified tokens, remembered until they expire (at most maxAgeSeconds, so a key withdrawn from the
  * JWKS stops being honoured within that), in a bounded LRU. A bearer token is sent with every
  * request, and verifying its signature was the largest cost of a request after the database
- * (bench/api, README "Benchmark"). Only successes are remembered; a failure is verified again.
+ * (bench/api, docs/benchmarks.md). Only successes are remembered; a failure is verified again.
  */
-export function cacheVerifiedTokens(
-  verify: TokenVerifier,
-  opts: { max?: number; maxAgeSeconds?: number; now?: () => number } = {},
-): TokenVerifier {
+export function cacheVerifiedTokens(verify: TokenVerifier, opts: { max?: number; maxAgeSeconds?: number; now?: () => number } = {}): TokenVerifier {
   const max = opts.max ?? 10_000;
   const maxAgeMs = (opts.maxAgeSeconds ?? 300) * 1000;
   const now = opts.now ?? Date.now;

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import type { z } from 'zod';
 import { FieldError, notFound, validationFailed, zodToFieldErrors } from './errors';
-import { uuid } from './schemas';
+import { uuid } from './contract';
 
 /** Parses the JSON body; a missing body counts as {} so that `{}`-bodied POSTs may omit it. */
 export function parseBody<S extends z.ZodType>(schema: S, req: Request): z.infer<S> {
@@ -16,7 +16,7 @@ export function parseQuery<S extends z.ZodType>(schema: S, req: Request): z.infe
   return r.data;
 }
 
-/** A path id that is not a UUID cannot name a visible record: 404, never 400 (api-contract). */
+/** A path id that is not a UUID cannot name a visible record: 404, never 400. */
 export function pathId(req: Request, param: string, what: string): string {
   const value = String(req.params[param]);
   if (!uuid.safeParse(value).success) throw notFound(what);

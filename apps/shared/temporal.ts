@@ -1,12 +1,28 @@
 import {
-  Client, Connection, ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, WorkflowExecutionAlreadyStartedError,
-  WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError,
+  Client,
+  Connection,
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
 } from '@temporalio/client';
 import type { Config } from './config';
 import { temporalConnectionOptions, type TemporalConnectionConfig } from './temporal-connection';
 import { searchAttributes, workflowIds } from '../../workflows/search-attributes';
 import type {
-  bookingWorkflow, contactImportWorkflow, crmOutcomeWorkflow, enrichCompanyWorkflow, ingestSourceWorkflow, meetingWorkflow, processSignalWorkflow, sendMessageWorkflow, sequenceWorkflow, strategistWorkflow,
+  bookingWorkflow,
+  contactImportWorkflow,
+  crmOutcomeWorkflow,
+  enrichCompanyWorkflow,
+  ingestSourceWorkflow,
+  meetingWorkflow,
+  processSignalWorkflow,
+  sendMessageWorkflow,
+  sequenceWorkflow,
+  strategistWorkflow,
 } from '../../workflows';
 import type { webhookEndpointWorkflow } from '../../workflows/webhook-endpoint';
 import { webhookWakeSignal } from '../../workflows/webhook-endpoint';
@@ -14,7 +30,7 @@ import { DEFAULT_RETRY_SCHEDULE_SECONDS, parseRetrySchedule } from '../../domain
 import type { BookingEvent, BookingProvider } from '../../domain/meetings/bookings';
 import { meetingChangedSignal } from '../../workflows/meeting-signals';
 import { outcomeChangedSignal } from '../../workflows/crm-outcome-signals';
-import type { PipelineStage } from '../../workflows/stages';
+import type { PipelineStage } from '../../domain/signals/pipeline-stages';
 import { enrollmentChangedSignal } from '../../workflows/sequence-signals';
 
 /** How many signals notifyEnrollments sends at once. */
@@ -47,7 +63,19 @@ export class WorkflowStarter {
   constructor(
     private readonly client: Client,
     config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'INGEST_RETRY_INITIAL_INTERVAL_MS'> &
-      Partial<Pick<Config, 'SCHEDULE_TIMEZONE' | 'RECONCILE_INTERVAL_SECONDS' | 'RECONCILE_STUCK_AFTER_SECONDS' | 'RECONCILE_OUTREACH_INTERVAL_SECONDS' | 'SEQUENCE_RECHECK_SECONDS' | 'SEND_HOLD_RECHECK_SECONDS' | 'INBOX_POLL_SECONDS' | 'WEBHOOK_RETRY_SCHEDULE'>> & {
+      Partial<
+        Pick<
+          Config,
+          | 'SCHEDULE_TIMEZONE'
+          | 'RECONCILE_INTERVAL_SECONDS'
+          | 'RECONCILE_STUCK_AFTER_SECONDS'
+          | 'RECONCILE_OUTREACH_INTERVAL_SECONDS'
+          | 'SEQUENCE_RECHECK_SECONDS'
+          | 'SEND_HOLD_RECHECK_SECONDS'
+          | 'INBOX_POLL_SECONDS'
+          | 'WEBHOOK_RETRY_SCHEDULE'
+        >
+      > & {
         importRun?: { chunkSize?: number; chunkTimeoutMs?: number };
       },
   ) {
@@ -95,7 +123,14 @@ export class WorkflowStarter {
     };
     const note = `inbox of ${mailbox.address}`;
     try {
-      await this.client.schedule.create({ scheduleId, spec, action, policies: { overlap: ScheduleOverlapPolicy.SKIP }, state: { note }, typedSearchAttributes: attributes });
+      await this.client.schedule.create({
+        scheduleId,
+        spec,
+        action,
+        policies: { overlap: ScheduleOverlapPolicy.SKIP },
+        state: { note },
+        typedSearchAttributes: attributes,
+      });
     } catch (err) {
       if (!(err instanceof ScheduleAlreadyRunning)) throw err;
       await handle.update((prev) => ({ ...prev, spec, action, policies: { ...prev.policies, overlap: ScheduleOverlapPolicy.SKIP } }));
@@ -122,7 +157,9 @@ export class WorkflowStarter {
       await this.client.schedule.create({ scheduleId, spec, action, policies: { overlap: ScheduleOverlapPolicy.SKIP }, state: { note } });
     } catch (err) {
       if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-      await this.client.schedule.getHandle(scheduleId).update((prev) => ({ ...prev, spec, action, policies: { ...prev.policies, overlap: ScheduleOverlapPolicy.SKIP } }));
+      await this.client.schedule
+        .getHandle(scheduleId)
+        .update((prev) => ({ ...prev, spec, action, policies: { ...prev.policies, overlap: ScheduleOverlapPolicy.SKIP } }));
     }
   }
 
@@ -149,7 +186,9 @@ export class WorkflowStarter {
       await this.client.schedule.create({ scheduleId, spec, action, policies: { overlap: ScheduleOverlapPolicy.SKIP }, state: { note } });
     } catch (err) {
       if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-      await this.client.schedule.getHandle(scheduleId).update((prev) => ({ ...prev, spec, action, policies: { ...prev.policies, overlap: ScheduleOverlapPolicy.SKIP } }));
+      await this.client.schedule
+        .getHandle(scheduleId)
+        .update((prev) => ({ ...prev, spec, action, policies: { ...prev.policies, overlap: ScheduleOverlapPolicy.SKIP } }));
     }
   }
 

@@ -23,7 +23,12 @@ async function main() {
   });
   const db = createDb(workerDatabaseUrl(config), config.DB_POOL_SIZE, { namedStatements: config.DB_NAMED_STATEMENTS === 'true' });
   const metrics = config.WORKER_METRICS_PORT ? new WorkerMetrics({ pool: poolOf(db) }) : undefined;
-  const { worker, providerWorker, connection } = await createWorker({ config, db, logger, activityInterceptors: metrics ? [metrics.interceptor] : [] });
+  const { worker, providerWorker, webhookWorker, connection } = await createWorker({
+    config,
+    db,
+    logger,
+    activityInterceptors: metrics ? [metrics.interceptor] : [],
+  });
   const metricsServer = metrics
     ? await serveWorkerMetrics({
         metrics,
@@ -33,7 +38,8 @@ async function main() {
         sdkAddress: sdkMetrics,
       })
     : undefined;
-  if (metricsServer) logger.info({ url: `http://${config.WORKER_METRICS_HOST}:${config.WORKER_METRICS_PORT}/metrics`, sdk: sdkMetrics }, 'worker metrics served');
+  if (metricsServer)
+    logger.info({ url: `http://${config.WORKER_METRICS_HOST}:${config.WORKER_METRICS_PORT}/metrics`, sdk: sdkMetrics }, 'worker metrics served');
   // The scheduled reconcile of unfinished signals: created, or brought in line with the configuration
   // (by the workers of the deployment's queue; workers of another queue leave it alone).
   if (config.RECONCILE_SCHEDULE === 'true') {
@@ -46,11 +52,17 @@ async function main() {
   // Webhook deliveries: woken after each event commits, and swept for any whose wake was lost.
   const dispatcherClient = config.RECONCILE_SCHEDULE === 'true' ? await connectTemporal(config) : undefined;
   const dispatcher = dispatcherClient
-    ? startWebhookDispatcher({ db, connectionString: workerDatabaseUrl(config), starter: new WorkflowStarter(dispatcherClient, config), logger, sweepSeconds: config.WEBHOOK_SWEEP_SECONDS })
+    ? startWebhookDispatcher({
+        db,
+        connectionString: workerDatabaseUrl(config),
+        starter: new WorkflowStarter(dispatcherClient, config),
+        logger,
+        sweepSeconds: config.WEBHOOK_SWEEP_SECONDS,
+      })
     : undefined;
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS, startup_ms: Math.round(performance.now()) }, 'worker started');
   // Runtime.install's default shutdown signals (SIGINT, SIGTERM) make run() resolve after in-flight tasks finish.
-  await Promise.all([worker.run(), providerWorker.run()]);
+  await Promise.all([worker.run(), providerWorker.run(), webhookWorker.run()]);
   await dispatcher?.stop();
   await dispatcherClient?.connection.close();
   await connection.close();

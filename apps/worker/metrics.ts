@@ -73,7 +73,13 @@ export function sdkMetricsReader(address: string, timeoutMs = 2000): () => Promi
 }
 
 /** GET /metrics on host:port: this worker's registry, then the SDK's metrics. */
-export function serveWorkerMetrics(opts: { metrics: WorkerMetrics; host: string; port: number; access: MetricsAccess; sdkAddress?: string }): Promise<http.Server> {
+export function serveWorkerMetrics(opts: {
+  metrics: WorkerMetrics;
+  host: string;
+  port: number;
+  access: MetricsAccess;
+  sdkAddress?: string;
+}): Promise<http.Server> {
   const server = http.createServer(metricsRequestListener(opts.metrics.registry, opts.access, opts.sdkAddress ? sdkMetricsReader(opts.sdkAddress) : undefined));
   return new Promise((resolve, reject) => {
     server.once('error', reject);

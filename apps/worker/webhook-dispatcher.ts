@@ -1,20 +1,22 @@
 import { Client as PgClient } from 'pg';
 import type { Logger } from 'pino';
 import type { DB } from '../../db/pool';
-import { endpointsDue } from '../../db/queries/webhook-deliveries';
+import { endpointsDue, purgeExpired } from '../../db/queries/webhook-deliveries';
 import { WEBHOOK_CHANNEL } from '../../db/queries/webhook-events';
 import type { WorkflowStarter } from '../shared/temporal';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * Wakes webhook endpoints' delivery workflows (issue 17). recordEvent NOTIFYs `<org>:<endpoint>` in
+ * Wakes webhook endpoints' delivery workflows. recordEvent NOTIFYs `<org>:<endpoint>` in
  * the transaction of the change, which PostgreSQL delivers after the commit: the dispatcher LISTENs
  * and signal-with-starts `webhook-endpoint/<id>` (wakes of one endpoint in a burst are coalesced).
  * The outbox's guarantee does not rest on the notification: a sweep at start and every
  * WEBHOOK_SWEEP_SECONDS wakes every endpoint with a delivery due (app.webhook_endpoints_due), so an
  * event whose wake was lost (a worker killed after the commit, the listener reconnecting) is still
- * delivered. Runs in the workers of the deployment's queue (RECONCILE_SCHEDULE=true).
+ * delivered. Each sweep also deletes what is kept past its time: outbox events 30 days after their last
+ * delivery, idempotency records past their 24 hours (purgeExpired). Runs in the workers of the
+ * deployment's queue (RECONCILE_SCHEDULE=true).
  */
 export function startWebhookDispatcher(deps: { db: DB; connectionString: string; starter: WorkflowStarter; logger: Logger; sweepSeconds: number }) {
   const { logger } = deps;
@@ -32,7 +34,9 @@ export function startWebhookDispatcher(deps: { db: DB; connectionString: string;
         pending.clear();
         await Promise.all(
           batch.map(([endpointId, organizationId]) =>
-            deps.starter.wakeWebhookEndpoint(organizationId, endpointId).catch((err) => logger.warn({ err, endpointId }, 'webhook endpoint wake failed; the sweep tries again')),
+            deps.starter
+              .wakeWebhookEndpoint(organizationId, endpointId)
+              .catch((err) => logger.warn({ err, endpointId }, 'webhook endpoint wake failed; the sweep tries again')),
           ),
         );
       }
@@ -51,6 +55,12 @@ export function startWebhookDispatcher(deps: { db: DB; connectionString: string;
       for (const r of await endpointsDue(deps.db, 1000)) wake(r.organization_id, r.endpoint_id);
     } catch (err) {
       logger.warn({ err }, 'webhook sweep failed');
+    }
+    try {
+      const purged = await purgeExpired(deps.db, 1000);
+      if (purged.events || purged.idempotencyKeys) logger.debug(purged, 'expired outbox events and idempotency records deleted');
+    } catch (err) {
+      logger.warn({ err }, 'purging expired outbox events and idempotency records failed');
     }
   };
 

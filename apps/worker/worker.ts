@@ -6,7 +6,7 @@ import { publicBaseUrl, type Config } from '../shared/config';
 import { temporalConnectionOptions } from '../shared/temporal-connection';
 import type { DB } from '../../db/pool';
 import { createActivities } from '../../activities';
-import { PROVIDER_ACTIVITIES, providerTaskQueue } from '../../workflows/task-queues';
+import { PROVIDER_ACTIVITIES, providerTaskQueue, WEBHOOK_ACTIVITIES, webhookTaskQueue } from '../../workflows/task-queues';
 import { SELF_HEARTBEATING_ACTIVITIES } from '../../workflows/retry';
 import { livenessHeartbeats } from './liveness';
 
@@ -29,6 +29,8 @@ export interface Workers {
   worker: Worker;
   /** Model and provider calls, on <TEMPORAL_TASK_QUEUE>-providers, rate-limited with bounded concurrency. */
   providerWorker: Worker;
+  /** Webhook deliveries, on <TEMPORAL_TASK_QUEUE>-webhooks, at most WEBHOOK_MAX_CONCURRENT_DELIVERIES at once. */
+  webhookWorker: Worker;
   connection: NativeConnection;
 }
 
@@ -81,5 +83,14 @@ export async function createWorker(opts: {
     interceptors,
     shutdownGraceTime: '20 seconds',
   });
-  return { worker, providerWorker, connection };
+  const webhookWorker = await Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: webhookTaskQueue(config.TEMPORAL_TASK_QUEUE),
+    activities: Object.fromEntries(WEBHOOK_ACTIVITIES.map((name) => [name, activities[name]])),
+    maxConcurrentActivityTaskExecutions: config.WEBHOOK_MAX_CONCURRENT_DELIVERIES,
+    interceptors,
+    shutdownGraceTime: '20 seconds',
+  });
+  return { worker, providerWorker, webhookWorker, connection };
 }

@@ -10,7 +10,7 @@ import { Kysely, sql } from 'kysely';
  *   caller (app.user_id) is a member of, or the organization a worker acts for (app.organization_id);
  * - the app role (outreach_app) has no BYPASSRLS; only the migration owner can see across tenants.
  *
- * Enum values are those of shared/api-contract.md, as CHECK constraints.
+ * Enum values are the API's (docs/api.md), as CHECK constraints.
  */
 
 const TENANT_TABLES_WITH_GENERIC_POLICIES = [
@@ -769,18 +769,49 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 const ALL_TABLES = [
-  'prompt_evals', 'meetings', 'messages', 'threads', 'enrollments', 'sequence_steps', 'sequences', 'campaigns',
-  'mailbox_health_checks', 'mailboxes', 'integrations', 'compliance_audit_log', 'compliance_settings',
-  'suppressions', 'lawful_basis_records', 'contacts', 'companies', 'opportunities', 'products', 'personas',
-  'industry_profiles', 'score_components', 'scores', 'scoring_rules', 'scoring_configs', 'classifications',
-  'signals', 'projects', 'raw_publications', 'sources', 'memberships', 'organizations',
+  'prompt_evals',
+  'meetings',
+  'messages',
+  'threads',
+  'enrollments',
+  'sequence_steps',
+  'sequences',
+  'campaigns',
+  'mailbox_health_checks',
+  'mailboxes',
+  'integrations',
+  'compliance_audit_log',
+  'compliance_settings',
+  'suppressions',
+  'lawful_basis_records',
+  'contacts',
+  'companies',
+  'opportunities',
+  'products',
+  'personas',
+  'industry_profiles',
+  'score_components',
+  'scores',
+  'scoring_rules',
+  'scoring_configs',
+  'classifications',
+  'signals',
+  'projects',
+  'raw_publications',
+  'sources',
+  'memberships',
+  'organizations',
 ];
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   // The role is cluster-wide and may serve other databases: only its grants here go.
-  await sql.raw(`
+  await sql
+    .raw(
+      `
     REVOKE ALL ON ALL TABLES IN SCHEMA public FROM outreach_app;
     ${ALL_TABLES.map((t) => `DROP TABLE IF EXISTS ${t} CASCADE;`).join('\n')}
     DROP SCHEMA IF EXISTS app CASCADE;
-  `).execute(db);
+  `,
+    )
+    .execute(db);
 }

@@ -18,15 +18,38 @@ import { Kysely, sql } from 'kysely';
  *    caller's condition before the policy's only when its operator is LEAKPROOF; LIKE and ILIKE are
  *    not marked so, which keeps every trigram index out of reach of the application roles (the
  *    owner's plans use it, the app role's scan the organization). The owner marks the two text
- *    operators' functions LEAKPROOF in this database (see README, "Database roles and tenancy").
+ *    operators' functions LEAKPROOF in this database (see docs/architecture.md, "Database roles and tenancy").
  */
 
 // Every table of 0001 whose policies were "any member reads, member+ writes".
 export const MEMBER_WRITE_TABLES = [
-  'sources', 'raw_publications', 'projects', 'signals', 'classifications', 'scoring_configs', 'scoring_rules', 'scores',
-  'score_components', 'industry_profiles', 'personas', 'products', 'opportunities', 'companies', 'contacts',
-  'lawful_basis_records', 'integrations', 'mailboxes', 'mailbox_health_checks', 'campaigns', 'sequences', 'sequence_steps',
-  'enrollments', 'threads', 'messages', 'meetings', 'prompt_evals',
+  'sources',
+  'raw_publications',
+  'projects',
+  'signals',
+  'classifications',
+  'scoring_configs',
+  'scoring_rules',
+  'scores',
+  'score_components',
+  'industry_profiles',
+  'personas',
+  'products',
+  'opportunities',
+  'companies',
+  'contacts',
+  'lawful_basis_records',
+  'integrations',
+  'mailboxes',
+  'mailbox_health_checks',
+  'campaigns',
+  'sequences',
+  'sequence_steps',
+  'enrollments',
+  'threads',
+  'messages',
+  'meetings',
+  'prompt_evals',
 ];
 
 const VISIBLE = (col: string) => `${col} = ANY ((SELECT app.visible_organization_ids())::uuid[])`;

@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /**
- * One-click unsubscribe (RFC 8058; api-contract "One-click unsubscribe"). The request carries no
+ * One-click unsubscribe (RFC 8058). The request carries no
  * user, only a token naming one outbound message, so its effects run in PostgreSQL through
  * app.unsubscribe_message(message_id): a narrowly scoped SECURITY DEFINER function, executable by the
  * API role only, that within the message's organization, and nothing more:

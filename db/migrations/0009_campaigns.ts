@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /**
- * Campaigns and enrollments (issue 8, the strategist's slice):
+ * Campaigns and enrollments:
  * - opportunities.brief: the outreach brief the drafting stage writes (facts with their source URLs,
  *   score reasons, product and persona fit), as jsonb;
  * - campaigns: who wrote the proposal (model, prompt key/version/hash), the per-contact channel plan

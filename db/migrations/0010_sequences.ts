@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /**
- * The sequence run's messages (issue 8, the sequence workflow and the approval inbox):
+ * The sequence run's messages:
  * - draft_key: what makes writing a draft idempotent: `<enrollment>:<step position>:<attempt>` (a
  *   redraft after a rejection is the next attempt), unique per organization;
  * - campaign_id: the campaign a draft belongs to (the inbox filters and names it without a join);

@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /**
- * Meetings (issue 9, section 2): CRM sync, reminders and booking webhooks.
+ * Meetings: CRM sync, reminders and booking webhooks.
  *
  * - meetings: who recorded it (created_by; null for a booking that came through a webhook), the CRM
  *   record it was synced to (crm_external_id) and the CRM's last refusal (crm_error), when the

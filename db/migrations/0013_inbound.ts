@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /**
- * Inbound mail (issue 10, replies):
+ * Inbound mail:
  * - mailbox_inbox_states: per mailbox, the IMAP UIDVALIDITY and the highest UID stored, so the inbox
  *   poll reads nothing twice and loses nothing across restarts (a new UIDVALIDITY starts over), and
  *   when it last looked. A tenant table with the member policies of 0003/0007.

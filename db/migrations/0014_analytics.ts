@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /**
- * Analytics and prompt evals (issue 10, section 3):
+ * Analytics and prompt evals:
  * - prompt_evals.message_id: the approved draft an eval row scores (its original and sent text stay
  *   on the message, so erasure redacts them there); one row per message, which makes recording an
  *   eval idempotent. Rows without a message (none are written yet) stay possible.

@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /**
- * The send path checks again at the moment of sending (issue 15, section 2; review outreach-core C2, M3, M4):
+ * The send path checks again at the moment of sending:
  * - mailboxes.send_hold_reason: a setup error of the mailbox (SMTP 535, relay denied) holds its sends
  *   until the mailbox's SMTP settings or secret change (db/queries/sending.ts mailboxSendBlock);
  * - app.unsubscribe_message (0008) leaves a claimed message (`scheduled` with send_attempted_at: its

@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /**
- * One person, and one inbox, in at most one running sequence (issue 15, section 3), and the indexes
+ * One person, and one inbox, in at most one running sequence, and the indexes
  * of the outreach core's hot queries:
  * - enrollments.route_address: the e-mail address the enrollment's e-mail steps go to, resolved at
  *   accept (the contact's own, or the company's generic one); NULL when the campaign has no e-mail

@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /**
- * Database hardening and booking tombstones (issue 15, sections 4-5):
+ * Database hardening and booking tombstones:
  * - REVOKE CREATE ON SCHEMA public FROM PUBLIC: no login role may create objects in `public`. The
  *   SECURITY DEFINER functions search `pg_catalog, public`; on a cluster initialized before PostgreSQL
  *   15 (or pg_upgraded from one) any role could otherwise define, say, an operator in `public` that a

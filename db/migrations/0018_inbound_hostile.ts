@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /**
- * Inbound mail is hostile input (issue 15, section 1):
+ * Inbound mail is hostile input:
  * - messages.processing_error: an inbound message that could not be processed (its parse ran over the
  *   time budget, the database refused it, an error) is kept with the error, `unprocessed` while set;
  *   the mailbox's read position moves on past it and the next poll retries it.

@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /**
- * Events out and machine clients (issue 17):
+ * Events out and machine clients:
  * - webhook_endpoints: an organization's receivers. The signing secret is sealed like the other
  *   secrets (db/secrets.ts, webhookSecretContext); after a rotation the previous one is kept, sealed,
  *   until previous_secret_expires_at (24 h) and signs too. Managed by owners and admins.

@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /**
- * Sending at scale (shared/api-contract.md, "Sending at scale"): mailbox pools, ramp-up, protection,
+ * Sending at scale: mailbox pools, ramp-up, protection,
  * OAuth mailboxes and the recipient's time.
  *
  * mailboxes: `status` (active, paused) with `paused_reason` and `paused_at` (set together, only when

@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /**
- * Request rate limits shared by every API process (issue 18): rate-limiter-flexible's PostgreSQL store
+ * Request rate limits shared by every API process: rate-limiter-flexible's PostgreSQL store
  * keeps one row per limited key (`user:<id>`, `organization:<id>`) with the points taken in the current
  * window and when the window ends (epoch ms). Not tenant data (no organization_id, no row-level
  * security): the limiter reads and writes it before the caller's identity reaches the database.

@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /**
- * Contact import (issue 19, section 1):
+ * Contact import:
  * - imports: one CSV upload, its progress (processed_rows of total_rows), what it did and what it
  *   skipped or refused (the first 1,000 of each), and the source recorded on every contact for the
  *   Art. 14 notice. The durable run `import/<id>` advances processed_rows chunk by chunk, each in the
@@ -11,7 +11,7 @@ import { Kysely, sql } from 'kysely';
  *   rows of the same person (duplicate_in_file). Deleted when the import ends.
  * Tenant tables with the member policies of 0003/0007.
  *
- * Threads (issue 19, section 3): threads.assigned_to, the member who answers the thread (a user id,
+ * Threads: threads.assigned_to, the member who answers the thread (a user id,
  * checked against the memberships by the API), and the index of the thread list's filter.
  */
 const VISIBLE = `organization_id = ANY ((SELECT app.visible_organization_ids())::uuid[])`;

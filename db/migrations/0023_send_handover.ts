@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /**
- * The moment a send hands its message to the SMTP server (issue 15: nothing lost when a worker dies
+ * The moment a send hands its message to the SMTP server (so nothing is lost when a worker dies
  * mid-send). `messages.handover_at` is committed by the claim's owner right before the envelope and
  * DATA, and only while its claim (`send_attempted_at`) is still the message's. A claim found set
  * without a hand-over means the attempt died before the server could have the message: the next

@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /**
- * Step variants (issue 19 point 2): a campaign step may carry 2 to 5 variants `[{key, subject?,
+ * Step variants: a campaign step may carry 2 to 5 variants `[{key, subject?,
  * instructions?}]` (sequence_steps.variants, [] for none, the count and shape held by a constraint; keys unique in
  * the step are checked by the API schema). Each enrollment gets one variant per step
  * (domain/outreach/variants.ts); its message stores the key (messages.variant_key), which the

@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /**
- * The one-click unsubscribe reports itself (issue 17 gap 1): app.unsubscribe_message (0008, 0015) has
+ * The one-click unsubscribe reports itself: app.unsubscribe_message (0008, 0015) has
  * no caller to run recordEvent (db/queries/webhook-events.ts) as, so it writes the outbox itself, in
  * its own transaction: `suppression.created` for the suppression it makes and `enrollment.stopped`
  * for each enrollment it stops, with `data` the record as the API answers it (GET

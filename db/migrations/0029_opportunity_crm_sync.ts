@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /**
- * Salesforce outcomes (issue 19 point 4): a won or lost outcome updates the StageName of the
+ * Salesforce outcomes: a won or lost outcome updates the StageName of the
  * Salesforce Opportunity the CRM integration's `mapping.opportunities` links it to (the run
  * `crm-outcome/<opportunityId>`). The opportunity keeps when that last succeeded (crm_synced_at)
  * and the CRM's last refusal (crm_error, a 4xx that no retry heals), as meetings do.

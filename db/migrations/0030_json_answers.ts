@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /**
- * JSON built in PostgreSQL (issue 18 point 5; db/json-answers.ts): the list endpoints answer the
+ * JSON built in PostgreSQL: the list endpoints answer the
  * JSON array PostgreSQL builds, passed through without parsing and re-serialising. A timestamp must
  * then read as the API has always written it, Date.prototype.toISOString's form (UTC, milliseconds,
  * `Z`: 2026-11-21T09:30:00.123Z; the microseconds cut, as node-postgres cuts them when it parses a

@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /**
- * The title search matches a lower-cased copy of the title (issue 18, GET /signals?q=).
+ * The title search matches a lower-cased copy of the title.
  *
  * `title ILIKE p` lower-cases every candidate title again on every search (PostgreSQL's ILIKE in a
  * multibyte encoding lowers both sides per row), about half of a rare word's search time in

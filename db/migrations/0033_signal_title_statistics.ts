@@ -1,8 +1,8 @@
 import { Kysely, sql } from 'kysely';
 
 /**
- * The title search's plan rests on how many titles the planner thinks hold the word (issue 18,
- * GET /signals?q=): few, and it reads the trigram index and sorts the matches; many, and it reads
+ * The title search's plan (GET /signals?q=) rests on how many titles the planner thinks hold the
+ * word: few, and it reads the trigram index and sorts the matches; many, and it reads
  * the newest signals until the page is full. For a word inside a title it can only count the word
  * in the column's histogram, which holds 100 titles by default: a word in one title of a thousand
  * was estimated at 1 % whenever ANALYZE happened to sample it (about one ANALYZE in ten in

@@ -7,11 +7,32 @@ import { recordEvent } from './webhook-events';
 
 /** The spec's Campaign fields, plus who wrote it (model, prompt_*), the per-contact plan and a dismissal's reason. */
 export const CAMPAIGN_COLUMNS = [
-  'campaigns.id', 'campaigns.organization_id', 'campaigns.name', 'campaigns.status', 'campaigns.mode', 'campaigns.goal', 'campaigns.brief',
-  'campaigns.country_code', 'campaigns.persona_keys', 'campaigns.product_keys', 'campaigns.min_score', 'campaigns.mailbox_id', 'campaigns.send_in', 'campaigns.proposed_by',
-  'campaigns.opportunity_id', 'campaigns.suggested_contact_ids', 'campaigns.suggested_contacts', 'campaigns.rationale', 'campaigns.model',
-  'campaigns.prompt_key', 'campaigns.prompt_version', 'campaigns.prompt_hash', 'campaigns.dismissed_reason', 'campaigns.created_by',
-  'campaigns.created_at', 'campaigns.updated_at',
+  'campaigns.id',
+  'campaigns.organization_id',
+  'campaigns.name',
+  'campaigns.status',
+  'campaigns.mode',
+  'campaigns.goal',
+  'campaigns.brief',
+  'campaigns.country_code',
+  'campaigns.persona_keys',
+  'campaigns.product_keys',
+  'campaigns.min_score',
+  'campaigns.mailbox_id',
+  'campaigns.send_in',
+  'campaigns.proposed_by',
+  'campaigns.opportunity_id',
+  'campaigns.suggested_contact_ids',
+  'campaigns.suggested_contacts',
+  'campaigns.rationale',
+  'campaigns.model',
+  'campaigns.prompt_key',
+  'campaigns.prompt_version',
+  'campaigns.prompt_hash',
+  'campaigns.dismissed_reason',
+  'campaigns.created_by',
+  'campaigns.created_at',
+  'campaigns.updated_at',
 ] as const;
 
 export const STEP_COLUMNS = ['id', 'sequence_id', 'position', 'channel', 'delay_days', 'instructions', 'variants'] as const;
@@ -59,7 +80,9 @@ function campaignRow(tx: Tx) {
     .select(CAMPAIGN_COLUMNS)
     .select((eb) => eb.selectFrom('sequences').select('sequences.id').whereRef('sequences.campaign_id', '=', 'campaigns.id').as('sequence_id'))
     .select(
-      sql<string[]>`coalesce((SELECT array_agg(cm.mailbox_id ORDER BY cm.position) FROM campaign_mailboxes cm WHERE cm.campaign_id = campaigns.id), '{}')`.as('mailbox_ids'),
+      sql<string[]>`coalesce((SELECT array_agg(cm.mailbox_id ORDER BY cm.position) FROM campaign_mailboxes cm WHERE cm.campaign_id = campaigns.id), '{}')`.as(
+        'mailbox_ids',
+      ),
     );
 }
 
@@ -74,7 +97,11 @@ async function withDetail<R extends { id: string; sequence_id: string | null }>(
     tx
       .selectFrom('enrollments')
       .select(['campaign_id', 'status', sql<number>`count(*)::int`.as('n')])
-      .where('campaign_id', 'in', rows.map((r) => r.id))
+      .where(
+        'campaign_id',
+        'in',
+        rows.map((r) => r.id),
+      )
       .groupBy(['campaign_id', 'status'])
       .execute(),
   ]);
@@ -110,7 +137,13 @@ export function liveProposal(tx: Tx, organizationId: string, opportunityId: stri
 
 /** Whether any campaign (live, accepted or dismissed) was ever made for the opportunity. */
 export async function hasAnyCampaign(tx: Tx, organizationId: string, opportunityId: string): Promise<boolean> {
-  const row = await tx.selectFrom('campaigns').select('id').where('organization_id', '=', organizationId).where('opportunity_id', '=', opportunityId).limit(1).executeTakeFirst();
+  const row = await tx
+    .selectFrom('campaigns')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('opportunity_id', '=', opportunityId)
+    .limit(1)
+    .executeTakeFirst();
   return !!row;
 }
 
@@ -176,7 +209,7 @@ export async function insertCampaign(tx: Tx, c: CampaignInput): Promise<{ create
       )
       .execute();
   }
-  await recordEvent(tx, 'campaign.proposed', { organizationId: c.organizationId, id: inserted.id });
+  await recordEvent(tx, 'campaign.proposed', { organizationId: c.organizationId, id: inserted.id }, getCampaign);
   return { created: true, id: inserted.id };
 }
 
@@ -212,7 +245,11 @@ export async function setCampaignPool(tx: Tx, organizationId: string, campaignId
     .insertInto('campaign_mailboxes')
     .values(mailboxIds.map((mailboxId, position) => ({ organization_id: organizationId, campaign_id: campaignId, mailbox_id: mailboxId, position })))
     .execute();
-  await tx.updateTable('campaigns').set({ mailbox_id: mailboxIds[0], updated_at: sql`now()` }).where('id', '=', campaignId).execute();
+  await tx
+    .updateTable('campaigns')
+    .set({ mailbox_id: mailboxIds[0], updated_at: sql`now()` })
+    .where('id', '=', campaignId)
+    .execute();
 }
 
 /** A campaign's name, mode and send_in (PATCH /campaigns/{id}); its pool is setCampaignPool's. */
@@ -229,7 +266,9 @@ export function addSuggestedContacts(tx: Tx, id: string, contactIds: string[]) {
   return tx
     .updateTable('campaigns')
     .set({
-      suggested_contact_ids: sql<string[]>`(SELECT coalesce(array_agg(c ORDER BY o), '{}') FROM (SELECT DISTINCT ON (c) c, o FROM unnest(suggested_contact_ids || ${contactIds}::uuid[]) WITH ORDINALITY AS u(c, o) ORDER BY c, o) d)`,
+      suggested_contact_ids: sql<
+        string[]
+      >`(SELECT coalesce(array_agg(c ORDER BY o), '{}') FROM (SELECT DISTINCT ON (c) c, o FROM unnest(suggested_contact_ids || ${contactIds}::uuid[]) WITH ORDINALITY AS u(c, o) ORDER BY c, o) d)`,
       updated_at: sql`now()`,
     })
     .where('id', '=', id)
@@ -253,7 +292,12 @@ export function stepsOf(tx: Tx, sequenceId: string) {
 
 /** A mailbox of the organization, visible to the caller (id only: the mailbox slice owns the rest). */
 export function mailboxOf(tx: Tx, organizationId: string, mailboxId: string) {
-  return tx.selectFrom('mailboxes').select(['id', 'organization_id']).where('id', '=', mailboxId).where('organization_id', '=', organizationId).executeTakeFirst();
+  return tx
+    .selectFrom('mailboxes')
+    .select(['id', 'organization_id'])
+    .where('id', '=', mailboxId)
+    .where('organization_id', '=', organizationId)
+    .executeTakeFirst();
 }
 
 /** Those of the given mailboxes that are the organization's and visible to the caller. */
@@ -261,12 +305,13 @@ export function mailboxesOf(tx: Tx, organizationId: string, mailboxIds: string[]
   return tx.selectFrom('mailboxes').select(['id']).where('id', 'in', mailboxIds).where('organization_id', '=', organizationId).execute();
 }
 
-/** The organization's first mailbox whose last health check did not say `sendable: false`. */
+/** The organization's first active (not paused) mailbox whose last health check did not say `sendable: false`. */
 export function firstSendableMailbox(tx: Tx, organizationId: string) {
   return tx
     .selectFrom('mailboxes')
     .select(['id', 'timezone'])
     .where('organization_id', '=', organizationId)
+    .where('status', '=', 'active')
     .where(sql<boolean>`sendable IS DISTINCT FROM false`)
     .orderBy('created_at')
     .orderBy('id')
@@ -327,7 +372,12 @@ export async function opportunityForStrategist(tx: Tx, opportunityId: string) {
         .executeTakeFirst()
     : undefined;
   const classification = signalId
-    ? await tx.selectFrom('classifications').select(['project_category', 'project_stage']).where('signal_id', '=', signalId).where('is_current', '=', true).executeTakeFirst()
+    ? await tx
+        .selectFrom('classifications')
+        .select(['project_category', 'project_stage'])
+        .where('signal_id', '=', signalId)
+        .where('is_current', '=', true)
+        .executeTakeFirst()
     : undefined;
   const reasons = signalId
     ? await tx
@@ -365,5 +415,9 @@ export function companyContacts(tx: Tx, companyId: string) {
 }
 
 export function storeBrief(tx: Tx, opportunityId: string, brief: unknown) {
-  return tx.updateTable('opportunities').set({ brief: JSON.stringify(brief), updated_at: sql`now()` }).where('id', '=', opportunityId).execute();
+  return tx
+    .updateTable('opportunities')
+    .set({ brief: JSON.stringify(brief), updated_at: sql`now()` })
+    .where('id', '=', opportunityId)
+    .execute();
 }

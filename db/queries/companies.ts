@@ -7,8 +7,26 @@ import { listPerShape } from '../query-shapes';
 import { newestFirst } from './pagination';
 
 export const COMPANY_COLUMNS = [
-  'id', 'organization_id', 'name', 'normalized_name', 'domain', 'kvk_number', 'address', 'website', 'generic_email', 'phone',
-  'enrichment_status', 'enrichment_error', 'country_code', 'locale', 'recipient_kind', 'legal_form', 'sbi_codes', 'timezone', 'created_at', 'updated_at',
+  'id',
+  'organization_id',
+  'name',
+  'normalized_name',
+  'domain',
+  'kvk_number',
+  'address',
+  'website',
+  'generic_email',
+  'phone',
+  'enrichment_status',
+  'enrichment_error',
+  'country_code',
+  'locale',
+  'recipient_kind',
+  'legal_form',
+  'sbi_codes',
+  'timezone',
+  'created_at',
+  'updated_at',
 ] as const;
 
 export interface CompanyInput {
@@ -59,7 +77,15 @@ export function insertCompany(tx: Tx, organizationId: string, c: CompanyInput) {
 export function updateCompany(
   tx: Tx,
   id: string,
-  patch: { name?: string; address?: string | null; website?: string | null; phone?: string | null; countryCode?: string | null; locale?: string | null; timezone?: string | null },
+  patch: {
+    name?: string;
+    address?: string | null;
+    website?: string | null;
+    phone?: string | null;
+    countryCode?: string | null;
+    locale?: string | null;
+    timezone?: string | null;
+  },
 ) {
   return tx
     .updateTable('companies')
@@ -114,7 +140,10 @@ export function listCompanies(tx: Reader, f: CompanyFilter) {
 }
 
 const COMPANY_JSON_COLUMNS = jsonColumns(COMPANY_COLUMNS, { timestamps: ['created_at', 'updated_at'] });
-const companiesJson = listPerShape((qb: Reader, v: CompanyListValues) => newestFirst(fromCompanies(qb, v).select(COMPANY_JSON_COLUMNS), 'companies', v), listValues);
+const companiesJson = listPerShape(
+  (qb: Reader, v: CompanyListValues) => newestFirst(fromCompanies(qb, v).select(COMPANY_JSON_COLUMNS), 'companies', v),
+  listValues,
+);
 
 /**
  * listCompanies built as JSON in PostgreSQL (GET /companies answers it as it is; readJsonWithRole,
@@ -128,7 +157,11 @@ export const listCompaniesJsonAfresh = companiesJson.afresh;
  * The company a signal (or an enrichment result) names: by KvK number, then registrable domain,
  * then normalized name; a new one is created when none matches. Returns whether it was created.
  */
-export async function matchOrCreateCompany(tx: Tx, organizationId: string, c: CompanyInput): Promise<{ company: NonNullable<Awaited<ReturnType<typeof getCompany>>>; created: boolean; matchedBy: string | null }> {
+export async function matchOrCreateCompany(
+  tx: Tx,
+  organizationId: string,
+  c: CompanyInput,
+): Promise<{ company: NonNullable<Awaited<ReturnType<typeof getCompany>>>; created: boolean; matchedBy: string | null }> {
   const values = companyValues(organizationId, c);
   const base = tx.selectFrom('companies').select(COMPANY_COLUMNS).where('organization_id', '=', organizationId);
   const byKvk = values.kvk_number ? await base.where('kvk_number', '=', values.kvk_number).executeTakeFirst() : undefined;
@@ -158,7 +191,11 @@ export function setEnrichmentStatus(tx: Tx, id: string, status: 'idle' | 'runnin
 }
 
 /** Company facts found by enrichment fill gaps; they never overwrite what a person entered. */
-export function fillCompanyGaps(tx: Tx, id: string, facts: { genericEmail?: string | null; phone?: string | null; address?: string | null; domain?: string | null }) {
+export function fillCompanyGaps(
+  tx: Tx,
+  id: string,
+  facts: { genericEmail?: string | null; phone?: string | null; address?: string | null; domain?: string | null },
+) {
   return tx
     .updateTable('companies')
     .set((eb) => ({

@@ -4,8 +4,21 @@ import { wasErased } from './compliance/erasure';
 import { newestFirst } from './pagination';
 
 export const CONTACT_COLUMNS = [
-  'id', 'organization_id', 'company_id', 'full_name', 'title', 'email', 'phone', 'linkedin_url', 'source_description', 'data_source',
-  'last_engaged_at', 'erased_at', 'timezone', 'created_at', 'updated_at',
+  'id',
+  'organization_id',
+  'company_id',
+  'full_name',
+  'title',
+  'email',
+  'phone',
+  'linkedin_url',
+  'source_description',
+  'data_source',
+  'last_engaged_at',
+  'erased_at',
+  'timezone',
+  'created_at',
+  'updated_at',
 ] as const;
 
 export interface ContactInput {
@@ -38,7 +51,14 @@ export function updateContact(
 ) {
   return tx
     .updateTable('contacts')
-    .set({ full_name: patch.fullName, title: patch.title, phone: patch.phone, linkedin_url: patch.linkedinUrl, timezone: patch.timezone, updated_at: sql`now()` })
+    .set({
+      full_name: patch.fullName,
+      title: patch.title,
+      phone: patch.phone,
+      linkedin_url: patch.linkedinUrl,
+      timezone: patch.timezone,
+      updated_at: sql`now()`,
+    })
     .where('id', '=', id)
     .returning(CONTACT_COLUMNS)
     .executeTakeFirst();
@@ -75,7 +95,12 @@ export function insertContact(tx: Tx, organizationId: string, c: ContactInput) {
  */
 export async function upsertContact(tx: Tx, organizationId: string, c: ContactInput): Promise<{ id: string; created: boolean } | null> {
   const byEmail = c.email
-    ? await tx.selectFrom('contacts').select(['id', 'erased_at']).where('organization_id', '=', organizationId).where(sql`lower(email)`, '=', c.email.toLowerCase()).executeTakeFirst()
+    ? await tx
+        .selectFrom('contacts')
+        .select(['id', 'erased_at'])
+        .where('organization_id', '=', organizationId)
+        .where(sql`lower(email)`, '=', c.email.toLowerCase())
+        .executeTakeFirst()
     : undefined;
   const existing =
     byEmail ??

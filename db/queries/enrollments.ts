@@ -7,8 +7,20 @@ import { newestFirst } from './pagination';
 import { recordEvent } from './webhook-events';
 
 export const ENROLLMENT_COLUMNS = [
-  'id', 'organization_id', 'campaign_id', 'contact_id', 'status', 'current_step', 'next_action_at', 'pause_reason', 'resume_at', 'stopped_reason',
-  'workflow_id', 'mailbox_id', 'created_at', 'updated_at',
+  'id',
+  'organization_id',
+  'campaign_id',
+  'contact_id',
+  'status',
+  'current_step',
+  'next_action_at',
+  'pause_reason',
+  'resume_at',
+  'stopped_reason',
+  'workflow_id',
+  'mailbox_id',
+  'created_at',
+  'updated_at',
 ] as const;
 
 /** The id of an enrollment's sequence workflow (workflows/search-attributes.ts says the same). */
@@ -19,7 +31,10 @@ export function getEnrollment(tx: Tx, id: string) {
 }
 
 /** The list query, unexecuted (the API runs it in one round trip: readWithRole). */
-export function listEnrollments(tx: Reader, f: { organizationId: string; campaignId?: string; contactId?: string; status?: string; limit: number; before?: string }) {
+export function listEnrollments(
+  tx: Reader,
+  f: { organizationId: string; campaignId?: string; contactId?: string; status?: string; limit: number; before?: string },
+) {
   let q = tx.selectFrom('enrollments').select(ENROLLMENT_COLUMNS).where('organization_id', '=', f.organizationId);
   if (f.campaignId) q = q.where('campaign_id', '=', f.campaignId);
   if (f.contactId) q = q.where('contact_id', '=', f.contactId);
@@ -57,7 +72,12 @@ export async function insertEnrollments(
         workflow_id: enrollmentWorkflowId(id),
       };
     });
-    const done = await tx.insertInto('enrollments').values(values).onConflict((oc) => oc.doNothing()).returning(['id', 'contact_id']).execute();
+    const done = await tx
+      .insertInto('enrollments')
+      .values(values)
+      .onConflict((oc) => oc.doNothing())
+      .returning(['id', 'contact_id'])
+      .execute();
     for (const r of done) inserted.set(r.contact_id, r.id);
   }
   return inserted;
@@ -96,7 +116,8 @@ export async function transitionEnrollment(
     .where('status', 'in', enrollmentFrom(action))
     .returning(ENROLLMENT_COLUMNS)
     .executeTakeFirst();
-  if (row && (row.status === 'stopped' || row.status === 'paused')) await recordEvent(tx, row.status === 'stopped' ? 'enrollment.stopped' : 'enrollment.paused', { organizationId: row.organization_id, id });
+  if (row && (row.status === 'stopped' || row.status === 'paused'))
+    await recordEvent(tx, row.status === 'stopped' ? 'enrollment.stopped' : 'enrollment.paused', { organizationId: row.organization_id, id }, getEnrollment);
   return row;
 }
 
@@ -111,7 +132,15 @@ export async function skipWaitingMessages(tx: Tx, enrollmentId: string): Promise
     .where((eb) => eb.or([eb('status', '<>', 'scheduled'), eb('send_attempted_at', 'is', null)]))
     .returning('id')
     .execute();
-  if (rows.length) await tx.deleteFrom('send_slots').where('message_id', 'in', rows.map((r) => r.id)).execute();
+  if (rows.length)
+    await tx
+      .deleteFrom('send_slots')
+      .where(
+        'message_id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .execute();
   return rows.length;
 }
 
@@ -168,9 +197,17 @@ export async function stopContactEnrollments(tx: Tx, contactId: string, reason: 
  * organization, after `afterId` in id order: ids only, through the SECURITY DEFINER function
  * app.running_enrollments (the caller has no tenant context).
  */
-export async function runningEnrollmentIds(db: Kysely<Database>, olderThanSeconds: number, afterId: string | null, limit: number, onlyOrganizationId: string | null = null) {
+export async function runningEnrollmentIds(
+  db: Kysely<Database>,
+  olderThanSeconds: number,
+  afterId: string | null,
+  limit: number,
+  onlyOrganizationId: string | null = null,
+) {
   const rows = await sql<{ organization_id: string; enrollment_id: string }>`
-    SELECT organization_id, enrollment_id FROM app.running_enrollments(${olderThanSeconds}::int, ${afterId}::uuid, ${limit}::int, ${onlyOrganizationId}::uuid)`.execute(db);
+    SELECT organization_id, enrollment_id FROM app.running_enrollments(${olderThanSeconds}::int, ${afterId}::uuid, ${limit}::int, ${onlyOrganizationId}::uuid)`.execute(
+    db,
+  );
   return rows.rows;
 }
 
@@ -193,8 +230,13 @@ export async function resumePoints(tx: Tx, enrollmentIds: string[]) {
     .selectFrom('enrollments')
     .innerJoin('campaigns', 'campaigns.id', 'enrollments.campaign_id')
     .select([
-      'enrollments.id', 'enrollments.organization_id', 'enrollments.campaign_id', 'enrollments.current_step', 'enrollments.created_at',
-      'campaigns.opportunity_id', 'campaigns.mailbox_id',
+      'enrollments.id',
+      'enrollments.organization_id',
+      'enrollments.campaign_id',
+      'enrollments.current_step',
+      'enrollments.created_at',
+      'campaigns.opportunity_id',
+      'campaigns.mailbox_id',
     ])
     .select((eb) => [
       eb
@@ -235,7 +277,14 @@ export async function resumePoints(tx: Tx, enrollmentIds: string[]) {
         : position && stepDone && position >= r.current_step
           ? { position: position + 1, attempt: 1, fromMs: Number(changedAt) }
           : { position: r.current_step + 1, attempt: 1, fromMs: new Date(r.last_message_at ?? r.created_at).getTime() };
-    return { enrollmentId: r.id, organizationId: r.organization_id, campaignId: r.campaign_id, opportunityId: r.opportunity_id, mailboxId: r.mailbox_id, resume };
+    return {
+      enrollmentId: r.id,
+      organizationId: r.organization_id,
+      campaignId: r.campaign_id,
+      opportunityId: r.opportunity_id,
+      mailboxId: r.mailbox_id,
+      resume,
+    };
   });
 }
 

@@ -75,19 +75,6 @@ export async function contactsByEmail(tx: Tx, organizationId: string, emails: st
   return rows.rows;
 }
 
-/** The organization's contacts named so (lowered) within these companies: pairs of company id and lowered name. */
-export async function contactsByName(tx: Tx, organizationId: string, pairs: Array<{ companyId: string; name: string }>): Promise<ContactCandidate[]> {
-  if (!pairs.length) return [];
-  const rows = await sql<ContactCandidate>`
-    SELECT c.id, c.company_id, lower(c.email) AS email, lower(c.full_name) AS name, c.erased_at IS NOT NULL AS erased
-      FROM contacts c
-      JOIN (SELECT DISTINCT * FROM unnest(${pairs.map((p) => p.companyId)}::uuid[], ${pairs.map((p) => p.name)}::text[]) AS k(company_id, name)) k
-        ON c.company_id = k.company_id AND lower(c.full_name) = k.name
-     WHERE c.organization_id = ${organizationId}
-     ORDER BY c.created_at, c.id`.execute(tx);
-  return rows.rows;
-}
-
 export interface NewContact {
   id: string;
   company_id: string;
@@ -139,7 +126,11 @@ export async function fillContactGaps(tx: Tx, gaps: ContactGaps[]): Promise<Set<
 }
 
 /** The (scope, value) keys of these that the organization's suppressions (and erasure markers) hold, in one query whatever their number. */
-export async function suppressionKeysFound(tx: Tx, organizationId: string, keys: ReadonlyArray<{ scope: string; value: string }>): Promise<Array<{ scope: string; value: string }>> {
+export async function suppressionKeysFound(
+  tx: Tx,
+  organizationId: string,
+  keys: ReadonlyArray<{ scope: string; value: string }>,
+): Promise<Array<{ scope: string; value: string }>> {
   if (!keys.length) return [];
   const rows = await sql<{ scope: string; value: string }>`
     SELECT DISTINCT s.scope, s.value

@@ -1,11 +1,25 @@
 import { sql } from 'kysely';
 import type { Json } from '../database';
+import { IMPORT_LIST_LIMIT } from '../../domain/imports/csv';
 import type { Tx } from '../tenancy';
 import { newestFirst } from './pagination';
 
 export const IMPORT_COLUMNS = [
-  'id', 'organization_id', 'status', 'total_rows', 'processed_rows', 'created_companies', 'created_contacts', 'updated_contacts', 'skipped', 'errors',
-  'source_description', 'workflow_id', 'created_by', 'created_at', 'finished_at',
+  'id',
+  'organization_id',
+  'status',
+  'total_rows',
+  'processed_rows',
+  'created_companies',
+  'created_contacts',
+  'updated_contacts',
+  'skipped',
+  'errors',
+  'source_description',
+  'workflow_id',
+  'created_by',
+  'created_at',
+  'finished_at',
 ] as const;
 
 export interface ImportSkip {
@@ -21,7 +35,15 @@ export interface ImportError {
 /** A new import (its id made by the caller, so that its run's id `import/<id>` is stored with it). */
 export function insertImport(
   tx: Tx,
-  i: { id: string; organizationId: string; sourceDescription: string; dedupe: 'organization' | 'none'; createdBy: string; workflowId: string; errors: ImportError[] },
+  i: {
+    id: string;
+    organizationId: string;
+    sourceDescription: string;
+    dedupe: 'organization' | 'none';
+    createdBy: string;
+    workflowId: string;
+    errors: ImportError[];
+  },
 ) {
   return tx
     .insertInto('imports')
@@ -39,7 +61,12 @@ export function insertImport(
 }
 
 /** A batch of parsed records into the staging table (one INSERT). */
-export async function stageImportRows(tx: Tx, organizationId: string, importId: string, rows: Array<{ n: number; emailKey: string | null; fields: Record<string, string> }>) {
+export async function stageImportRows(
+  tx: Tx,
+  organizationId: string,
+  importId: string,
+  rows: Array<{ n: number; emailKey: string | null; fields: Record<string, string> }>,
+) {
   if (!rows.length) return;
   await tx
     .insertInto('import_rows')
@@ -66,12 +93,18 @@ export function listImports(tx: Tx, f: { organizationId: string; limit: number; 
 
 /** The import's row, locked for its chunk: one chunk of an import runs at a time. */
 export function lockImport(tx: Tx, id: string) {
-  return tx.selectFrom('imports').select([...IMPORT_COLUMNS, 'dedupe']).where('id', '=', id).forUpdate().executeTakeFirst();
+  return tx
+    .selectFrom('imports')
+    .select([...IMPORT_COLUMNS, 'dedupe'])
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 /**
- * The staged rows n in [offset, offset + limit), in file order, each with whether an earlier row of
- * the file has the same address (duplicate_in_file; the email index answers it).
+ * The staged rows n in [offset, offset + limit), in file order, each with whether an earlier chunk
+ * imported a row with the same address (duplicate_in_file; the email index answers it). The rows of
+ * the chunk itself are compared by the caller, in file order.
  */
 export function stagedChunk(tx: Tx, organizationId: string, importId: string, offset: number, limit: number) {
   return tx
@@ -86,7 +119,8 @@ export function stagedChunk(tx: Tx, organizationId: string, importId: string, of
             .where('e.organization_id', '=', organizationId)
             .where('e.import_id', '=', importId)
             .whereRef('e.email_key', '=', 'r.email_key')
-            .whereRef('e.n', '<', 'r.n'),
+            .whereRef('e.n', '<', 'r.n')
+            .where('e.imported', '=', true),
         )
         .as('duplicate'),
     )
@@ -98,6 +132,18 @@ export function stagedChunk(tx: Tx, organizationId: string, importId: string, of
     .execute();
 }
 
+/** The chunk's rows that were imported (created or matched a contact), in the chunk's transaction. */
+export async function markRowsImported(tx: Tx, organizationId: string, importId: string, rows: number[]) {
+  if (!rows.length) return;
+  await tx
+    .updateTable('import_rows')
+    .set({ imported: true })
+    .where('organization_id', '=', organizationId)
+    .where('import_id', '=', importId)
+    .where('n', '=', sql<number>`ANY(${rows}::int[])`)
+    .execute();
+}
+
 /**
  * A chunk's outcome, in the chunk's transaction: the counters grow, `skipped` and `errors` keep their
  * first `keep`, and processed_rows moves to `processedRows`. The last chunk ends the import and deletes
@@ -106,7 +152,16 @@ export function stagedChunk(tx: Tx, organizationId: string, importId: string, of
 export async function recordImportChunk(
   tx: Tx,
   importId: string,
-  c: { processedRows: number; done: boolean; createdCompanies: number; createdContacts: number; updatedContacts: number; skipped: ImportSkip[]; errors: ImportError[]; keep: number },
+  c: {
+    processedRows: number;
+    done: boolean;
+    createdCompanies: number;
+    createdContacts: number;
+    updatedContacts: number;
+    skipped: ImportSkip[];
+    errors: ImportError[];
+    keep: number;
+  },
 ) {
   const append = (column: 'skipped' | 'errors', items: unknown[]) =>
     items.length
@@ -130,7 +185,10 @@ export async function recordImportChunk(
   return row;
 }
 
-/** A run that could not finish: the import ends failed (its staged file is deleted). */
+/**
+ * A run that could not finish: the import ends failed (its staged file is deleted), its reason the
+ * last entry of `errors` even when the list is full (the 1,000th entry gives way to it).
+ */
 export async function failImport(tx: Tx, importId: string, message: string) {
   await tx.deleteFrom('import_rows').where('import_id', '=', importId).execute();
   return tx
@@ -138,7 +196,7 @@ export async function failImport(tx: Tx, importId: string, message: string) {
     .set((eb) => ({
       status: 'failed',
       finished_at: sql`now()`,
-      errors: sql<Json>`(SELECT coalesce(jsonb_agg(v ORDER BY i), '[]'::jsonb) FROM jsonb_array_elements(${eb.ref('errors')} || ${JSON.stringify([{ row: 0, field: 'import', message }])}::jsonb) WITH ORDINALITY AS t(v, i) WHERE i <= 1000)`,
+      errors: sql<Json>`(SELECT coalesce(jsonb_agg(v ORDER BY i), '[]'::jsonb) FROM jsonb_array_elements(${eb.ref('errors')}) WITH ORDINALITY AS t(v, i) WHERE i < ${IMPORT_LIST_LIMIT}) || ${JSON.stringify([{ row: 0, field: 'import', message }])}::jsonb`,
     }))
     .where('id', '=', importId)
     .where('status', '=', 'running')

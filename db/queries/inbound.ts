@@ -2,50 +2,16 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Tx } from '../tenancy';
 import { normalizeSubject } from '../../domain/replies/subject';
-import type { InboundKind } from '../../domain/replies/plan';
-import type { OfferedSlot, Referral, ReplyIntent } from '../../domain/replies/types';
 import { cleanText } from '../../domain/replies/text';
+import type { InboundMessage } from '../../domain/replies/inbound-message';
 import { actOnInbound } from './inbound-actions';
+import { getMessage } from './messages';
 import { recordEvent } from './webhook-events';
 
-/**
+/*
  * Inbound mail, stored once and threaded, in the caller's transaction (the worker's, as the
  * organization): the same path for mail read over IMAP and mail pushed to POST /mailboxes/{id}/inbound.
  */
-export interface InboundMessage {
-  organizationId: string;
-  mailboxId: string;
-  /** Its Message-ID, or a hash of the raw message when it has none: the de-duplication key. */
-  internetMessageId: string;
-  inReplyTo: string[];
-  references: string[];
-  fromAddress: string | null;
-  toAddress: string | null;
-  subject: string | null;
-  body: string;
-  receivedAt: Date;
-  kind: InboundKind;
-  /** For a delivery report: the Message-ID of the message it reports on, the recipient and the status. */
-  bounce: { originalMessageId: string | null; recipient: string | null; status: string | null; diagnostic: string | null } | null;
-  /** For an abuse feedback report (ARF): the Message-ID of the message it reports, its type and the recipient it names. */
-  complaint: { originalMessageId: string | null; feedbackType: string | null; originalRecipient: string | null } | null;
-  classification: {
-    intent: ReplyIntent;
-    confidence: number;
-    summary: string;
-    model: string;
-    promptKey: string | null;
-    promptVersion: string | null;
-    referral: Referral | null;
-    offeredSlots: OfferedSlot[];
-  } | null;
-  /** Out of office: when the hold ends (the mailbox's next business day after the return date). */
-  resumeAt: Date | null;
-  /** A reply draft to write (offered times), prepared by the caller. */
-  draft: { subject: string; body: string; slot: OfferedSlot } | null;
-  /** The triage summary of a message that is not a reply (an auto-reply, a bounce). */
-  note: string | null;
-}
 
 export type InboundOutcome =
   | { duplicate: true; messageId: string }
@@ -81,7 +47,11 @@ async function outboundByMessageId(tx: Tx, organizationId: string, ids: string[]
     .select(['id', 'thread_id', 'contact_id', 'enrollment_id', 'mailbox_id', 'subject', 'provider_message_id', 'to_address'])
     .where('organization_id', '=', organizationId)
     .where('direction', '=', 'outbound')
-    .where(sql`lower(provider_message_id)`, 'in', ids.map((i) => i.toLowerCase()))
+    .where(
+      sql`lower(provider_message_id)`,
+      'in',
+      ids.map((i) => i.toLowerCase()),
+    )
     .execute();
   for (const id of ids) {
     const found = rows.find((r) => r.provider_message_id?.toLowerCase() === id.toLowerCase());
@@ -119,7 +89,13 @@ async function threadFor(tx: Tx, m: InboundMessage): Promise<ThreadMatch> {
     if (!threadId) {
       const t = await tx
         .insertInto('threads')
-        .values({ organization_id: m.organizationId, contact_id: outbound.contact_id, enrollment_id: outbound.enrollment_id, mailbox_id: outbound.mailbox_id ?? m.mailboxId, subject: outbound.subject })
+        .values({
+          organization_id: m.organizationId,
+          contact_id: outbound.contact_id,
+          enrollment_id: outbound.enrollment_id,
+          mailbox_id: outbound.mailbox_id ?? m.mailboxId,
+          subject: outbound.subject,
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       threadId = t.id;
@@ -191,7 +167,10 @@ export async function recordInbound(tx: Tx, m: InboundMessage): Promise<InboundO
     })
     .where('id', '=', inserted.id)
     .execute();
-  await recordEvent(tx, 'reply.received', { organizationId: m.organizationId, id: inserted.id });
+  // A person's reply (or out-of-office notice) in one of our threads only: bounces raise message.failed,
+  // complaints suppression.created, and reports, auto-replies and mail of no thread raise nothing.
+  if ((m.kind === 'reply' || m.kind === 'out_of_office') && match.threadId)
+    await recordEvent(tx, 'reply.received', { organizationId: m.organizationId, id: inserted.id }, getMessage);
   return { duplicate: false, messageId: inserted.id, threadId: match.threadId, contactId: match.contactId, changedEnrollmentIds: acted.changedEnrollmentIds };
 }
 
@@ -201,7 +180,10 @@ export async function recordInbound(tx: Tx, m: InboundMessage): Promise<InboundO
  * the raw message under an id of its own, so the same message kept twice is stored once and, once
  * processed, it is stored under its real Message-ID and this row is dropped.
  */
-export async function keepUnprocessed(tx: Tx, u: { organizationId: string; mailboxId: string; raw: Buffer; receivedAt: Date; error: string }): Promise<{ duplicate: boolean; messageId: string }> {
+export async function keepUnprocessed(
+  tx: Tx,
+  u: { organizationId: string; mailboxId: string; raw: Buffer; receivedAt: Date; error: string; retry?: boolean },
+): Promise<{ duplicate: boolean; messageId: string }> {
   const internetMessageId = `<unprocessed-sha256-${createHash('sha256').update(u.raw).digest('hex')}@inbound.invalid>`;
   const inserted = await tx
     .insertInto('messages')
@@ -214,8 +196,9 @@ export async function keepUnprocessed(tx: Tx, u: { organizationId: string; mailb
       received_at: u.receivedAt,
       internet_message_id: internetMessageId,
       processing_error: cleanText(u.error, 2000) || 'unknown error',
-      inbound_source: u.raw.length <= MAX_KEPT_SOURCE_BYTES ? u.raw : null,
-      why: JSON.stringify({ triage: { summary: `Not processed: ${cleanText(u.error, 300)}. The next inbox poll tries again.` } }),
+      // Without its source it is never retried (a text that is no message will not become one).
+      inbound_source: u.retry !== false && u.raw.length <= MAX_KEPT_SOURCE_BYTES ? u.raw : null,
+      why: JSON.stringify({ triage: { summary: `Not processed: ${cleanText(u.error, 300)}.${u.retry !== false ? ' The next inbox poll tries again.' : ''}` } }),
     })
     .onConflict((oc) => oc.columns(['organization_id', 'mailbox_id', 'internet_message_id']).where('direction', '=', 'inbound').doNothing())
     .returning('id')
@@ -244,7 +227,11 @@ export function unprocessedDue(tx: Tx, mailboxId: string, limit: number) {
 }
 
 export async function markUnprocessed(tx: Tx, id: string, error: string): Promise<void> {
-  await tx.updateTable('messages').set({ processing_error: cleanText(error, 2000) || 'unknown error', updated_at: sql`now()` }).where('id', '=', id).execute();
+  await tx
+    .updateTable('messages')
+    .set({ processing_error: cleanText(error, 2000) || 'unknown error', updated_at: sql`now()` })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** An unprocessed message processed since (stored again under its Message-ID): its row goes. */

@@ -16,14 +16,19 @@ export async function saveInboxState(tx: Tx, s: { organizationId: string; mailbo
     .insertInto('mailbox_inbox_states')
     .values({ organization_id: s.organizationId, mailbox_id: s.mailboxId, uidvalidity: s.uidValidity, last_uid: s.lastUid, last_checked_at: sql`now()` })
     .onConflict((oc) =>
-      oc.columns(['organization_id', 'mailbox_id']).doUpdateSet({ uidvalidity: s.uidValidity, last_uid: s.lastUid, last_checked_at: sql`now()`, updated_at: sql`now()` }),
+      oc
+        .columns(['organization_id', 'mailbox_id'])
+        .doUpdateSet({ uidvalidity: s.uidValidity, last_uid: s.lastUid, last_checked_at: sql`now()`, updated_at: sql`now()` }),
     )
     .execute();
 }
 
 /** The mailbox's last error (null clears it, when set): what a person sees when its inbox cannot be read. */
 export async function setMailboxError(tx: Tx, mailboxId: string, error: string | null): Promise<void> {
-  let q = tx.updateTable('mailboxes').set({ last_error: error, updated_at: sql`now()` }).where('id', '=', mailboxId);
+  let q = tx
+    .updateTable('mailboxes')
+    .set({ last_error: error, updated_at: sql`now()` })
+    .where('id', '=', mailboxId);
   if (error === null) q = q.where('last_error', 'is not', null);
   await q.execute();
 }
@@ -41,8 +46,17 @@ export function mailboxInbox(tx: Tx, mailboxId: string) {
 export function mailboxCalendar(tx: Tx, mailboxId: string) {
   return tx
     .selectFrom('mailboxes')
-    
-    .select(['id', 'organization_id', 'timezone', sql<string>`to_char(window_start, 'HH24:MI')`.as('window_start'), sql<string>`to_char(window_end, 'HH24:MI')`.as('window_end'), 'sending_days', 'holiday_country', 'holiday_region'])
+
+    .select([
+      'id',
+      'organization_id',
+      'timezone',
+      sql<string>`to_char(window_start, 'HH24:MI')`.as('window_start'),
+      sql<string>`to_char(window_end, 'HH24:MI')`.as('window_end'),
+      'sending_days',
+      'holiday_country',
+      'holiday_region',
+    ])
     .where('id', '=', mailboxId)
     .executeTakeFirst();
 }

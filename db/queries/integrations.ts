@@ -3,11 +3,31 @@ import type { Tx } from '../tenancy';
 import { newestFirst } from './pagination';
 
 /** Never the secret: it is write-only and leaves the database only to be decrypted for a provider call. */
-export const INTEGRATION_COLUMNS = ['id', 'organization_id', 'provider_key', 'kind', 'status', 'config', 'mapping', 'last_error', 'last_tested_at', 'created_at', 'updated_at'] as const;
+export const INTEGRATION_COLUMNS = [
+  'id',
+  'organization_id',
+  'provider_key',
+  'kind',
+  'status',
+  'config',
+  'mapping',
+  'last_error',
+  'last_tested_at',
+  'created_at',
+  'updated_at',
+] as const;
 
 export function insertIntegration(
   tx: Tx,
-  i: { id: string; organizationId: string; providerKey: string; kind: string; config: Record<string, unknown>; mapping: Record<string, unknown>; secret: Buffer },
+  i: {
+    id: string;
+    organizationId: string;
+    providerKey: string;
+    kind: string;
+    config: Record<string, unknown>;
+    mapping: Record<string, unknown>;
+    secret: Buffer;
+  },
 ) {
   return tx
     .insertInto('integrations')
@@ -33,6 +53,15 @@ export function integrationSecret(tx: Tx, id: string) {
   return tx.selectFrom('integrations').select(['id', 'organization_id', 'secret_ciphertext']).where('id', '=', id).executeTakeFirst();
 }
 
+/** Replaces the integration's sealed secret (a rotated OAuth refresh token). */
+export async function storeIntegrationSecret(tx: Tx, id: string, sealed: Buffer): Promise<void> {
+  await tx
+    .updateTable('integrations')
+    .set({ secret_ciphertext: sealed, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .execute();
+}
+
 export function listIntegrations(tx: Tx, f: { organizationId: string; kind?: string; limit: number; before?: string }) {
   let q = tx.selectFrom('integrations').select(INTEGRATION_COLUMNS).where('organization_id', '=', f.organizationId);
   if (f.kind) q = q.where('kind', '=', f.kind);
@@ -54,7 +83,12 @@ export function usableIntegration(tx: Tx, organizationId: string, kind: string) 
 export function recordIntegrationTest(tx: Tx, id: string, outcome: { ok: boolean; message?: string }) {
   return tx
     .updateTable('integrations')
-    .set({ status: outcome.ok ? 'connected' : 'error', last_error: outcome.ok ? null : (outcome.message ?? 'verification failed'), last_tested_at: sql`now()`, updated_at: sql`now()` })
+    .set({
+      status: outcome.ok ? 'connected' : 'error',
+      last_error: outcome.ok ? null : (outcome.message ?? 'verification failed'),
+      last_tested_at: sql`now()`,
+      updated_at: sql`now()`,
+    })
     .where('id', '=', id)
     .returning(INTEGRATION_COLUMNS)
     .executeTakeFirst();

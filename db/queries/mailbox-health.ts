@@ -83,6 +83,13 @@ export async function mailboxSendability(tx: Tx, mailboxId: string): Promise<{ c
     .executeTakeFirst();
   if (!row) return { checked: false };
   const check = (v: unknown) => v as CheckResult;
-  const reason = notSendableReason({ score: Number(row.score), sendable: row.sendable, spf: check(row.spf), dkim: check(row.dkim), dmarc: check(row.dmarc), mx: check(row.mx) });
+  const reason = notSendableReason({
+    score: Number(row.score),
+    sendable: row.sendable,
+    spf: check(row.spf),
+    dkim: check(row.dkim),
+    dmarc: check(row.dmarc),
+    mx: check(row.mx),
+  });
   return { checked: true, sendable: row.sendable, reason };
 }

@@ -1,28 +1,16 @@
 import { sql } from 'kysely';
 import type { Tx } from '../tenancy';
+import { getMailbox } from './mailboxes';
+import { sevenDayCountsSql } from './mailbox-stats';
 import { recordEvent } from './webhook-events';
-import { healthTransition, MailboxStatus, PausedReason, protectionVerdict, SevenDayCounts } from '../../domain/sending/protection';
+import { addSuppression } from './compliance/suppressions';
+import { SENDER_REFUSED, type BounceReason } from '../../domain/replies/bounce-reasons';
+import { healthTransition, MailboxStatus, PausedReason, ProtectionEvent, protectionVerdict, SevenDayCounts } from '../../domain/sending/protection';
 
 /**
- * A mailbox's protection (shared/api-contract.md, "Protection"): its seven-day sends, hard bounces and
- * complaints, and its pauses. The rules are domain/sending/protection.ts; the status and its reason
+ * A mailbox's protection: its pauses when its seven-day rates (mailbox-stats.ts) cross their limits. The rules are domain/sending/protection.ts; the status and its reason
  * are columns whose consistency the database checks (mailboxes_paused_check, migration 0020).
  */
-
-/**
- * A mailbox's last seven days: messages sent (a recipient refused at RCPT TO was never sent, but was
- * an attempt: it counts, or a mailbox of only refusals would never reach the sample), hard bounces
- * (bounced_at) and complaints (complained_at). Used by the answers and the judge alike.
- */
-export function sevenDayCountsSql(mailboxRef: { org: string; id: string }) {
-  const org = sql.ref(mailboxRef.org);
-  const id = sql.ref(mailboxRef.id);
-  return {
-    sent: sql<number>`(SELECT count(*)::int FROM messages x WHERE x.organization_id = ${org} AND x.mailbox_id = ${id} AND (x.sent_at >= now() - interval '7 days' OR (x.sent_at IS NULL AND x.bounced_at >= now() - interval '7 days')))`,
-    hardBounces: sql<number>`(SELECT count(*)::int FROM messages x WHERE x.organization_id = ${org} AND x.mailbox_id = ${id} AND x.bounced_at >= now() - interval '7 days')`,
-    complaints: sql<number>`(SELECT count(*)::int FROM messages x WHERE x.organization_id = ${org} AND x.mailbox_id = ${id} AND x.complained_at >= now() - interval '7 days')`,
-  };
-}
 
 /** Pauses an active mailbox (a paused one keeps its first reason). Answers whether it paused now. */
 export async function pauseMailbox(tx: Tx, mailboxId: string, reason: PausedReason, note: string | null = null): Promise<boolean> {
@@ -34,7 +22,7 @@ export async function pauseMailbox(tx: Tx, mailboxId: string, reason: PausedReas
     .returning('organization_id')
     .executeTakeFirst();
   if (!r) return false;
-  await recordEvent(tx, 'mailbox.paused', { organizationId: r.organization_id, id: mailboxId });
+  await recordEvent(tx, 'mailbox.paused', { organizationId: r.organization_id, id: mailboxId }, getMailbox);
   return true;
 }
 
@@ -51,21 +39,32 @@ export async function resumeMailbox(tx: Tx, mailboxId: string, onlyReason?: Paus
 }
 
 /**
- * Judges the mailbox right after a hard bounce or complaint of one of its messages was recorded (in
- * the same transaction): over the limit with enough sends, it pauses. Locks the mailbox row, so that
- * two bounces recorded at once are judged one after the other. Answers the reason it paused for, or null.
+ * Judges the mailbox right after a hard bounce, complaint or block of one of its messages was recorded
+ * (in the same transaction): over the limit with enough sends, it pauses. The mailbox row is locked
+ * first and the counts read in a second statement, whose snapshot (READ COMMITTED) sees what another
+ * transaction committed while this one waited for the lock: two bounces recorded at once are judged
+ * one after the other, the second counting the first. Answers the reason it paused for, or null.
  */
-export async function judgeMailboxProtection(tx: Tx, mailboxId: string, event: 'bounce' | 'complaint'): Promise<PausedReason | null> {
-  const counts = sevenDayCountsSql({ org: 'mailboxes.organization_id', id: 'mailboxes.id' });
+export async function judgeMailboxProtection(tx: Tx, mailboxId: string, event: ProtectionEvent): Promise<PausedReason | null> {
   const row = await tx
     .selectFrom('mailboxes')
-    .select(['status', 'max_bounce_rate', 'max_complaint_rate', 'min_sample', counts.sent.as('sent'), counts.hardBounces.as('hard_bounces'), counts.complaints.as('complaints')])
+    .select(['status', 'max_bounce_rate', 'max_complaint_rate', 'max_block_rate', 'min_sample'])
     .where('id', '=', mailboxId)
     .forNoKeyUpdate()
     .executeTakeFirst();
   if (!row || row.status !== 'active') return null;
-  const c: SevenDayCounts = { sent: row.sent, hardBounces: row.hard_bounces, complaints: row.complaints };
-  const verdict = protectionVerdict(event, c, { maxBounceRate: Number(row.max_bounce_rate), maxComplaintRate: Number(row.max_complaint_rate), minSample: row.min_sample });
+  const counts = sevenDayCountsSql({ org: 'mailboxes.organization_id', id: 'mailboxes.id' });
+  const c: SevenDayCounts = await tx
+    .selectFrom('mailboxes')
+    .select([counts.sent.as('sent'), counts.hardBounces.as('hardBounces'), counts.complaints.as('complaints'), counts.blocks.as('blocks')])
+    .where('id', '=', mailboxId)
+    .executeTakeFirstOrThrow();
+  const verdict = protectionVerdict(event, c, {
+    maxBounceRate: Number(row.max_bounce_rate),
+    maxComplaintRate: Number(row.max_complaint_rate),
+    maxBlockRate: Number(row.max_block_rate),
+    minSample: row.min_sample,
+  });
   return verdict && (await pauseMailbox(tx, mailboxId, verdict)) ? verdict : null;
 }
 
@@ -77,4 +76,52 @@ export async function applyHealthToStatus(tx: Tx, mailboxId: string, sendable: b
   if (move === 'pause') return (await pauseMailbox(tx, mailboxId, 'health')) ? move : null;
   if (move === 'resume') return (await resumeMailbox(tx, mailboxId, 'health')) ? move : null;
   return null;
+}
+
+/** Soft bounces of one address within 30 days that suppress it. */
+export const SOFT_BOUNCES_TO_SUPPRESS = 3;
+
+/**
+ * A soft bounce of a sent message, from a delivery report or a refusal during our own SMTP
+ * conversation: the message is marked (soft_bounced_at, bounce_reason; once), the third soft bounce of
+ * one address within 30 days suppresses it (reason bounce), and one that says the receiver refused the
+ * sender counts as a block against the mailbox that sent it (judged at once). Answers the triage lines.
+ */
+export async function recordSoftBounce(tx: Tx, messageId: string, reason: BounceReason): Promise<string[]> {
+  const marked = await tx
+    .updateTable('messages')
+    .set({ soft_bounced_at: sql`now()`, bounce_reason: reason })
+    .where('id', '=', messageId)
+    .where('soft_bounced_at', 'is', null)
+    .returning(['organization_id', 'mailbox_id', 'to_address'])
+    .executeTakeFirst();
+  if (!marked) return [];
+  const lines: string[] = [];
+  if (marked.to_address) {
+    const address = marked.to_address.toLowerCase();
+    const { n } = await tx
+      .selectFrom('messages')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('organization_id', '=', marked.organization_id)
+      .where(sql`lower(to_address)`, '=', address)
+      .where('soft_bounced_at', 'is not', null)
+      .where('soft_bounced_at', '>=', sql<Date>`now() - interval '30 days'`)
+      .executeTakeFirstOrThrow();
+    if (n >= SOFT_BOUNCES_TO_SUPPRESS) {
+      await addSuppression(tx, {
+        organizationId: marked.organization_id,
+        scope: 'email',
+        value: address,
+        reason: 'bounce',
+        note: `${n} soft bounces within 30 days, the last ${reason}`,
+        createdBy: null,
+      });
+      lines.push(`${address} soft-bounced ${n} times within 30 days: suppressed (bounce).`);
+    }
+  }
+  if (marked.mailbox_id && SENDER_REFUSED.has(reason)) {
+    const paused = await judgeMailboxProtection(tx, marked.mailbox_id, 'block');
+    if (paused) lines.push(`The mailbox's block rate is over its limit: paused (${paused}).`);
+  }
+  return lines;
 }

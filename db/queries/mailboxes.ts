@@ -2,9 +2,9 @@ import { sql } from 'kysely';
 import type { Reader, Tx } from '../tenancy';
 import { localDay } from '../../domain/sending/business-days';
 import { publicHolidays } from '../../domain/sending/holidays';
-import { DEFAULT_PROTECTION, MailboxStatus, PausedReason, Protection, sevenDayStats } from '../../domain/sending/protection';
+import { MailboxStatus, PausedReason, Protection, sevenDayStats } from '../../domain/sending/protection';
 import { capOn, RampUp } from '../../domain/sending/ramp-up';
-import { sevenDayCountsSql } from './mailbox-protection';
+import { sevenDayCountsSql } from './mailbox-stats';
 
 /**
  * Mailboxes: the sending identity of an organization, its SMTP (and IMAP) server, its sending
@@ -89,6 +89,7 @@ export function selectMailboxes(qb: Reader | Tx) {
       'mailboxes.paused_at',
       'mailboxes.max_bounce_rate',
       'mailboxes.max_complaint_rate',
+      'mailboxes.max_block_rate',
       'mailboxes.min_sample',
       'mailboxes.ramp_start_cap',
       'mailboxes.ramp_daily_increase',
@@ -99,6 +100,7 @@ export function selectMailboxes(qb: Reader | Tx) {
       sevenDayCountsSql({ org: 'mailboxes.organization_id', id: 'mailboxes.id' }).sent.as('sent_7d'),
       sevenDayCountsSql({ org: 'mailboxes.organization_id', id: 'mailboxes.id' }).hardBounces.as('hard_bounces_7d'),
       sevenDayCountsSql({ org: 'mailboxes.organization_id', id: 'mailboxes.id' }).complaints.as('complaints_7d'),
+      sevenDayCountsSql({ org: 'mailboxes.organization_id', id: 'mailboxes.id' }).blocks.as('blocks_7d'),
       'mailboxes.created_at',
       'mailboxes.updated_at',
     ]);
@@ -120,7 +122,15 @@ export function rampOf(row: { ramp_start_cap: number | null; ramp_daily_increase
 
 /** The cap in force on the mailbox's local day of `now` (ramp-up applied, its sending days and holidays counted). */
 export function capToday(
-  m: { timezone: string; sending_days: number[]; holiday_country: string; holiday_region: string | null; daily_cap: number; window_start: string; window_end: string },
+  m: {
+    timezone: string;
+    sending_days: number[];
+    holiday_country: string;
+    holiday_region: string | null;
+    daily_cap: number;
+    window_start: string;
+    window_end: string;
+  },
   ramp: RampUp | null,
   now: Date,
 ): number {
@@ -160,12 +170,17 @@ export function toMailbox(row: MailboxRow, now = new Date()) {
     status: row.status as MailboxStatus,
     paused_reason: row.paused_reason as PausedReason | null,
     paused_at: row.paused_at,
-    protection: { maxBounceRate: Number(row.max_bounce_rate), maxComplaintRate: Number(row.max_complaint_rate), minSample: row.min_sample },
+    protection: {
+      maxBounceRate: Number(row.max_bounce_rate),
+      maxComplaintRate: Number(row.max_complaint_rate),
+      maxBlockRate: Number(row.max_block_rate),
+      minSample: row.min_sample,
+    },
     ramp_up: ramp,
     cap_today: capToday(row, ramp, now),
     gap_jitter_seconds: row.gap_jitter_seconds,
     auth: { type: row.auth_type, provider: row.auth_provider } as MailboxAuth,
-    stats_7d: sevenDayStats({ sent: row.sent_7d, hardBounces: row.hard_bounces_7d, complaints: row.complaints_7d }),
+    stats_7d: sevenDayStats({ sent: row.sent_7d, hardBounces: row.hard_bounces_7d, complaints: row.complaints_7d, blocks: row.blocks_7d }),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -208,7 +223,12 @@ function columns(v: Partial<MailboxValues>) {
       ramp_daily_increase: v.rampUp?.dailyIncrease ?? null,
       ramp_starts_on: v.rampUp?.startsOn ?? null,
     }),
-    ...(v.protection !== undefined && { max_bounce_rate: v.protection.maxBounceRate, max_complaint_rate: v.protection.maxComplaintRate, min_sample: v.protection.minSample }),
+    ...(v.protection !== undefined && {
+      max_bounce_rate: v.protection.maxBounceRate,
+      max_complaint_rate: v.protection.maxComplaintRate,
+      max_block_rate: v.protection.maxBlockRate,
+      min_sample: v.protection.minSample,
+    }),
     ...(v.gapJitterSeconds !== undefined && { gap_jitter_seconds: v.gapJitterSeconds }),
   };
 }

@@ -4,15 +4,38 @@ import type { Reader, Tx } from '../tenancy';
 import { stopContactEnrollments } from './enrollments';
 import { newestFirst } from './pagination';
 import { reminderAt, reminderEmail, reminderTask, type MeetingOutcome } from '../../domain/meetings/meetings';
+import { getMessage } from './messages';
 import { recordEvent } from './webhook-events';
 
 /** The spec's Meeting fields, with reminder_at, the CRM record (crm_external_id, crm_synced_at, crm_error) and the names of the contact and company. */
 const MEETING_SELECT = [
-  'meetings.id', 'meetings.organization_id', 'meetings.contact_id', 'meetings.enrollment_id', 'meetings.opportunity_id', 'meetings.thread_id',
-  'meetings.provider', 'meetings.external_id', 'meetings.title', 'meetings.starts_at', 'meetings.ends_at', 'meetings.status', 'meetings.join_url',
-  'meetings.attendee_email', 'meetings.booked_via', 'meetings.reminder_at', 'meetings.reminded_at', 'meetings.reminder_task_id',
-  'meetings.reminder_message_id', 'meetings.crm_external_id', 'meetings.crm_synced_at', 'meetings.crm_error', 'meetings.created_by',
-  'meetings.created_at', 'meetings.updated_at', 'contacts.full_name as contact_name', 'companies.name as company_name',
+  'meetings.id',
+  'meetings.organization_id',
+  'meetings.contact_id',
+  'meetings.enrollment_id',
+  'meetings.opportunity_id',
+  'meetings.thread_id',
+  'meetings.provider',
+  'meetings.external_id',
+  'meetings.title',
+  'meetings.starts_at',
+  'meetings.ends_at',
+  'meetings.status',
+  'meetings.join_url',
+  'meetings.attendee_email',
+  'meetings.booked_via',
+  'meetings.reminder_at',
+  'meetings.reminded_at',
+  'meetings.reminder_task_id',
+  'meetings.reminder_message_id',
+  'meetings.crm_external_id',
+  'meetings.crm_synced_at',
+  'meetings.crm_error',
+  'meetings.created_by',
+  'meetings.created_at',
+  'meetings.updated_at',
+  'contacts.full_name as contact_name',
+  'companies.name as company_name',
 ] as const;
 
 function meetingsWithNames(qb: Reader) {
@@ -29,7 +52,10 @@ export function getMeeting(tx: Reader, id: string) {
 export type MeetingRow = NonNullable<Awaited<ReturnType<typeof getMeeting>>>;
 
 /** The list query, unexecuted (the API runs it in one round trip: readWithRole). */
-export function listMeetings(qb: Reader, f: { organizationId: string; contactId?: string; opportunityId?: string; enrollmentId?: string; status?: string; limit: number; before?: string }) {
+export function listMeetings(
+  qb: Reader,
+  f: { organizationId: string; contactId?: string; opportunityId?: string; enrollmentId?: string; status?: string; limit: number; before?: string },
+) {
   let q = meetingsWithNames(qb).where('meetings.organization_id', '=', f.organizationId);
   if (f.contactId) q = q.where('meetings.contact_id', '=', f.contactId);
   if (f.opportunityId) q = q.where('meetings.opportunity_id', '=', f.opportunityId);
@@ -150,7 +176,12 @@ async function resolveLinks(tx: Tx, m: MeetingInput): Promise<Links> {
   }
   let threadId: string | null = null;
   if (m.threadId) {
-    const found = await tx.selectFrom('threads').select(['id', 'contact_id']).where('organization_id', '=', org).where('id', '=', m.threadId).executeTakeFirst();
+    const found = await tx
+      .selectFrom('threads')
+      .select(['id', 'contact_id'])
+      .where('organization_id', '=', org)
+      .where('id', '=', m.threadId)
+      .executeTakeFirst();
     if (!found) missing('threadId', 'thread');
     else if (contact && found.contact_id !== contact.id) {
       if (m.strictReferences) throw new MeetingReferenceError('threadId', 'thread', 'mismatch');
@@ -191,7 +222,11 @@ export function meetingSettings(tx: Tx, organizationId: string) {
 /** Changes the lead time; the reminders of meetings not yet reminded move with it (their workflows are woken by the caller). */
 export async function changeMeetingSettings(tx: Tx, organizationId: string, s: { reminderLeadMinutes?: number }) {
   if (s.reminderLeadMinutes !== undefined) {
-    await tx.updateTable('organizations').set({ meeting_reminder_lead_minutes: s.reminderLeadMinutes, updated_at: sql`now()` }).where('id', '=', organizationId).execute();
+    await tx
+      .updateTable('organizations')
+      .set({ meeting_reminder_lead_minutes: s.reminderLeadMinutes, updated_at: sql`now()` })
+      .where('id', '=', organizationId)
+      .execute();
     await tx
       .updateTable('meetings')
       .set({ reminder_at: sql`starts_at - make_interval(mins => ${s.reminderLeadMinutes})` })
@@ -205,7 +240,10 @@ export async function changeMeetingSettings(tx: Tx, organizationId: string, s: {
 }
 
 /** Meetings whose reminders are still to come (to wake their workflows after the lead time changed). */
-export async function upcomingMeetingIds(tx: Tx, organizationId: string): Promise<Array<{ id: string; opportunity_id: string | null; enrollment_id: string | null }>> {
+export async function upcomingMeetingIds(
+  tx: Tx,
+  organizationId: string,
+): Promise<Array<{ id: string; opportunity_id: string | null; enrollment_id: string | null }>> {
   return tx
     .selectFrom('meetings')
     .select(['id', 'opportunity_id', 'enrollment_id'])
@@ -248,7 +286,19 @@ export async function recordMeeting(tx: Tx, m: MeetingInput): Promise<RecordedMe
   const findBy = (externalId: string) =>
     tx
       .selectFrom('meetings')
-      .select(['id', 'title', 'starts_at', 'ends_at', 'join_url', 'attendee_email', 'external_id', 'contact_id', 'enrollment_id', 'opportunity_id', 'thread_id'])
+      .select([
+        'id',
+        'title',
+        'starts_at',
+        'ends_at',
+        'join_url',
+        'attendee_email',
+        'external_id',
+        'contact_id',
+        'enrollment_id',
+        'opportunity_id',
+        'thread_id',
+      ])
       .where('organization_id', '=', org)
       .where('provider', '=', m.provider)
       .where('external_id', '=', externalId)
@@ -284,7 +334,7 @@ export async function recordMeeting(tx: Tx, m: MeetingInput): Promise<RecordedMe
       .executeTakeFirst();
     if (!inserted) return recordMeeting(tx, m); // a concurrent first recording won: this is now a repeat
     const stopped = links.contactId ? await stopContactEnrollments(tx, links.contactId, 'meeting_booked') : [];
-    await recordEvent(tx, 'meeting.booked', { organizationId: org, id: inserted.id });
+    await recordEvent(tx, 'meeting.booked', { organizationId: org, id: inserted.id }, getMeeting);
     return { meeting: (await getMeeting(tx, inserted.id))!, created: true, changed: true, stoppedEnrollmentIds: stopped };
   }
 
@@ -317,7 +367,7 @@ export async function recordMeeting(tx: Tx, m: MeetingInput): Promise<RecordedMe
     })
     .where('id', '=', existing.id)
     .execute();
-  await recordEvent(tx, 'meeting.updated', { organizationId: org, id: existing.id });
+  await recordEvent(tx, 'meeting.updated', { organizationId: org, id: existing.id }, getMeeting);
   return { meeting: (await getMeeting(tx, existing.id))!, created: false, changed: true, stoppedEnrollmentIds: [] };
 }
 
@@ -357,7 +407,13 @@ export async function bookingCancelled(tx: Tx, organizationId: string, provider:
 
 /** The meeting recorded under (provider, externalId), when there is one. */
 export function findMeetingByExternalId(tx: Tx, organizationId: string, provider: string, externalId: string) {
-  return tx.selectFrom('meetings').select(['id']).where('organization_id', '=', organizationId).where('provider', '=', provider).where('external_id', '=', externalId).executeTakeFirst();
+  return tx
+    .selectFrom('meetings')
+    .select(['id'])
+    .where('organization_id', '=', organizationId)
+    .where('provider', '=', provider)
+    .where('external_id', '=', externalId)
+    .executeTakeFirst();
 }
 
 /**
@@ -375,7 +431,7 @@ export async function changeMeetingStatus(tx: Tx, id: string, status: MeetingOut
     .executeTakeFirst();
   if (updated && status === 'cancelled') await withdrawReminder(tx, id);
   const meeting = await getMeeting(tx, id);
-  if (updated && meeting) await recordEvent(tx, 'meeting.updated', { organizationId: meeting.organization_id, id });
+  if (updated && meeting) await recordEvent(tx, 'meeting.updated', { organizationId: meeting.organization_id, id }, getMeeting);
   return meeting ? { meeting, changed: !!updated } : undefined;
 }
 
@@ -418,7 +474,11 @@ export async function createMeetingReminder(tx: Tx, id: string, startsAt: string
     .executeTakeFirst();
   if (!m || m.status !== 'proposed' || m.reminded_at || m.starts_at.toISOString() !== startsAt) return { created: false };
   if (m.started) {
-    await tx.updateTable('meetings').set({ reminder_at: null, updated_at: sql`now()` }).where('id', '=', id).execute();
+    await tx
+      .updateTable('meetings')
+      .set({ reminder_at: null, updated_at: sql`now()` })
+      .where('id', '=', id)
+      .execute();
     return { created: false };
   }
   const org = m.organization_id;
@@ -499,12 +559,14 @@ export async function createMeetingReminder(tx: Tx, id: string, startsAt: string
           to_address: address,
           subject: mail.subject,
           body: mail.body,
-          why: JSON.stringify({ meeting_reminder: { meeting_id: m.id, starts_at: m.starts_at.toISOString(), summary: 'A reminder of a booked meeting, sent before it starts' } }),
+          why: JSON.stringify({
+            meeting_reminder: { meeting_id: m.id, starts_at: m.starts_at.toISOString(), summary: 'A reminder of a booked meeting, sent before it starts' },
+          }),
         })
         .returning(['id', 'status'])
         .executeTakeFirstOrThrow();
       messageId = message.id;
-      if (message.status === 'pending_approval') await recordEvent(tx, 'message.pending_approval', { organizationId: org, id: message.id });
+      if (message.status === 'pending_approval') await recordEvent(tx, 'message.pending_approval', { organizationId: org, id: message.id }, getMessage);
     }
   }
   await tx
@@ -521,8 +583,18 @@ export function meetingForCrm(tx: Tx, id: string) {
     .selectFrom('meetings')
     .leftJoin('contacts', 'contacts.id', 'meetings.contact_id')
     .select([
-      'meetings.id', 'meetings.organization_id', 'meetings.title', 'meetings.starts_at', 'meetings.ends_at', 'meetings.status', 'meetings.join_url',
-      'meetings.attendee_email', 'meetings.crm_external_id', 'meetings.updated_at', 'contacts.email as contact_email', 'contacts.full_name as contact_name',
+      'meetings.id',
+      'meetings.organization_id',
+      'meetings.title',
+      'meetings.starts_at',
+      'meetings.ends_at',
+      'meetings.status',
+      'meetings.join_url',
+      'meetings.attendee_email',
+      'meetings.crm_external_id',
+      'meetings.updated_at',
+      'contacts.email as contact_email',
+      'contacts.full_name as contact_name',
     ])
     .where('meetings.id', '=', id)
     .executeTakeFirst();
@@ -538,9 +610,25 @@ export function recordCrmSync(tx: Tx, id: string, r: { externalId: string } | { 
 }
 
 // Tasks -------------------------------------------------------------------------------------------------
-export const TASK_COLUMNS = ['id', 'organization_id', 'kind', 'status', 'assignee_user_id', 'meeting_id', 'contact_id', 'title', 'body', 'due_at', 'created_at', 'updated_at'] as const;
+export const TASK_COLUMNS = [
+  'id',
+  'organization_id',
+  'kind',
+  'status',
+  'assignee_user_id',
+  'meeting_id',
+  'contact_id',
+  'title',
+  'body',
+  'due_at',
+  'created_at',
+  'updated_at',
+] as const;
 
-export function listTasks(qb: Reader, f: { organizationId: string; assigneeUserId?: string; meetingId?: string; status?: string; limit: number; before?: string }) {
+export function listTasks(
+  qb: Reader,
+  f: { organizationId: string; assigneeUserId?: string; meetingId?: string; status?: string; limit: number; before?: string },
+) {
   let q = qb.selectFrom('tasks').select(TASK_COLUMNS).where('organization_id', '=', f.organizationId);
   if (f.assigneeUserId) q = q.where('assignee_user_id', '=', f.assigneeUserId);
   if (f.meetingId) q = q.where('meeting_id', '=', f.meetingId);

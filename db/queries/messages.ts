@@ -11,12 +11,41 @@ import { newestFirst } from './pagination';
  * and, when its enrollment is paused, why it waits (pause_reason).
  */
 const MESSAGE_FIELDS = [
-  'messages.id', 'messages.organization_id', 'messages.enrollment_id', 'messages.thread_id', 'messages.contact_id', 'messages.step_id',
-  'messages.mailbox_id', 'messages.campaign_id', 'messages.direction', 'messages.channel', 'messages.status', 'messages.subject', 'messages.body',
-  'messages.original_body', 'messages.from_address', 'messages.to_address', 'messages.why', 'messages.intent', 'messages.confidence',
-  'messages.model', 'messages.prompt_version', 'messages.approved_by', 'messages.approved_at', 'messages.scheduled_for', 'messages.sent_at',
-  'messages.received_at', 'messages.provider_message_id', 'messages.error', 'messages.needs_check', 'messages.rejected_reason', 'messages.redraft_of', 'messages.completed_note', 'messages.variant_key',
-  'messages.created_at', 'messages.updated_at',
+  'messages.id',
+  'messages.organization_id',
+  'messages.enrollment_id',
+  'messages.thread_id',
+  'messages.contact_id',
+  'messages.step_id',
+  'messages.mailbox_id',
+  'messages.campaign_id',
+  'messages.direction',
+  'messages.channel',
+  'messages.status',
+  'messages.subject',
+  'messages.body',
+  'messages.original_body',
+  'messages.from_address',
+  'messages.to_address',
+  'messages.why',
+  'messages.intent',
+  'messages.confidence',
+  'messages.model',
+  'messages.prompt_version',
+  'messages.approved_by',
+  'messages.approved_at',
+  'messages.scheduled_for',
+  'messages.sent_at',
+  'messages.received_at',
+  'messages.provider_message_id',
+  'messages.error',
+  'messages.needs_check',
+  'messages.rejected_reason',
+  'messages.redraft_of',
+  'messages.completed_note',
+  'messages.variant_key',
+  'messages.created_at',
+  'messages.updated_at',
 ] as const;
 
 /** Where the answer's extra fields come from (the approval inbox's who and what). */
@@ -62,8 +91,20 @@ export function getMessage(tx: Tx, id: string) {
 }
 
 /** A thread's messages, both directions, oldest first (GET /threads/{id}). */
-export function threadMessages(tx: Tx, threadId: string) {
-  return selectMessages(tx).where('messages.thread_id', '=', threadId).orderBy('messages.created_at').orderBy('messages.id').execute();
+/**
+ * A thread's messages, oldest first; with `latest`, only the newest that many (anyone who knows one
+ * of our Message-IDs can grow a thread by mailing replies to it, so a view of it is bounded).
+ */
+export async function threadMessages(tx: Tx, threadId: string, latest?: number) {
+  if (latest === undefined)
+    return selectMessages(tx).where('messages.thread_id', '=', threadId).orderBy('messages.created_at').orderBy('messages.id').execute();
+  const newest = await selectMessages(tx)
+    .where('messages.thread_id', '=', threadId)
+    .orderBy('messages.created_at', 'desc')
+    .orderBy('messages.id', 'desc')
+    .limit(latest)
+    .execute();
+  return newest.reverse();
 }
 
 export interface MessageFilter {
@@ -92,7 +133,10 @@ export function listMessages(qb: Reader, f: MessageFilter) {
   return filterMessages(selectMessages(qb) as unknown as ReturnType<typeof fromMessages>, f) as unknown as ReturnType<typeof selectMessages>;
 }
 
-const messagesJson = listPerShape((qb: Reader, f: MessageFilter) => filterMessages(selectMessagesJson(qb) as unknown as ReturnType<typeof fromMessages>, f), (f: MessageFilter) => f);
+const messagesJson = listPerShape(
+  (qb: Reader, f: MessageFilter) => filterMessages(selectMessagesJson(qb) as unknown as ReturnType<typeof fromMessages>, f),
+  (f: MessageFilter) => f,
+);
 
 /**
  * listMessages built as JSON in PostgreSQL (GET /messages answers it as it is; readJsonWithRole),

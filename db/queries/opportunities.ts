@@ -9,8 +9,21 @@ import { recordEvent } from './webhook-events';
  * sync of its outcome (crm_synced_at, crm_error; documented in docs/api.md).
  */
 export const OPPORTUNITY_COLUMNS = [
-  'id', 'organization_id', 'project_id', 'created_from_signal_id', 'company_id', 'status', 'score', 'summary', 'outcome', 'outcome_at',
-  'outcome_value', 'crm_synced_at', 'crm_error', 'created_at', 'updated_at',
+  'id',
+  'organization_id',
+  'project_id',
+  'created_from_signal_id',
+  'company_id',
+  'status',
+  'score',
+  'summary',
+  'outcome',
+  'outcome_at',
+  'outcome_value',
+  'crm_synced_at',
+  'crm_error',
+  'created_at',
+  'updated_at',
 ] as const;
 
 export function getOpportunity(tx: Tx, id: string) {
@@ -49,7 +62,7 @@ export async function openOpportunity(
     .onConflict((oc) => oc.columns(['organization_id', 'project_id']).where('project_id', 'is not', null).where('status', '<>', 'closed').doNothing())
     .returning(OPPORTUNITY_COLUMNS)
     .executeTakeFirst();
-  if (inserted) await recordEvent(tx, 'opportunity.created', { organizationId: o.organizationId, id: inserted.id });
+  if (inserted) await recordEvent(tx, 'opportunity.created', { organizationId: o.organizationId, id: inserted.id }, getOpportunity);
   if (inserted) return { opportunity: inserted, created: true };
   const existing = await openOpportunityForProject(tx, o.organizationId, o.projectId!);
   return { opportunity: existing!, created: false };
@@ -69,8 +82,8 @@ export function setOutcome(tx: Tx, id: string, outcome: 'won' | 'lost' | 'open',
     .set(
       outcome === 'open'
         ? { outcome, status: 'ready', outcome_at: null, outcome_value: null, updated_at: sql`now()` }
-        // A new won/lost outcome is judged by the CRM afresh: an earlier refusal no longer stands for it.
-        : { outcome, status: 'closed', outcome_at: sql`now()`, outcome_value: outcome === 'won' ? value : null, crm_error: null, updated_at: sql`now()` },
+        : // A new won/lost outcome is judged by the CRM afresh: an earlier refusal no longer stands for it.
+          { outcome, status: 'closed', outcome_at: sql`now()`, outcome_value: outcome === 'won' ? value : null, crm_error: null, updated_at: sql`now()` },
     )
     .where('id', '=', id)
     .returning(OPPORTUNITY_COLUMNS)
@@ -79,7 +92,11 @@ export function setOutcome(tx: Tx, id: string, outcome: 'won' | 'lost' | 'open',
 
 /** The outcome as the CRM sync reads it (the latest, whatever the run was woken for), with when it was set (as text: exact to the microsecond). */
 export function opportunityOutcome(tx: Tx, id: string) {
-  return tx.selectFrom('opportunities').select(['id', 'organization_id', 'outcome', sql<string | null>`outcome_at::text`.as('outcome_at')]).where('id', '=', id).executeTakeFirst();
+  return tx
+    .selectFrom('opportunities')
+    .select(['id', 'organization_id', 'outcome', sql<string | null>`outcome_at::text`.as('outcome_at')])
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /**

@@ -60,7 +60,15 @@ export async function seedOrganizationDefaults(tx: Tx, organizationId: string, a
       .executeTakeFirstOrThrow();
     await tx
       .insertInto('products')
-      .values(DEFAULT_PROFILE.products.map((p) => ({ organization_id: organizationId, industry_profile_id: profile.id, key: p.key, name: p.name, fit_keywords: p.fitKeywords })))
+      .values(
+        DEFAULT_PROFILE.products.map((p) => ({
+          organization_id: organizationId,
+          industry_profile_id: profile.id,
+          key: p.key,
+          name: p.name,
+          fit_keywords: p.fitKeywords,
+        })),
+      )
       .execute();
     await tx
       .insertInto('personas')

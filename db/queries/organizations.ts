@@ -13,12 +13,7 @@ export function getOrganization(tx: Tx, id: string) {
 
 /** The caller's role in an organization, or undefined when the caller is not a member. */
 export async function roleOf(tx: Tx, organizationId: string, userId: string): Promise<string | undefined> {
-  const row = await tx
-    .selectFrom('memberships')
-    .select('role')
-    .where('organization_id', '=', organizationId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
+  const row = await tx.selectFrom('memberships').select('role').where('organization_id', '=', organizationId).where('user_id', '=', userId).executeTakeFirst();
   return row?.role;
 }
 

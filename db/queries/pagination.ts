@@ -1,7 +1,22 @@
 import { sql, SelectQueryBuilder } from 'kysely';
 import type { DB } from '../database';
 
-type Keyed = 'sources' | 'signals' | 'opportunities' | 'companies' | 'contacts' | 'suppressions' | 'compliance_audit_log' | 'messages' | 'campaigns' | 'meetings' | 'mailboxes' | 'integrations' | 'enrollments' | 'tasks' | 'imports';
+type Keyed =
+  | 'sources'
+  | 'signals'
+  | 'opportunities'
+  | 'companies'
+  | 'contacts'
+  | 'suppressions'
+  | 'compliance_audit_log'
+  | 'messages'
+  | 'campaigns'
+  | 'meetings'
+  | 'mailboxes'
+  | 'integrations'
+  | 'enrollments'
+  | 'tasks'
+  | 'imports';
 
 /**
  * Newest first, keyset pagination: rows strictly older than the `before` row, in
@@ -18,5 +33,8 @@ export function newestFirst<D extends DB, T extends keyof D & string, O>(
       sql<boolean>`(${sql.ref(`${table}.created_at`)}, ${sql.ref(`${table}.id`)}) < (SELECT b.created_at, b.id FROM ${sql.table(table)} b WHERE b.id = ${opts.before})`,
     );
   }
-  return q.orderBy(sql.ref(`${table}.created_at`), 'desc').orderBy(sql.ref(`${table}.id`), 'desc').limit(opts.limit);
+  return q
+    .orderBy(sql.ref(`${table}.created_at`), 'desc')
+    .orderBy(sql.ref(`${table}.id`), 'desc')
+    .limit(opts.limit);
 }

@@ -18,9 +18,21 @@ export function signalForPipelineQuery(qb: Reader, signalId: string) {
     .selectFrom('signals')
     .innerJoin('sources', 'sources.id', 'signals.source_id')
     .select([
-      'signals.id', 'signals.organization_id', 'signals.status', 'signals.title', 'signals.summary', 'signals.signal_type',
-      'signals.published_at', 'signals.lat', 'signals.lng', 'signals.project_id', 'signals.current_score', 'signals.source_id', 'signals.ignored_at',
-      'sources.provider_key as source_kind', 'sources.language',
+      'signals.id',
+      'signals.organization_id',
+      'signals.status',
+      'signals.title',
+      'signals.summary',
+      'signals.signal_type',
+      'signals.published_at',
+      'signals.lat',
+      'signals.lng',
+      'signals.project_id',
+      'signals.current_score',
+      'signals.source_id',
+      'signals.ignored_at',
+      'sources.provider_key as source_kind',
+      'sources.language',
     ])
     .where('signals.id', '=', signalId);
 }
@@ -41,7 +53,12 @@ export async function industryProfile(tx: Tx, organizationId: string) {
 }
 
 export async function activeScoringConfig(tx: Tx, organizationId: string) {
-  const config = await tx.selectFrom('scoring_configs').selectAll().where('organization_id', '=', organizationId).where('is_active', '=', true).executeTakeFirst();
+  const config = await tx
+    .selectFrom('scoring_configs')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('is_active', '=', true)
+    .executeTakeFirst();
   if (!config) return undefined;
   const rules = await tx.selectFrom('scoring_rules').selectAll().where('scoring_config_id', '=', config.id).orderBy(RULE_ORDER).orderBy('rule_key').execute();
   return { config, rules };
@@ -58,7 +75,12 @@ async function nextVersion(tx: Tx, table: 'classifications' | 'scores', signalId
     .select(sql<number>`coalesce(max(version), 0) + 1`.as('v'))
     .where('signal_id', '=', signalId)
     .executeTakeFirstOrThrow();
-  await tx.updateTable(table).set({ is_current: false, updated_at: sql`now()` }).where('signal_id', '=', signalId).where('is_current', '=', true).execute();
+  await tx
+    .updateTable(table)
+    .set({ is_current: false, updated_at: sql`now()` })
+    .where('signal_id', '=', signalId)
+    .where('is_current', '=', true)
+    .execute();
   return row.v;
 }
 
@@ -150,7 +172,10 @@ export function setSignalState(tx: Tx, signalId: string, patch: { status: string
 
 /** Marks the signal's pipeline finished (not run: the completion runs it in one round trip). */
 export function markProcessedQuery(qb: Reader, signalId: string) {
-  return qb.updateTable('signals').set({ processed_at: sql`now()` }).where('id', '=', signalId);
+  return qb
+    .updateTable('signals')
+    .set({ processed_at: sql`now()` })
+    .where('id', '=', signalId);
 }
 
 /** Statuses of a signal whose pipeline has not finished (with processed_at null). */

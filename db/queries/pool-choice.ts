@@ -5,8 +5,7 @@ import { capToday, rampOf } from './mailboxes';
 import { choosePoolMailbox, poolChoiceHolds, poolTryOrder, type PoolCandidate } from '../../domain/sending/pools';
 
 /**
- * The pool choice of a contact's first e-mail (shared/api-contract.md, "Mailbox pools and one sender
- * per contact"), set-based: one query reads every pool mailbox's usability, today's cap in force and
+ * The pool choice of a contact's first e-mail (one sender per contact), set-based: one query reads every pool mailbox's usability, today's cap in force and
  * what is booked against it, and its latest slot; the pure rules of domain/sending/pools.ts choose.
  *
  * The cap stays exact because every booking of a mailbox takes its advisory lock
@@ -84,7 +83,10 @@ export async function lockPoolMailbox(tx: Tx, campaignId: string, now: Date): Pr
     if (order.length === 0) return null;
     await sql`SAVEPOINT pool_choice`.execute(tx);
     // The first free one, in one statement; those before it are held by other bookers.
-    const taken = await tryLockFirst(tx, order.map((id) => `send_slots:${id}`));
+    const taken = await tryLockFirst(
+      tx,
+      order.map((id) => `send_slots:${id}`),
+    );
     let chosen: string;
     let skipped: string[];
     if (taken >= 0) {
@@ -105,6 +107,9 @@ export async function lockPoolMailbox(tx: Tx, campaignId: string, now: Date): Pr
     view = fresh;
   }
   const locked = new Set(view.map((c) => c.id));
-  await lockForAll(tx, [...locked].map((id) => `send_slots:${id}`));
+  await lockForAll(
+    tx,
+    [...locked].map((id) => `send_slots:${id}`),
+  );
   return choosePoolMailbox((await poolCandidates(tx, campaignId, now)).filter((c) => locked.has(c.id)));
 }

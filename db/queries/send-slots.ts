@@ -60,7 +60,7 @@ export async function sendPolicyOf(tx: Tx, mailboxId: string, now: Date): Promis
 }
 
 /**
- * Sending in the recipient's time (shared/api-contract.md): the policy a campaign's send to a contact
+ * Sending in the recipient's time: the policy a campaign's send to a contact
  * is placed by. With the campaign's send_in "recipient", the mailbox's window and sending days in the
  * recipient's zone (the contact's timezone, else the company's, else its country's one zone, else the
  * mailbox's) and the public holidays of the recipient's country (the company's, else the zone's one
@@ -144,7 +144,9 @@ export async function reserveSendSlot(
   const policy = { ...found, minGapSeconds: gapSeconds(found.minGapSeconds, jitter?.gap_jitter_seconds ?? 0, r.random ?? Math.random()) };
 
   // Reservations from the day before today (local) on: earlier days cannot take a new slot.
-  const fromDay = DateTime.fromJSDate(r.now, { zone: capZoneOf(policy) }).minus({ days: 1 }).toISODate()!;
+  const fromDay = DateTime.fromJSDate(r.now, { zone: capZoneOf(policy) })
+    .minus({ days: 1 })
+    .toISODate()!;
   // A reservation whose message was skipped before it went out (a stop, an unsubscribe) frees its place.
   const perDay = await tx
     .selectFrom('send_slots')
@@ -157,14 +159,19 @@ export async function reserveSendSlot(
     .groupBy('send_slots.local_day')
     .execute();
   // The latest reservation or send (or claimed send: the claim's gap counts from it, sendTimeCheck) so far, and the latest of all (a reservation may lie ahead: a
-  // message booked for the next opening, before the window was widened).
+  // message booked for the next opening, before the window was widened). One max() per column, each the end of its partial
+  // per-mailbox index (messages_mailbox_sent_idx, messages_mailbox_attempted_idx): an OR of the two would read the organization's messages.
   const last = await sql<{ past: Date | null; any: Date | null }>`
     SELECT GREATEST(
              (SELECT max(slot_at) FROM send_slots WHERE organization_id = ${r.organizationId} AND mailbox_id = ${r.mailboxId} AND slot_at <= ${r.now}),
-             (SELECT GREATEST(max(sent_at), max(send_attempted_at)) FROM messages WHERE organization_id = ${r.organizationId} AND mailbox_id = ${r.mailboxId} AND (sent_at IS NOT NULL OR send_attempted_at IS NOT NULL))) AS past,
+             (SELECT max(sent_at) FROM messages WHERE organization_id = ${r.organizationId} AND mailbox_id = ${r.mailboxId} AND sent_at IS NOT NULL),
+             (SELECT max(send_attempted_at) FROM messages WHERE organization_id = ${r.organizationId} AND mailbox_id = ${r.mailboxId} AND send_attempted_at IS NOT NULL)) AS past,
            GREATEST(
              (SELECT max(slot_at) FROM send_slots WHERE organization_id = ${r.organizationId} AND mailbox_id = ${r.mailboxId}),
-             (SELECT GREATEST(max(sent_at), max(send_attempted_at)) FROM messages WHERE organization_id = ${r.organizationId} AND mailbox_id = ${r.mailboxId} AND (sent_at IS NOT NULL OR send_attempted_at IS NOT NULL))) AS any`.execute(tx);
+             (SELECT max(sent_at) FROM messages WHERE organization_id = ${r.organizationId} AND mailbox_id = ${r.mailboxId} AND sent_at IS NOT NULL),
+             (SELECT max(send_attempted_at) FROM messages WHERE organization_id = ${r.organizationId} AND mailbox_id = ${r.mailboxId} AND send_attempted_at IS NOT NULL)) AS any`.execute(
+    tx,
+  );
   const state = (lastSlotAt: Date | null) => ({ reservationsByLocalDay: new Map(perDay.map((d) => [d.day, d.n])), lastSlotAt });
   // The earliest slot after what has gone out; if a reservation ahead lies within the gap of it, after the latest one.
   let slotAt = nextSendSlot(r.now, policy, state(last.rows[0]?.past ?? null));

@@ -1,17 +1,21 @@
 import { sql } from 'kysely';
 import type { Tx } from '../tenancy';
 import { MESSAGE_TRANSITIONS, messageFrom } from '../../domain/outreach/messages';
+import { resignText } from '../../domain/outreach/draft';
 import { addSuppression } from './compliance/suppressions';
 import { mailboxSendability } from './mailbox-health';
 import { stopContactEnrollments } from './enrollments';
-import { transitionMessage } from './messages';
+import { getMessage, transitionMessage } from './messages';
 import { resumeWhenDue } from './sequence';
-import { messageSendPolicy, releaseSendSlot, reserveSendSlot, sendPolicyOf } from './send-slots';
+import { messageSendPolicy, releaseSendSlot, reserveSendSlot } from './send-slots';
 import { lockFor } from '../locks';
-import { judgeMailboxProtection } from './mailbox-protection';
+import { judgeMailboxProtection, recordSoftBounce } from './mailbox-protection';
+import type { BounceReason } from '../../domain/replies/bounce-reasons';
 import { sendTimeCheck, windowCloseOf } from '../../domain/sending/send-check';
 import { lockPoolMailbox } from './pool-choice';
 import { recordEvent } from './webhook-events';
+import { countSent, mailboxPassesBulkSenderAuth, sentOnDay, type SenderKey, type VolumeKey } from './bulk-volume';
+import { bulkSenderHold, countsTowardThresholds, organizationalDomain, utcDay, type ReceivingProvider } from '../../domain/sending/bulk-senders';
 
 /**
  * A message's way out, in three transactions around the SMTP conversation:
@@ -47,8 +51,18 @@ async function lockForSend(tx: Tx, messageId: string) {
   const m = await tx
     .selectFrom('messages')
     .select([
-      'messages.id', 'messages.organization_id', 'messages.status', 'messages.mailbox_id', 'messages.contact_id', 'messages.enrollment_id', 'messages.step_id',
-      'messages.channel', 'messages.scheduled_for', 'messages.send_attempted_at', 'messages.handover_at', 'messages.to_address',
+      'messages.id',
+      'messages.organization_id',
+      'messages.status',
+      'messages.mailbox_id',
+      'messages.contact_id',
+      'messages.enrollment_id',
+      'messages.step_id',
+      'messages.channel',
+      'messages.scheduled_for',
+      'messages.send_attempted_at',
+      'messages.handover_at',
+      'messages.to_address',
     ])
     .where('messages.id', '=', messageId)
     .forUpdate()
@@ -84,31 +98,107 @@ async function holdReason(tx: Tx, m: { mailbox_id: string | null; enrollment_sta
 }
 
 /**
- * One sender per contact (shared/api-contract.md, "Mailbox pools and one sender per contact"): the
+ * One sender per contact: the
  * mailbox an enrollment's e-mails go from. Pinned already: that one, or a hold while it is out of the
  * campaign's pool. Not yet: the pool choice (db/queries/pool-choice.ts: one query for the whole pool,
- * the rules of domain/sending/pools.ts, the chosen mailbox's booking lock held), pinned on the
- * enrollment (once: only while its mailbox_id is null). Undefined for a campaign without a pool: the
- * message's own mailbox.
+ * the rules of domain/sending/pools.ts, the chosen mailbox's booking lock held), answered with `pin`:
+ * the caller pins it on the enrollment only once the e-mail is booked on it (pinEnrollment, in the
+ * same transaction), so a mailbox whose first check has not run yet, or an e-mail held for another
+ * reason, pins nothing and the next booking chooses afresh. Undefined for a campaign without a pool:
+ * the message's own mailbox.
  */
-async function poolMailbox(tx: Tx, enrollmentId: string, now: Date): Promise<{ mailboxId: string } | { hold: string } | undefined> {
+async function poolMailbox(tx: Tx, enrollmentId: string, now: Date): Promise<{ mailboxId: string; pin: boolean } | { hold: string } | undefined> {
   const e = await tx.selectFrom('enrollments').select(['organization_id', 'campaign_id', 'mailbox_id']).where('id', '=', enrollmentId).executeTakeFirst();
   if (!e) return undefined;
-  const pool = (await tx.selectFrom('campaign_mailboxes').select('mailbox_id').where('campaign_id', '=', e.campaign_id).orderBy('position').execute()).map((p) => p.mailbox_id);
+  const pool = await poolOf(tx, e.campaign_id);
   if (pool.length === 0) return undefined;
-  if (e.mailbox_id) return pool.includes(e.mailbox_id) ? { mailboxId: e.mailbox_id } : { hold: "the contact's mailbox was removed from the campaign's pool" };
+  if (e.mailbox_id) return pool.includes(e.mailbox_id) ? { mailboxId: e.mailbox_id, pin: false } : { hold: REMOVED_FROM_POOL };
   const chosen = await lockPoolMailbox(tx, e.campaign_id, now);
-  if (!chosen) return { hold: "no mailbox of the campaign's pool may send now" };
+  if (!chosen) return { hold: await noPoolMailboxReason(tx, pool) };
+  return { mailboxId: chosen, pin: true };
+}
+
+/** Why no mailbox of the pool may send, each (the first few) with its own reason: what a person must mend. */
+async function noPoolMailboxReason(tx: Tx, pool: string[]): Promise<string> {
+  const shown = 5;
+  const boxes = await tx.selectFrom('mailboxes').select(['id', 'address']).where('id', 'in', pool.slice(0, shown)).execute();
+  const reasons: string[] = [];
+  for (const id of pool.slice(0, shown)) {
+    const block = await mailboxSendBlock(tx, id);
+    if (block && block !== 'unchecked') reasons.push(`${boxes.find((b) => b.id === id)?.address ?? id}: ${block}`);
+  }
+  const more = pool.length > shown ? `; and ${pool.length - shown} more` : '';
+  return `no mailbox of the campaign's pool may send now${reasons.length ? ` (${reasons.join('; ')}${more})` : ''}`;
+}
+
+const REMOVED_FROM_POOL = "the contact's mailbox was removed from the campaign's pool";
+
+function poolOf(tx: Tx, campaignId: string): Promise<string[]> {
+  return tx
+    .selectFrom('campaign_mailboxes')
+    .select('mailbox_id')
+    .where('campaign_id', '=', campaignId)
+    .orderBy('position')
+    .execute()
+    .then((rows) => rows.map((p) => p.mailbox_id));
+}
+
+/**
+ * Why a pooled campaign's e-mail may not go from this mailbox, or null: its mailbox is no longer in
+ * the campaign's pool (it waits, as the contract says, until the mailbox is back). Asked when the
+ * send is claimed, since an e-mail booked before the mailbox left the pool keeps its slot until then.
+ */
+async function poolBlock(tx: Tx, enrollmentId: string, mailboxId: string): Promise<string | null> {
+  const e = await tx.selectFrom('enrollments').select('campaign_id').where('id', '=', enrollmentId).executeTakeFirst();
+  if (!e) return null;
+  const pool = await poolOf(tx, e.campaign_id);
+  return pool.length > 0 && !pool.includes(mailboxId) ? REMOVED_FROM_POOL : null;
+}
+
+/**
+ * Pins the enrollment on the mailbox its first e-mail was just booked on. Another e-mail of the same
+ * enrollment booked at the same moment may have pinned it first, on another mailbox: this booking is
+ * then undone (the transaction fails and its activity books again, on that pin).
+ */
+async function pinEnrollment(tx: Tx, enrollmentId: string, mailboxId: string): Promise<void> {
   const pinned = await tx
     .updateTable('enrollments')
-    .set({ mailbox_id: chosen, updated_at: sql`now()` })
+    .set({ mailbox_id: mailboxId, updated_at: sql`now()` })
     .where('id', '=', enrollmentId)
-    .where('mailbox_id', 'is', null)
-    .returning('mailbox_id')
+    .where((eb) => eb.or([eb('mailbox_id', 'is', null), eb('mailbox_id', '=', mailboxId)]))
     .executeTakeFirst();
-  if (pinned) return { mailboxId: chosen };
-  // Pinned meanwhile by another e-mail of the enrollment: that one.
-  return poolMailbox(tx, enrollmentId, now);
+  if (Number(pinned.numUpdatedRows) !== 1) throw new Error(`enrollment ${enrollmentId} was pinned on another mailbox meanwhile; booked again`);
+}
+
+/**
+ * A message drafted for one mailbox and sent from another (a pooled campaign's first e-mail, drafted
+ * before its mailbox was chosen): it leaves from the new mailbox's address and is signed with its
+ * name, so the old sender's name in the text (the signature the draft was written with) becomes the
+ * new one, in the text before a person's edit too (so the swap does not count as their edit).
+ */
+async function resignFor(tx: Tx, messageId: string, from: string | null, to: string): Promise<void> {
+  const boxes = await tx
+    .selectFrom('mailboxes')
+    .select(['id', 'address', 'display_name'])
+    .where('id', 'in', from ? [from, to] : [to])
+    .execute();
+  const before = boxes.find((b) => b.id === from);
+  const after = boxes.find((b) => b.id === to)!;
+  const oldName = before?.display_name?.trim() ?? '';
+  const newName = after.display_name?.trim() ?? '';
+  const texts = await tx.selectFrom('messages').select(['body', 'original_body']).where('id', '=', messageId).executeTakeFirstOrThrow();
+  const swap = (text: string | null) => (text === null ? null : resignText(text, oldName, newName));
+  await tx
+    .updateTable('messages')
+    .set({
+      mailbox_id: to,
+      from_address: sql`CASE WHEN from_address IS NULL THEN NULL ELSE ${after.address} END`,
+      body: swap(texts.body),
+      original_body: swap(texts.original_body),
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', messageId)
+    .execute();
 }
 
 /** The close of the sending window of a slot's local day (the SMTP retries end there): the recipient's window when the campaign sends in the recipient's time. */
@@ -117,13 +207,22 @@ async function windowEndOf(tx: Tx, messageId: string, mailboxId: string, slotAt:
   return policy ? windowCloseOf(slotAt, policy) : slotAt;
 }
 
-export async function scheduleMessage(tx: Tx, r: { organizationId: string; messageId: string; now: Date; graceSeconds?: number }): Promise<ScheduleOutcome> {
+/**
+ * Books an approved message's slot, unless something holds it. With the recipient's provider, the
+ * bulk-sender rules are asked too, for the mailbox it is booked on and the UTC day of the booking (the
+ * claim asks again at the moment of sending).
+ */
+export async function scheduleMessage(
+  tx: Tx,
+  r: { organizationId: string; messageId: string; now: Date; graceSeconds?: number; provider?: ReceivingProvider | null },
+): Promise<ScheduleOutcome> {
   const m = await lockForSend(tx, r.messageId);
   if (!m) return { state: 'final', status: 'missing' };
   if (m.status === 'scheduled') {
     // A slot long past with no send under way (a restarted run, SMTP retries that ran out) is booked
     // again rather than sent late; a claimed one goes to its claim, which flags it.
-    const stale = !m.send_attempted_at && m.scheduled_for && r.now.getTime() - m.scheduled_for.getTime() > (r.graceSeconds ?? DEFAULT_SEND_GRACE_SECONDS) * 1000;
+    const stale =
+      !m.send_attempted_at && m.scheduled_for && r.now.getTime() - m.scheduled_for.getTime() > (r.graceSeconds ?? DEFAULT_SEND_GRACE_SECONDS) * 1000;
     if (!stale) return { state: 'scheduled', slotAt: m.scheduled_for!, windowEndsAt: await windowEndOf(tx, m.id, m.mailbox_id!, m.scheduled_for!) };
     await unschedule(tx, m.id, 'the send slot passed before it was sent; booked again');
     m.status = 'approved';
@@ -134,30 +233,54 @@ export async function scheduleMessage(tx: Tx, r: { organizationId: string; messa
     return { state: 'final', status: 'skipped' };
   }
   // A pooled campaign's e-mail goes from the enrollment's pinned mailbox (picked now for its first).
-  if (m.enrollment_id && m.channel === 'email') {
+  let pinOn: string | null = null;
+  if (m.enrollment_id && m.channel === 'email' && m.enrollment_status !== 'paused') {
     const pin = await poolMailbox(tx, m.enrollment_id, r.now);
     if (pin && 'hold' in pin) {
-      await tx.updateTable('messages').set({ error: pin.hold, updated_at: sql`now()` }).where('id', '=', m.id).execute();
+      await tx
+        .updateTable('messages')
+        .set({ error: pin.hold, updated_at: sql`now()` })
+        .where('id', '=', m.id)
+        .execute();
       return { state: 'held', reason: pin.hold };
     }
+    // A pool choice not yet pinned: a never-checked mailbox is checked first and chosen again after.
+    if (pin?.pin && (await mailboxSendBlock(tx, pin.mailboxId)) === 'unchecked') return { state: 'unchecked', mailboxId: pin.mailboxId };
     if (pin && pin.mailboxId !== m.mailbox_id) {
-      await tx.updateTable('messages').set({ mailbox_id: pin.mailboxId, updated_at: sql`now()` }).where('id', '=', m.id).execute();
+      await resignFor(tx, m.id, m.mailbox_id, pin.mailboxId);
       m.mailbox_id = pin.mailboxId;
     }
+    if (pin?.pin) pinOn = pin.mailboxId;
   }
-  const held = await holdReason(tx, m);
+  const held = (await holdReason(tx, m)) ?? (r.provider ? await bookingBulkBlock(tx, r.organizationId, m.mailbox_id!, r.provider, r.now) : null);
   if (held === 'unchecked') return { state: 'unchecked', mailboxId: m.mailbox_id! };
   if (held) {
-    await tx.updateTable('messages').set({ error: held, updated_at: sql`now()` }).where('id', '=', m.id).execute();
+    await tx
+      .updateTable('messages')
+      .set({ error: held, updated_at: sql`now()` })
+      .where('id', '=', m.id)
+      .execute();
     return { state: 'held', reason: held };
   }
   const slot = await reserveSendSlot(tx, { organizationId: r.organizationId, mailboxId: m.mailbox_id!, messageId: m.id, now: r.now });
+  if (pinOn) await pinEnrollment(tx, m.enrollment_id!, pinOn);
   await transitionMessage(tx, m.id, 'schedule', MESSAGE_TRANSITIONS.schedule.to, { scheduled_for: slot.slotAt, error: null });
   return { state: 'scheduled', slotAt: slot.slotAt, windowEndsAt: await windowEndOf(tx, m.id, m.mailbox_id!, slot.slotAt) };
 }
 
 export type Claim =
-  | { go: true; message: { id: string; organizationId: string; mailboxId: string; contactId: string | null; toAddress: string | null; sequenceStep: boolean; claimedAt: Date } }
+  | {
+      go: true;
+      message: {
+        id: string;
+        organizationId: string;
+        mailboxId: string;
+        contactId: string | null;
+        toAddress: string | null;
+        sequenceStep: boolean;
+        claimedAt: Date;
+      };
+    }
   | { go: false; status: string; requeue?: boolean; flagged?: boolean; hold?: boolean; reason?: string };
 
 /** Takes a scheduled message back to approved (its enrollment paused meanwhile): its slot is given back. */
@@ -181,10 +304,16 @@ export const DEFAULT_SEND_GRACE_SECONDS = 300;
  * sending day, close to the slot, under the day's cap of what went out, after the gap) and the
  * mailbox must still be sendable (mailboxSendBlock); otherwise the slot is given back, the message
  * is `approved` again and the answer is `requeue` (hold: something holds the mailbox or the
- * enrollment, wait for it; else book a fresh slot at once). A go sets send_attempted_at, so that a
+ * enrollment, wait for it; else book a fresh slot at once). With the send's bulk-sender key, the
+ * domain's count to the recipient's provider today (UTC) is checked too: at the hold threshold an
+ * unaligned domain's e-mail waits (hold) until the next UTC day. A go sets send_attempted_at, so that a
  * retry after a crash knows a send may have happened.
  */
-export async function claimSend(tx: Tx, messageId: string, at: { now: Date; graceSeconds?: number } = { now: new Date() }): Promise<Claim> {
+export async function claimSend(
+  tx: Tx,
+  messageId: string,
+  at: { now: Date; graceSeconds?: number; bulk?: SenderKey | null } = { now: new Date() },
+): Promise<Claim> {
   const m = await lockForSend(tx, messageId);
   if (!m) return { go: false, status: 'missing' };
   if (m.status !== 'scheduled') return { go: false, status: m.status };
@@ -195,7 +324,7 @@ export async function claimSend(tx: Tx, messageId: string, at: { now: Date; grac
       needs_check: true,
       error: 'delivery unknown: a send was attempted and its outcome not recorded (the worker stopped); check the mailbox’s Sent folder before sending again',
     });
-    if (failed) await recordEvent(tx, 'message.failed', { organizationId: m.organization_id, id: m.id });
+    if (failed) await recordEvent(tx, 'message.failed', { organizationId: m.organization_id, id: m.id }, getMessage);
     return { go: false, status: 'failed', flagged: true };
   }
   if (m.enrollment_status && ENDED.has(m.enrollment_status)) {
@@ -207,12 +336,23 @@ export async function claimSend(tx: Tx, messageId: string, at: { now: Date; grac
     await unschedule(tx, m.id, 'the enrollment is paused');
     return { go: false, status: 'approved', requeue: true, hold: true, reason: 'the enrollment is paused' };
   }
+  // Booked before its mailbox left the campaign's pool: it waits for the mailbox to come back.
+  const outOfPool = m.enrollment_id && m.channel === 'email' ? await poolBlock(tx, m.enrollment_id, m.mailbox_id!) : null;
+  if (outOfPool) {
+    await unschedule(tx, m.id, outOfPool);
+    return { go: false, status: 'approved', requeue: true, hold: true, reason: outOfPool };
+  }
   await lockFor(tx, `send_slots:${m.mailbox_id}`);
   const block = await mailboxSendBlock(tx, m.mailbox_id!);
   if (block) {
     const reason = block === 'unchecked' ? 'the mailbox needs a deliverability check' : block;
     await unschedule(tx, m.id, reason);
     return { go: false, status: 'approved', requeue: true, hold: block !== 'unchecked', reason };
+  }
+  const bulkHold = at.bulk ? await bulkSenderBlock(tx, m.organization_id, m.mailbox_id!, at.bulk, at.now) : null;
+  if (bulkHold) {
+    await unschedule(tx, m.id, bulkHold);
+    return { go: false, status: 'approved', requeue: true, hold: true, reason: bulkHold };
   }
   const verdict = await sendMomentVerdict(tx, m, at.now, at.graceSeconds ?? DEFAULT_SEND_GRACE_SECONDS);
   if (!verdict.go) {
@@ -221,7 +361,39 @@ export async function claimSend(tx: Tx, messageId: string, at: { now: Date; grac
     return { go: false, status: 'approved', requeue: true, reason };
   }
   await tx.updateTable('messages').set({ send_attempted_at: at.now, handover_at: null }).where('id', '=', m.id).execute();
-  return { go: true, message: { id: m.id, organizationId: m.organization_id, mailboxId: m.mailbox_id!, contactId: m.contact_id, toAddress: m.to_address, sequenceStep: m.step_id !== null, claimedAt: at.now } };
+  return {
+    go: true,
+    message: {
+      id: m.id,
+      organizationId: m.organization_id,
+      mailboxId: m.mailbox_id!,
+      contactId: m.contact_id,
+      toAddress: m.to_address,
+      sequenceStep: m.step_id !== null,
+      claimedAt: at.now,
+    },
+  };
+}
+
+/**
+ * Why the bulk-sender rules hold this send now, or null: the sending domain's count to the provider
+ * today (UTC) reached the hold threshold and the mailbox's newest health check does not pass SPF, DKIM
+ * and DMARC. Sends already handed over but not yet recorded are not in the count, so concurrent sends
+ * at the threshold can pass it by as many.
+ */
+async function bulkSenderBlock(tx: Tx, organizationId: string, mailboxId: string, key: SenderKey, now: Date): Promise<string | null> {
+  if (!countsTowardThresholds(key.provider)) return null;
+  const sentToday = await sentOnDay(tx, organizationId, { ...key, day: utcDay(now) });
+  // Below the threshold nothing holds, aligned or not: the health check is read only at it.
+  if (bulkSenderHold({ ...key, sentToday, aligned: false, now }) === null) return null;
+  const aligned = await mailboxPassesBulkSenderAuth(tx, mailboxId);
+  return bulkSenderHold({ ...key, sentToday, aligned, now });
+}
+
+/** bulkSenderBlock for the mailbox a booking chose, its organizational domain read from its address. */
+async function bookingBulkBlock(tx: Tx, organizationId: string, mailboxId: string, provider: ReceivingProvider, now: Date): Promise<string | null> {
+  const box = await tx.selectFrom('mailboxes').select('address').where('id', '=', mailboxId).executeTakeFirst();
+  return box ? bulkSenderBlock(tx, organizationId, mailboxId, { orgDomain: organizationalDomain(box.address), provider }, now) : null;
 }
 
 /** The claim this attempt held was taken over by a later attempt (this one was given up for dead): it must not send. */
@@ -262,9 +434,13 @@ async function sendMomentVerdict(tx: Tx, m: { id: string; organization_id: strin
     SELECT (SELECT count(*)::int FROM send_slots s JOIN messages x ON x.organization_id = s.organization_id AND x.id = s.message_id
              WHERE s.organization_id = ${m.organization_id} AND s.mailbox_id = ${m.mailbox_id} AND s.local_day = ${slot.local_day}::date
                AND s.message_id <> ${m.id} AND (x.sent_at IS NOT NULL OR x.send_attempted_at IS NOT NULL)) AS gone,
-           (SELECT GREATEST(max(sent_at), max(send_attempted_at)) FROM messages
-             WHERE organization_id = ${m.organization_id} AND mailbox_id = ${m.mailbox_id} AND id <> ${m.id}
-               AND (sent_at IS NOT NULL OR send_attempted_at IS NOT NULL)) AS last`.execute(tx);
+           GREATEST(
+             (SELECT max(sent_at) FROM messages
+               WHERE organization_id = ${m.organization_id} AND mailbox_id = ${m.mailbox_id} AND id <> ${m.id} AND sent_at IS NOT NULL),
+             (SELECT max(send_attempted_at) FROM messages
+               WHERE organization_id = ${m.organization_id} AND mailbox_id = ${m.mailbox_id} AND id <> ${m.id} AND send_attempted_at IS NOT NULL)) AS last`.execute(
+    tx,
+  );
   const row = state.rows[0]!;
   return sendTimeCheck({ now, slotAt: slot.slot_at, slotLocalDay: slot.local_day, graceSeconds }, policy, { goneOutOnDay: row.gone, lastSendAt: row.last });
 }
@@ -274,17 +450,23 @@ async function sendMomentVerdict(tx: Tx, m: { id: string; organization_id: strin
  * claim given back (nothing was handed over). With a mailbox, the mailbox is held too
  * (send_hold_reason, shown in last_error) until its SMTP settings or secret change; without, the
  * reason goes to the mailbox's last_error only (organization settings: the run looks again later).
+ * Fenced on the attempt's claim (`claimedAt`; null when the attempt failed before it claimed, and then
+ * only while no attempt handed the message over): an attempt given up for dead whose claim a later
+ * attempt took over changes nothing, so the live attempt's send is neither undone nor booked again.
  */
-export async function holdSend(tx: Tx, messageId: string, r: { reason: string; mailboxId?: string }): Promise<void> {
-  await releaseSendSlot(tx, messageId);
-  const held = await tx
+export async function holdSend(tx: Tx, messageId: string, r: { reason: string; mailboxId?: string; claimedAt?: Date | null }): Promise<void> {
+  let q = tx
     .updateTable('messages')
     .set({ status: 'approved', scheduled_for: null, send_attempted_at: null, error: r.reason, updated_at: sql`now()` })
     .where('id', '=', messageId)
-    .where('status', '=', 'scheduled')
-    .returning('mailbox_id')
-    .executeTakeFirst();
-  const mailboxId = r.mailboxId ?? held?.mailbox_id;
+    .where('status', '=', 'scheduled');
+  // With this attempt's claim: only that claim (the server refused it, even after the hand-over: nothing
+  // was delivered). Without one: only while no other attempt handed the message over.
+  q = r.claimedAt ? q.where('send_attempted_at', '=', r.claimedAt) : q.where('handover_at', 'is', null);
+  const held = await q.returning('mailbox_id').executeTakeFirst();
+  if (!held) return;
+  await releaseSendSlot(tx, messageId);
+  const mailboxId = r.mailboxId ?? held.mailbox_id;
   if (!mailboxId) return;
   await tx
     .updateTable('mailboxes')
@@ -299,13 +481,26 @@ export async function skipBlocked(tx: Tx, messageId: string, reason: string): Pr
   await transitionMessage(tx, messageId, 'skip', MESSAGE_TRANSITIONS.skip.to, { error: reason, send_attempted_at: null });
 }
 
-/** A transient failure: nothing was delivered, the next attempt may send. */
-export async function releaseClaim(tx: Tx, messageId: string, error: string): Promise<void> {
-  await tx.updateTable('messages').set({ send_attempted_at: null, error, updated_at: sql`now()` }).where('id', '=', messageId).where('status', '=', 'scheduled').execute();
+/**
+ * A transient failure (a 4xx, or no connection): nothing was delivered, the next attempt may send. Only
+ * this attempt's own claim (`claimedAt`) is released: a claim a later attempt took over is that
+ * attempt's to keep.
+ */
+export async function releaseClaim(tx: Tx, messageId: string, error: string, claimedAt: Date): Promise<void> {
+  await tx
+    .updateTable('messages')
+    .set({ send_attempted_at: null, error, updated_at: sql`now()` })
+    .where('id', '=', messageId)
+    .where('status', '=', 'scheduled')
+    .where('send_attempted_at', '=', claimedAt)
+    .execute();
 }
 
 /** The thread an outbound e-mail belongs to: its enrollment's, made with the first e-mail. */
-async function threadFor(tx: Tx, m: { organization_id: string; contact_id: string | null; enrollment_id: string | null; mailbox_id: string | null; subject: string | null }) {
+async function threadFor(
+  tx: Tx,
+  m: { organization_id: string; contact_id: string | null; enrollment_id: string | null; mailbox_id: string | null; subject: string | null },
+) {
   if (m.enrollment_id) {
     const existing = await tx.selectFrom('threads').select('id').where('enrollment_id', '=', m.enrollment_id).orderBy('created_at').limit(1).executeTakeFirst();
     if (existing) return existing.id;
@@ -326,12 +521,21 @@ async function threadFor(tx: Tx, m: { organization_id: string; contact_id: strin
  * attempt went on): 250 is the truth. The addresses are not written back for an erased contact (M6).
  * Answers the status it was recorded from (null: it was not, the message being gone or sent already).
  */
-export async function recordSent(tx: Tx, r: { messageId: string; providerMessageId: string; fromAddress: string; toAddress: string }): Promise<string | null> {
+export async function recordSent(
+  tx: Tx,
+  r: { messageId: string; providerMessageId: string; fromAddress: string; toAddress: string; volume?: VolumeKey | null },
+): Promise<string | null> {
   const m = await tx
     .selectFrom('messages')
     .leftJoin('contacts', (j) => j.onRef('contacts.organization_id', '=', 'messages.organization_id').onRef('contacts.id', '=', 'messages.contact_id'))
     .select([
-      'messages.organization_id', 'messages.contact_id', 'messages.enrollment_id', 'messages.mailbox_id', 'messages.subject', 'messages.thread_id', 'messages.status',
+      'messages.organization_id',
+      'messages.contact_id',
+      'messages.enrollment_id',
+      'messages.mailbox_id',
+      'messages.subject',
+      'messages.thread_id',
+      'messages.status',
       'contacts.erased_at',
     ])
     .where('messages.id', '=', r.messageId)
@@ -361,7 +565,9 @@ export async function recordSent(tx: Tx, r: { messageId: string; providerMessage
     )
     .executeTakeFirst();
   if (Number(recorded.numUpdatedRows) !== 1) return null;
-  await recordEvent(tx, 'message.sent', { organizationId: m.organization_id, id: r.messageId });
+  // Counted here only, where the message first becomes sent: a retry of the record finds it sent and counts nothing.
+  if (r.volume) await countSent(tx, m.organization_id, r.volume);
+  await recordEvent(tx, 'message.sent', { organizationId: m.organization_id, id: r.messageId }, getMessage);
   return m.status;
 }
 
@@ -372,14 +578,27 @@ export async function recordSent(tx: Tx, r: { messageId: string; providerMessage
  */
 export async function recordSendFailure(
   tx: Tx,
-  r: { messageId: string; organizationId: string; error: string; hardBounce: boolean; address: string; contactId: string | null; flagged?: boolean },
+  r: {
+    messageId: string;
+    organizationId: string;
+    error: string;
+    hardBounce: boolean;
+    softBounceReason?: BounceReason | null;
+    address: string;
+    contactId: string | null;
+    flagged?: boolean;
+  },
 ): Promise<string[]> {
   // Reported only when this failed it: a message skipped meanwhile (an unsubscribe during the SMTP
   // conversation) or already flagged failed by a later claim stays as it is, and so says nothing.
   if (await transitionMessage(tx, r.messageId, 'fail', MESSAGE_TRANSITIONS.fail.to, { error: r.error, needs_check: r.flagged ?? false })) {
-    await recordEvent(tx, 'message.failed', { organizationId: r.organizationId, id: r.messageId });
+    await recordEvent(tx, 'message.failed', { organizationId: r.organizationId, id: r.messageId }, getMessage);
   }
-  if (!r.hardBounce) return [];
+  if (!r.hardBounce) {
+    // A refusal that is no hard bounce (a block, a full mailbox) counts like a reported soft bounce.
+    if (r.softBounceReason) await recordSoftBounce(tx, r.messageId, r.softBounceReason);
+    return [];
+  }
   // A refused recipient is a hard bounce of the mailbox (migration 0020): counted, and judged at once (protection).
   const bounced = await tx
     .updateTable('messages')
@@ -399,14 +618,22 @@ export async function recordSendFailure(
   return r.contactId ? stopContactEnrollments(tx, r.contactId, 'bounced') : [];
 }
 
-/** Who a message goes to, as the send needs it: the contact's addresses and name, its company's, the locale. */
+/** Who a message goes to, as the send needs it: the contact's addresses and name, its company's, the locale, where its data came from (the notice). */
 export function sendRecipient(tx: Tx, contactId: string) {
   return tx
     .selectFrom('contacts')
     .innerJoin('companies', 'companies.id', 'contacts.company_id')
     .select([
-      'contacts.full_name', 'contacts.email', 'contacts.phone', 'contacts.source_description', 'companies.name as company_name',
-      'companies.generic_email', 'companies.phone as company_phone', 'companies.locale',
+      'contacts.full_name',
+      'contacts.email',
+      'contacts.phone',
+      'contacts.source_description',
+      'contacts.data_source',
+      'companies.name as company_name',
+      'companies.domain as company_domain',
+      'companies.generic_email',
+      'companies.phone as company_phone',
+      'companies.locale',
     ])
     .where('contacts.id', '=', contactId)
     .executeTakeFirst();
@@ -416,7 +643,11 @@ export function sendRecipient(tx: Tx, contactId: string) {
 export async function sendContent(tx: Tx, messageId: string, mailboxId: string) {
   const [message, mailbox] = await Promise.all([
     tx.selectFrom('messages').select(['subject', 'body', 'model', 'in_reply_to', 'references_ids']).where('id', '=', messageId).executeTakeFirstOrThrow(),
-    tx.selectFrom('mailboxes').select(['address', 'display_name', 'domain', 'smtp_config', 'secret_ciphertext', 'auth_type', 'auth_provider']).where('id', '=', mailboxId).executeTakeFirstOrThrow(),
+    tx
+      .selectFrom('mailboxes')
+      .select(['address', 'display_name', 'domain', 'smtp_config', 'secret_ciphertext', 'auth_type', 'auth_provider'])
+      .where('id', '=', mailboxId)
+      .executeTakeFirstOrThrow(),
   ]);
   return { message, mailbox };
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Tx } from '../tenancy';
 import { ENROLLMENT_COLUMNS } from './enrollments';
+import { getMessage } from './messages';
 import { recordEvent } from './webhook-events';
 
 /**
@@ -9,13 +10,26 @@ import { recordEvent } from './webhook-events';
  * is written from, and the draft itself, stored once per (enrollment, step, attempt).
  */
 
-/** The enrollment, its campaign's mode and mailbox, and the campaign's steps in order. */
+/**
+ * The enrollment, its campaign's mode and mailbox, and the campaign's steps in order. The campaign's
+ * mailbox is answered under its own name: `mailbox_id` is the enrollment's pin (null before its first
+ * e-mail was booked), and `sender_mailbox_id` the mailbox its e-mails are written and planned for: the
+ * pin, else the campaign's (its pool's first).
+ */
 export async function sequenceOf(tx: Tx, enrollmentId: string) {
   const enrollment = await tx
     .selectFrom('enrollments')
     .innerJoin('campaigns', 'campaigns.id', 'enrollments.campaign_id')
     .select(ENROLLMENT_COLUMNS.map((c) => `enrollments.${c}` as const))
-    .select(['enrollments.sequence_id', 'campaigns.mode', 'campaigns.mailbox_id', 'campaigns.opportunity_id', 'campaigns.name as campaign_name', 'campaigns.goal'])
+    .select([
+      'enrollments.sequence_id',
+      'campaigns.mode',
+      'campaigns.mailbox_id as campaign_mailbox_id',
+      'campaigns.opportunity_id',
+      'campaigns.name as campaign_name',
+      'campaigns.goal',
+    ])
+    .select(sql<string | null>`coalesce(enrollments.mailbox_id, campaigns.mailbox_id)`.as('sender_mailbox_id'))
     .where('enrollments.id', '=', enrollmentId)
     .executeTakeFirst();
   if (!enrollment) return undefined;
@@ -34,8 +48,16 @@ export async function draftContext(tx: Tx, e: { contactId: string; opportunityId
     .selectFrom('contacts')
     .innerJoin('companies', 'companies.id', 'contacts.company_id')
     .select([
-      'contacts.id', 'contacts.full_name', 'contacts.title', 'contacts.email', 'contacts.phone', 'companies.name as company_name',
-      'companies.generic_email', 'companies.phone as company_phone', 'companies.locale', 'companies.country_code',
+      'contacts.id',
+      'contacts.full_name',
+      'contacts.title',
+      'contacts.email',
+      'contacts.phone',
+      'companies.name as company_name',
+      'companies.generic_email',
+      'companies.phone as company_phone',
+      'companies.locale',
+      'companies.country_code',
     ])
     .where('contacts.id', '=', e.contactId)
     .executeTakeFirst();
@@ -58,7 +80,9 @@ export async function emailedBefore(tx: Tx, contactId: string | null, address: s
   if (!contactId && !address) return false;
   const gone = sql`direction = ${'outbound'} AND channel = ${'email'} AND (status = ${'sent'} OR needs_check) AND id <> ${exceptMessageId ?? '00000000-0000-0000-0000-000000000000'}::uuid`;
   const byContact = contactId ? sql`(SELECT id FROM messages WHERE contact_id = ${contactId}::uuid AND ${gone} LIMIT 1)` : undefined;
-  const byAddress = address ? sql`(SELECT id FROM messages WHERE lower(to_address) = ${address.toLowerCase()} AND to_address IS NOT NULL AND ${gone} LIMIT 1)` : undefined;
+  const byAddress = address
+    ? sql`(SELECT id FROM messages WHERE lower(to_address) = ${address.toLowerCase()} AND to_address IS NOT NULL AND ${gone} LIMIT 1)`
+    : undefined;
   const branches = [byContact, byAddress].filter((q) => q !== undefined);
   const rows = await sql<{ id: string }>`${sql.join(branches, sql` UNION ALL `)} LIMIT 1`.execute(tx);
   return rows.rows.length > 0;
@@ -79,7 +103,12 @@ export async function enrollmentEmailedBefore(tx: Tx, enrollmentId: string): Pro
 
 /** The draft written for a step attempt, when it is there already (a retried activity). */
 export function draftByKey(tx: Tx, organizationId: string, key: string) {
-  return tx.selectFrom('messages').select(['id', 'status', 'created_at']).where('organization_id', '=', organizationId).where('draft_key', '=', key).executeTakeFirst();
+  return tx
+    .selectFrom('messages')
+    .select(['id', 'status', 'created_at'])
+    .where('organization_id', '=', organizationId)
+    .where('draft_key', '=', key)
+    .executeTakeFirst();
 }
 
 /** The rejected draft a redraft answers: its text and what the person said. */
@@ -148,7 +177,8 @@ export async function insertDraft(tx: Tx, d: DraftRow): Promise<string> {
     .onConflict((oc) => oc.columns(['organization_id', 'draft_key']).where('draft_key', 'is not', null).doNothing())
     .returning('id')
     .executeTakeFirst();
-  if (inserted && d.status === 'pending_approval') await recordEvent(tx, 'message.pending_approval', { organizationId: d.organizationId, id: inserted.id });
+  if (inserted && d.status === 'pending_approval')
+    await recordEvent(tx, 'message.pending_approval', { organizationId: d.organizationId, id: inserted.id }, getMessage);
   if (inserted) return inserted.id;
   return (await draftByKey(tx, d.organizationId, d.draftKey))!.id;
 }
@@ -158,7 +188,14 @@ export function stepMessage(tx: Tx, messageId: string) {
   return tx
     .selectFrom('messages')
     .leftJoin('enrollments', 'enrollments.id', 'messages.enrollment_id')
-    .select(['messages.id', 'messages.status', 'messages.redraft_requested', 'messages.enrollment_id', 'enrollments.status as enrollment_status', 'enrollments.resume_at'])
+    .select([
+      'messages.id',
+      'messages.status',
+      'messages.redraft_requested',
+      'messages.enrollment_id',
+      'enrollments.status as enrollment_status',
+      'enrollments.resume_at',
+    ])
     .where('messages.id', '=', messageId)
     .executeTakeFirst();
 }

@@ -4,13 +4,47 @@ import type { Tx } from '../tenancy';
 import { activeScoringConfig, industryProfile, RULE_ORDER } from './pipeline';
 import { diff, writeAudit } from './audit';
 
-const CONFIG_COLUMNS = ['id', 'organization_id', 'version', 'is_active', 'ignore_below', 'qualify_at', 'opportunity_at', 'home_lat', 'home_lng', 'created_at', 'updated_at'] as const;
-const RULE_COLUMNS = ['id', 'scoring_config_id', 'organization_id', 'dimension', 'rule_key', 'weight', 'max_points', 'params', 'created_at', 'updated_at'] as const;
+const CONFIG_COLUMNS = [
+  'id',
+  'organization_id',
+  'version',
+  'is_active',
+  'ignore_below',
+  'qualify_at',
+  'opportunity_at',
+  'home_lat',
+  'home_lng',
+  'created_at',
+  'updated_at',
+] as const;
+const RULE_COLUMNS = [
+  'id',
+  'scoring_config_id',
+  'organization_id',
+  'dimension',
+  'rule_key',
+  'weight',
+  'max_points',
+  'params',
+  'created_at',
+  'updated_at',
+] as const;
 
 export async function scoringSettings(tx: Tx, organizationId: string) {
-  const config = await tx.selectFrom('scoring_configs').select(CONFIG_COLUMNS).where('organization_id', '=', organizationId).where('is_active', '=', true).executeTakeFirst();
+  const config = await tx
+    .selectFrom('scoring_configs')
+    .select(CONFIG_COLUMNS)
+    .where('organization_id', '=', organizationId)
+    .where('is_active', '=', true)
+    .executeTakeFirst();
   if (!config) return undefined;
-  const rules = await tx.selectFrom('scoring_rules').select(RULE_COLUMNS).where('scoring_config_id', '=', config.id).orderBy(RULE_ORDER).orderBy('rule_key').execute();
+  const rules = await tx
+    .selectFrom('scoring_rules')
+    .select(RULE_COLUMNS)
+    .where('scoring_config_id', '=', config.id)
+    .orderBy(RULE_ORDER)
+    .orderBy('rule_key')
+    .execute();
   return { config, rules };
 }
 
@@ -27,7 +61,10 @@ export class ThresholdOrderError extends Error {}
 
 /** A rule patch names a rule key the active config does not have (index: its place in the list). */
 export class UnknownRuleError extends Error {
-  constructor(readonly index: number, readonly ruleKey: string) {
+  constructor(
+    readonly index: number,
+    readonly ruleKey: string,
+  ) {
     super(`is not a rule of the active scoring config: ${ruleKey}`);
   }
 }
@@ -63,11 +100,17 @@ export async function changeScoringConfig(tx: Tx, organizationId: string, actorI
     home_lng: patch.home_lng !== undefined ? patch.home_lng : current.home_lng,
   };
   if (!(next.ignore_below <= next.qualify_at && next.qualify_at <= next.opportunity_at)) {
-    throw new ThresholdOrderError(`thresholds must keep ignoreBelow <= qualifyAt <= opportunityAt (got ${next.ignore_below}, ${next.qualify_at}, ${next.opportunity_at})`);
+    throw new ThresholdOrderError(
+      `thresholds must keep ignoreBelow <= qualifyAt <= opportunityAt (got ${next.ignore_below}, ${next.qualify_at}, ${next.opportunity_at})`,
+    );
   }
   const changes = [...diff(current as unknown as Record<string, unknown>, patch), ...ruleChanges];
   if (changes.length === 0) return scoringSettings(tx, organizationId);
-  await tx.updateTable('scoring_configs').set({ is_active: false, updated_at: sql`now()` }).where('id', '=', current.id).execute();
+  await tx
+    .updateTable('scoring_configs')
+    .set({ is_active: false, updated_at: sql`now()` })
+    .where('id', '=', current.id)
+    .execute();
   const created = await tx
     .insertInto('scoring_configs')
     .values({ organization_id: organizationId, version: current.version + 1, is_active: true, created_by: actorId, ...next })
@@ -97,8 +140,19 @@ export async function industryProfileSettings(tx: Tx, organizationId: string) {
   const profile = await tx.selectFrom('industry_profiles').select(PROFILE_COLUMNS).where('organization_id', '=', organizationId).executeTakeFirst();
   if (!profile) return undefined;
   const [personas, products] = await Promise.all([
-    tx.selectFrom('personas').select(['id', 'industry_profile_id', 'segment', 'title_keywords', 'priority']).where('industry_profile_id', '=', profile.id).orderBy('priority', 'desc').orderBy('segment').execute(),
-    tx.selectFrom('products').select(['id', 'industry_profile_id', 'key', 'name', 'description', 'fit_keywords']).where('industry_profile_id', '=', profile.id).orderBy('key').execute(),
+    tx
+      .selectFrom('personas')
+      .select(['id', 'industry_profile_id', 'segment', 'title_keywords', 'priority'])
+      .where('industry_profile_id', '=', profile.id)
+      .orderBy('priority', 'desc')
+      .orderBy('segment')
+      .execute(),
+    tx
+      .selectFrom('products')
+      .select(['id', 'industry_profile_id', 'key', 'name', 'description', 'fit_keywords'])
+      .where('industry_profile_id', '=', profile.id)
+      .orderBy('key')
+      .execute(),
   ]);
   return { profile, personas, products };
 }
@@ -119,7 +173,11 @@ export async function changeIndustryProfile(tx: Tx, organizationId: string, acto
   const { personas, products, ...fields } = patch;
   const changes = diff(current.profile as unknown as Record<string, unknown>, fields);
   if (Object.keys(fields).length) {
-    await tx.updateTable('industry_profiles').set({ ...fields, updated_at: sql`now()` }).where('id', '=', current.profile.id).execute();
+    await tx
+      .updateTable('industry_profiles')
+      .set({ ...fields, updated_at: sql`now()` })
+      .where('id', '=', current.profile.id)
+      .execute();
   }
   const profileId = current.profile.id;
   if (personas) {
@@ -128,7 +186,15 @@ export async function changeIndustryProfile(tx: Tx, organizationId: string, acto
     if (personas.length) {
       await tx
         .insertInto('personas')
-        .values(personas.map((p) => ({ organization_id: organizationId, industry_profile_id: profileId, segment: p.segment, title_keywords: p.titleKeywords, priority: p.priority })))
+        .values(
+          personas.map((p) => ({
+            organization_id: organizationId,
+            industry_profile_id: profileId,
+            segment: p.segment,
+            title_keywords: p.titleKeywords,
+            priority: p.priority,
+          })),
+        )
         .execute();
     }
   }
@@ -138,7 +204,16 @@ export async function changeIndustryProfile(tx: Tx, organizationId: string, acto
     if (products.length) {
       await tx
         .insertInto('products')
-        .values(products.map((p) => ({ organization_id: organizationId, industry_profile_id: profileId, key: p.key, name: p.name, description: p.description ?? null, fit_keywords: p.fitKeywords })))
+        .values(
+          products.map((p) => ({
+            organization_id: organizationId,
+            industry_profile_id: profileId,
+            key: p.key,
+            name: p.name,
+            description: p.description ?? null,
+            fit_keywords: p.fitKeywords,
+          })),
+        )
         .execute();
     }
   }

@@ -10,9 +10,24 @@ import { newestFirst } from './pagination';
 
 /** Exactly the spec's Signal fields. */
 export const SIGNAL_COLUMNS = [
-  'id', 'organization_id', 'source_id', 'raw_publication_id', 'project_id', 'external_id', 'status', 'signal_type',
-  'title', 'summary', 'published_at', 'effective_start', 'effective_end', 'source_url', 'current_score', 'dedupe_key',
-  'created_at', 'updated_at',
+  'id',
+  'organization_id',
+  'source_id',
+  'raw_publication_id',
+  'project_id',
+  'external_id',
+  'status',
+  'signal_type',
+  'title',
+  'summary',
+  'published_at',
+  'effective_start',
+  'effective_end',
+  'source_url',
+  'current_score',
+  'dedupe_key',
+  'created_at',
+  'updated_at',
 ] as const;
 
 export function getSignal(tx: Tx, id: string) {
@@ -34,7 +49,11 @@ export function ignoreSignal(tx: Tx, id: string, userId: string) {
  * reconcile picks it up if that run dies before its first stage writes.
  */
 export function markSignalReprocessing(tx: Tx, id: string) {
-  return tx.updateTable('signals').set({ processed_at: null, updated_at: sql`now()` }).where('id', '=', id).execute();
+  return tx
+    .updateTable('signals')
+    .set({ processed_at: null, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .execute();
 }
 
 export interface SignalFilter {
@@ -69,7 +88,10 @@ export function listSignals(tx: Reader, f: SignalFilter) {
   return newestFirst(fromSignals(tx, v).select(SIGNAL_COLUMNS), 'signals', v);
 }
 
-const SIGNAL_JSON_COLUMNS = jsonColumns(SIGNAL_COLUMNS, { timestamps: ['published_at', 'effective_start', 'effective_end', 'created_at', 'updated_at'], numbers: ['current_score'] });
+const SIGNAL_JSON_COLUMNS = jsonColumns(SIGNAL_COLUMNS, {
+  timestamps: ['published_at', 'effective_start', 'effective_end', 'created_at', 'updated_at'],
+  numbers: ['current_score'],
+});
 const signalsJson = listPerShape((qb: Reader, v: SignalListValues) => newestFirst(fromSignals(qb, v).select(SIGNAL_JSON_COLUMNS), 'signals', v), listValues);
 
 /**
@@ -210,7 +232,10 @@ async function linkToProjects<T extends NormalizedPublication & { at: Date }>(
   windowMs: number,
 ): Promise<Map<T, string>> {
   const keys = [...new Set(items.map((p) => p.dedupeKey))];
-  await lockForAll(tx, keys.map((k) => `${organizationId}/${k}`));
+  await lockForAll(
+    tx,
+    keys.map((k) => `${organizationId}/${k}`),
+  );
   const existing = await tx
     .selectFrom('projects')
     .select(['id', 'dedupe_key', 'last_seen_at'])
@@ -255,7 +280,14 @@ async function linkToProjects<T extends NormalizedPublication & { at: Date }>(
 
 /** Signals of a source still waiting to be processed (a run whose document did not change hands these on). */
 export async function pendingSignalsOfSource(tx: Tx, sourceId: string, limit: number): Promise<string[]> {
-  const rows = await tx.selectFrom('signals').select('id').where('source_id', '=', sourceId).where('status', '=', 'ingested').orderBy('created_at').limit(limit).execute();
+  const rows = await tx
+    .selectFrom('signals')
+    .select('id')
+    .where('source_id', '=', sourceId)
+    .where('status', '=', 'ingested')
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
   return rows.map((r) => r.id);
 }
 
@@ -266,9 +298,24 @@ export async function getSignalDetail(tx: Tx, id: string) {
   const classification = await tx
     .selectFrom('classifications')
     .select([
-      'id', 'signal_id', 'organization_id', 'version', 'model', 'prompt_key', 'prompt_version', 'prompt_hash', 'output',
-      'confidence', 'commercial_relevance', 'relevance_reasons', 'project_category', 'project_stage', 'estimated_size',
-      'is_current', 'created_at', 'updated_at',
+      'id',
+      'signal_id',
+      'organization_id',
+      'version',
+      'model',
+      'prompt_key',
+      'prompt_version',
+      'prompt_hash',
+      'output',
+      'confidence',
+      'commercial_relevance',
+      'relevance_reasons',
+      'project_category',
+      'project_stage',
+      'estimated_size',
+      'is_current',
+      'created_at',
+      'updated_at',
     ])
     .where('signal_id', '=', id)
     .where('is_current', '=', true)

@@ -7,8 +7,21 @@ import { newestFirst } from './pagination';
  * (never the values) of its request headers. `secret_headers` leaves the database only for a fetch.
  */
 const SOURCE_COLUMNS = [
-  'id', 'organization_id', 'provider_key', 'name', 'config', 'enabled', 'schedule', 'country_code', 'language',
-  'header_names', 'last_run_at', 'last_run_status', 'last_error', 'created_at', 'updated_at',
+  'id',
+  'organization_id',
+  'provider_key',
+  'name',
+  'config',
+  'enabled',
+  'schedule',
+  'country_code',
+  'language',
+  'header_names',
+  'last_run_at',
+  'last_run_status',
+  'last_error',
+  'created_at',
+  'updated_at',
 ] as const;
 
 /** A source's request headers, sealed (db/secrets.ts, sourceSecretContext), with their names in the clear. */

@@ -1,37 +1,34 @@
 import { sql } from 'kysely';
 import type { Tx } from '../tenancy';
 
-/** The time of a thread's last activity: its newest message (sent, received or written), else its creation. */
-const LAST_ACTIVITY = sql<Date>`coalesce(s.last_message_at, t.created_at)`;
+const THREAD_COLUMNS = [
+  't.id',
+  't.organization_id',
+  't.contact_id',
+  'c.full_name as contact_name',
+  'co.name as company_name',
+  't.mailbox_id',
+  't.subject',
+  't.status',
+  't.last_activity_at as last_message_at',
+  't.last_inbound_at',
+  't.last_intent',
+  't.assigned_to',
+  't.message_count',
+] as const;
 
 /**
  * Threads as GET /threads answers them: who (contact, company), which mailbox, the last activity,
- * the last inbound message and its intent, the assignee and the number of messages.
+ * the last inbound message and its intent, the assignee and the number of messages. The summary
+ * columns are kept on the thread by a trigger on messages (app.messages_thread_summary), so the list
+ * never aggregates the organization's messages.
  */
 function selectThreads(tx: Tx) {
   return tx
     .selectFrom('threads as t')
     .innerJoin('contacts as c', 'c.id', 't.contact_id')
     .innerJoin('companies as co', 'co.id', 'c.company_id')
-    .leftJoinLateral(
-      (eb) =>
-        eb
-          .selectFrom('messages as m')
-          .select([
-            sql<Date | null>`max(coalesce(m.sent_at, m.received_at, m.created_at))`.as('last_message_at'),
-            sql<Date | null>`max(coalesce(m.received_at, m.created_at)) FILTER (WHERE m.direction = 'inbound')`.as('last_inbound_at'),
-            sql<string | null>`(array_agg(m.intent ORDER BY coalesce(m.received_at, m.created_at) DESC) FILTER (WHERE m.direction = 'inbound' AND m.intent IS NOT NULL))[1]`.as('last_intent'),
-            sql<number>`count(*)::int`.as('message_count'),
-          ])
-          .whereRef('m.thread_id', '=', 't.id')
-          .whereRef('m.organization_id', '=', 't.organization_id')
-          .as('s'),
-      (join) => join.onTrue(),
-    )
-    .select([
-      't.id', 't.organization_id', 't.contact_id', 'c.full_name as contact_name', 'co.name as company_name', 't.mailbox_id', 't.subject', 't.status',
-      LAST_ACTIVITY.as('last_message_at'), 's.last_inbound_at', 's.last_intent', 't.assigned_to', sql<number>`coalesce(s.message_count, 0)`.as('message_count'),
-    ]);
+    .select(THREAD_COLUMNS);
 }
 
 export interface ThreadFilter {
@@ -44,28 +41,50 @@ export interface ThreadFilter {
   before?: string;
 }
 
-/** The organization's threads, the last activity first; `before` (a thread id) pages on. */
-export function listThreads(tx: Tx, f: ThreadFilter) {
-  let q = selectThreads(tx).where('t.organization_id', '=', f.organizationId);
-  if (f.status) q = q.where('t.status', '=', f.status);
-  if (f.mailboxId) q = q.where('t.mailbox_id', '=', f.mailboxId);
-  if (f.assignedTo) q = q.where('t.assigned_to', '=', f.assignedTo);
-  if (f.intent) q = q.where('s.last_intent', '=', f.intent);
+/**
+ * The query of GET /threads: the organization's threads, the last activity first; `before` (a thread
+ * id) pages on. The page is taken from threads alone (threads_org_activity_idx: organization, last
+ * activity, id), and only its rows are joined to their contact and company, whatever the planner
+ * thinks of the organization's size.
+ */
+export function threadListQuery(tx: Tx, f: ThreadFilter) {
+  let page = tx.selectFrom('threads').selectAll().where('organization_id', '=', f.organizationId);
+  if (f.status) page = page.where('status', '=', f.status);
+  if (f.mailboxId) page = page.where('mailbox_id', '=', f.mailboxId);
+  if (f.assignedTo) page = page.where('assigned_to', '=', f.assignedTo);
+  if (f.intent) page = page.where('last_intent', '=', f.intent);
   if (f.before) {
-    q = q.where(
-      sql<boolean>`(${LAST_ACTIVITY}, t.id) < (SELECT coalesce((SELECT max(coalesce(m.sent_at, m.received_at, m.created_at)) FROM messages m WHERE m.thread_id = b.id AND m.organization_id = b.organization_id), b.created_at), b.id FROM threads b WHERE b.id = ${f.before})`,
-    );
+    page = page.where(sql<boolean>`(last_activity_at, id) < (SELECT b.last_activity_at, b.id FROM threads b WHERE b.id = ${f.before})`);
   }
-  return q.orderBy(LAST_ACTIVITY, 'desc').orderBy('t.id', 'desc').limit(f.limit).execute();
+  return tx
+    .selectFrom(page.orderBy('last_activity_at', 'desc').orderBy('id', 'desc').limit(f.limit).as('t'))
+    .innerJoin('contacts as c', 'c.id', 't.contact_id')
+    .innerJoin('companies as co', 'co.id', 'c.company_id')
+    .select(THREAD_COLUMNS)
+    .orderBy('t.last_activity_at', 'desc')
+    .orderBy('t.id', 'desc');
+}
+
+export function listThreads(tx: Tx, f: ThreadFilter) {
+  return threadListQuery(tx, f).execute();
 }
 
 export function getThread(tx: Tx, id: string) {
   return selectThreads(tx).where('t.id', '=', id).executeTakeFirst();
 }
 
-/** Whether the user is a member of the organization (an assignee must be). */
+/** Whether the user is a person who is a member of the organization (an assignee must be). */
 export async function isMember(tx: Tx, organizationId: string, userId: string): Promise<boolean> {
-  return Boolean(await tx.selectFrom('memberships').select('user_id').where('organization_id', '=', organizationId).where('user_id', '=', userId).executeTakeFirst());
+  // An API key's membership makes it a client, not a person a thread can be assigned to.
+  return Boolean(
+    await tx
+      .selectFrom('memberships')
+      .select('user_id')
+      .where('organization_id', '=', organizationId)
+      .where('user_id', '=', userId)
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('api_keys').select('api_keys.id').where('api_keys.id', '=', userId))))
+      .executeTakeFirst(),
+  );
 }
 
 export function updateThread(tx: Tx, id: string, patch: { status?: string; assignedTo?: string | null }) {
@@ -118,7 +137,18 @@ export async function replyTarget(tx: Tx, thread: { id: string; organization_id:
 /** A reply written by a person: outbound, approved by its author, answering the thread's last inbound message. */
 export function insertThreadReply(
   tx: Tx,
-  r: { organizationId: string; threadId: string; contactId: string; mailboxId: string; subject: string; body: string; toAddress: string; userId: string; inReplyTo: string | null; references: string[] },
+  r: {
+    organizationId: string;
+    threadId: string;
+    contactId: string;
+    mailboxId: string;
+    subject: string;
+    body: string;
+    toAddress: string;
+    userId: string;
+    inReplyTo: string | null;
+    references: string[];
+  },
 ) {
   return tx
     .insertInto('messages')

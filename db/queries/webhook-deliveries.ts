@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
 import type { DB } from '../pool';
 import type { Reader, Tx } from '../tenancy';
+import { cleanText } from '../../domain/replies/text';
 import { WEBHOOK_CHANNEL } from './webhook-events';
 
 /**
- * Webhook endpoints and their deliveries (issue 17): the API's reads and writes, and the delivery
+ * Webhook endpoints and their deliveries: the API's reads and writes, and the delivery
  * workflow's. The outbox itself (recordEvent) is webhook-events.ts.
  */
 export const ENDPOINT_COLUMNS = ['id', 'organization_id', 'url', 'events', 'description', 'enabled', 'created_at', 'updated_at'] as const;
@@ -13,14 +14,29 @@ export function getEndpoint(tx: Tx, id: string) {
   return tx.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
-export function listEndpoints(qb: Reader, organizationId: string) {
-  return qb.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('organization_id', '=', organizationId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(100);
+/** Newest first (webhook_endpoints_org_idx); `before` (an endpoint id) pages on. */
+export function listEndpoints(qb: Reader, f: { organizationId: string; limit: number; before?: string }) {
+  let q = qb.selectFrom('webhook_endpoints').select(ENDPOINT_COLUMNS).where('organization_id', '=', f.organizationId);
+  if (f.before) q = q.where(sql<boolean>`(created_at, id) < (SELECT b.created_at, b.id FROM webhook_endpoints b WHERE b.id = ${f.before})`);
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit);
 }
 
-export function insertEndpoint(tx: Tx, e: { id: string; organizationId: string; url: string; events: string[]; description: string | null; enabled: boolean; secret: Buffer; createdBy: string }) {
+export function insertEndpoint(
+  tx: Tx,
+  e: { id: string; organizationId: string; url: string; events: string[]; description: string | null; enabled: boolean; secret: Buffer; createdBy: string },
+) {
   return tx
     .insertInto('webhook_endpoints')
-    .values({ id: e.id, organization_id: e.organizationId, url: e.url, events: e.events, description: e.description, enabled: e.enabled, secret_ciphertext: e.secret, created_by: e.createdBy })
+    .values({
+      id: e.id,
+      organization_id: e.organizationId,
+      url: e.url,
+      events: e.events,
+      description: e.description,
+      enabled: e.enabled,
+      secret_ciphertext: e.secret,
+      created_by: e.createdBy,
+    })
     .returning(ENDPOINT_COLUMNS)
     .executeTakeFirstOrThrow();
 }
@@ -49,17 +65,32 @@ export function rotateEndpointSecret(tx: Tx, id: string, sealedNew: Buffer, seal
     .executeTakeFirstOrThrow();
 }
 
-export function endpointSecrets(tx: Tx, id: string) {
-  return tx
+export function endpointSecrets(tx: Tx, id: string, opts: { lock?: boolean } = {}) {
+  const q = tx
     .selectFrom('webhook_endpoints')
-    .select(['id', 'organization_id', 'url', 'enabled', 'secret_ciphertext', 'previous_secret_ciphertext', sql<boolean>`previous_secret_expires_at > now()`.as('previous_live')])
-    .where('id', '=', id)
-    .executeTakeFirst();
+    .select([
+      'id',
+      'organization_id',
+      'url',
+      'enabled',
+      'secret_ciphertext',
+      'previous_secret_ciphertext',
+      sql<boolean>`previous_secret_expires_at > now()`.as('previous_live'),
+    ])
+    .where('id', '=', id);
+  return (opts.lock ? q.forUpdate() : q).executeTakeFirst();
 }
 
 export const DELIVERY_COLUMNS = [
-  'webhook_deliveries.id', 'webhook_deliveries.event_id', 'webhook_events.type as event_type', 'webhook_deliveries.status', 'webhook_deliveries.attempts',
-  'webhook_deliveries.last_status_code', 'webhook_deliveries.last_error', 'webhook_deliveries.next_attempt_at', 'webhook_deliveries.delivered_at',
+  'webhook_deliveries.id',
+  'webhook_deliveries.event_id',
+  'webhook_events.type as event_type',
+  'webhook_deliveries.status',
+  'webhook_deliveries.attempts',
+  'webhook_deliveries.last_status_code',
+  'webhook_deliveries.last_error',
+  'webhook_deliveries.next_attempt_at',
+  'webhook_deliveries.delivered_at',
   'webhook_deliveries.created_at',
 ] as const;
 
@@ -71,13 +102,18 @@ export function listDeliveries(qb: Reader, f: { endpointId: string; status?: str
   let q = deliveries(qb).where('webhook_deliveries.endpoint_id', '=', f.endpointId);
   if (f.status) q = q.where('webhook_deliveries.status', '=', f.status);
   if (f.before) {
-    q = q.where(sql<boolean>`(webhook_deliveries.created_at, webhook_deliveries.id) < (SELECT b.created_at, b.id FROM webhook_deliveries b WHERE b.id = ${f.before})`);
+    q = q.where(
+      sql<boolean>`(webhook_deliveries.created_at, webhook_deliveries.id) < (SELECT b.created_at, b.id FROM webhook_deliveries b WHERE b.id = ${f.before})`,
+    );
   }
   return q.orderBy('webhook_deliveries.created_at', 'desc').orderBy('webhook_deliveries.id', 'desc').limit(f.limit);
 }
 
 export function getDelivery(tx: Tx, id: string) {
-  return deliveries(tx).select(['webhook_deliveries.organization_id', 'webhook_deliveries.endpoint_id']).where('webhook_deliveries.id', '=', id).executeTakeFirst();
+  return deliveries(tx)
+    .select(['webhook_deliveries.organization_id', 'webhook_deliveries.endpoint_id'])
+    .where('webhook_deliveries.id', '=', id)
+    .executeTakeFirst();
 }
 
 /** By hand: pending again, due now, with a fresh attempt budget; the endpoint's workflow is woken on commit. */
@@ -116,20 +152,29 @@ export type AttemptRecord =
   | { kind: 'retry'; statusCode: number | null; error: string; delaySeconds: number }
   | { kind: 'failed'; statusCode: number | null; error: string };
 
+/**
+ * The error is a receiver's words (an excerpt of its answer) or a connection's: any bytes. NULs and lone
+ * surrogates, which PostgreSQL refuses, are taken out, so every attempt is recorded whatever it held.
+ */
 export function recordAttempt(tx: Tx, deliveryId: string, r: AttemptRecord) {
+  const lastError = r.kind === 'delivered' ? null : cleanText(r.error, 1000);
   const common = { attempts: sql<number>`attempts + 1`, last_status_code: r.statusCode, updated_at: sql<Date>`now()` };
   const set =
     r.kind === 'delivered'
       ? { ...common, status: 'delivered', last_error: null, next_attempt_at: null, delivered_at: sql<Date>`now()` }
       : r.kind === 'retry'
-        ? { ...common, last_error: r.error.slice(0, 1000), next_attempt_at: sql<Date>`now() + make_interval(secs => ${r.delaySeconds})` }
-        : { ...common, status: 'failed', last_error: r.error.slice(0, 1000), next_attempt_at: null };
+        ? { ...common, last_error: lastError, next_attempt_at: sql<Date>`now() + make_interval(secs => ${r.delaySeconds})` }
+        : { ...common, status: 'failed', last_error: lastError, next_attempt_at: null };
   return tx.updateTable('webhook_deliveries').set(set).where('id', '=', deliveryId).where('status', '=', 'pending').execute();
 }
 
 /** 410 Gone: the endpoint is disabled, its pending deliveries failed. */
 export async function disableGoneEndpoint(tx: Tx, endpointId: string, reason: string) {
-  await tx.updateTable('webhook_endpoints').set({ enabled: false, disabled_reason: reason, updated_at: sql`now()` }).where('id', '=', endpointId).execute();
+  await tx
+    .updateTable('webhook_endpoints')
+    .set({ enabled: false, disabled_reason: reason, updated_at: sql`now()` })
+    .where('id', '=', endpointId)
+    .execute();
   await tx
     .updateTable('webhook_deliveries')
     .set({ status: 'failed', last_error: reason, next_attempt_at: null, updated_at: sql`now()` })
@@ -138,19 +183,33 @@ export async function disableGoneEndpoint(tx: Tx, endpointId: string, reason: st
     .execute();
 }
 
-/** When the endpoint's next pending delivery is due (null: none pending). */
-export async function nextDueAt(tx: Tx, endpointId: string): Promise<Date | null> {
+/** Milliseconds until the endpoint's next pending delivery is due, by the database's clock (null: none pending). */
+export async function nextDueInMsOf(tx: Tx, endpointId: string): Promise<number | null> {
   const row = await tx
     .selectFrom('webhook_deliveries')
-    .select((eb) => eb.fn.min('next_attempt_at').as('next'))
+    .select(sql<number | null>`greatest(0, ceil(extract(epoch FROM min(next_attempt_at) - now()) * 1000))::float8`.as('ms'))
     .where('endpoint_id', '=', endpointId)
     .where('status', '=', 'pending')
     .executeTakeFirst();
-  return (row?.next as Date | null | undefined) ?? null;
+  return row?.ms ?? null;
 }
 
 /** The workers' sweep: endpoints with a delivery due, across organizations (app.webhook_endpoints_due). */
 export async function endpointsDue(db: DB, maxRows: number): Promise<Array<{ organization_id: string; endpoint_id: string }>> {
-  const { rows } = await sql<{ organization_id: string; endpoint_id: string }>`SELECT organization_id, endpoint_id FROM app.webhook_endpoints_due(${maxRows})`.execute(db);
+  const { rows } = await sql<{
+    organization_id: string;
+    endpoint_id: string;
+  }>`SELECT organization_id, endpoint_id FROM app.webhook_endpoints_due(${maxRows})`.execute(db);
   return rows;
+}
+
+/**
+ * Retention of what the outbox and the idempotent POSTs keep, across organizations (the workers'
+ * sweep): events 30 days after their last delivery attempt (their deliveries go with them), and
+ * idempotency records past their 24 hours. At most maxRows of each per call; answers how many went.
+ */
+export async function purgeExpired(db: DB, maxRows: number): Promise<{ events: number; idempotencyKeys: number }> {
+  const events = await sql<{ n: number }>`SELECT app.purge_webhook_events(${maxRows}) AS n`.execute(db);
+  const keys = await sql<{ n: number }>`SELECT app.purge_idempotency_keys(${maxRows}) AS n`.execute(db);
+  return { events: events.rows[0]?.n ?? 0, idempotencyKeys: keys.rows[0]?.n ?? 0 };
 }

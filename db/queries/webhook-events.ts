@@ -1,16 +1,9 @@
 import { sql } from 'kysely';
 import type { Tx } from '../tenancy';
-import { getCampaign } from './campaigns';
-import { getSuppression } from './compliance/suppressions';
-import { getEnrollment } from './enrollments';
-import { getMailbox } from './mailboxes';
-import { getMeeting } from './meetings';
-import { getMessage } from './messages';
-import { getOpportunity } from './opportunities';
 
 /**
- * The webhook outbox (issue 17). Every event type is declared here once, with how its `data` (the
- * record as the API answers it) is read; apps/api/routes/webhook-endpoints.schemas.ts gives each the
+ * The webhook outbox. Every event type is declared here once (its `data` is the record as the API
+ * answers it, read by the caller's loader); apps/api/routes/webhook-endpoints.schemas.ts gives each the
  * payload schema of the OpenAPI `webhooks` section, keyed by this list (a type without a schema does
  * not compile).
  *
@@ -32,6 +25,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'enrollment.stopped',
   'enrollment.paused',
   'mailbox.paused',
+  'domain.bulk_threshold_near',
   'suppression.created',
   'webhook.test',
 ] as const;
@@ -40,22 +34,8 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** The NOTIFY channel that wakes an endpoint's delivery workflow (payload: `<organization id>:<endpoint id>`). */
 export const WEBHOOK_CHANNEL = 'webhook_deliveries';
 
-type Loader = (tx: Tx, id: string) => Promise<unknown>;
-// Closures, not the functions themselves: these modules import this one (circular imports).
-const LOADERS: Record<Exclude<WebhookEventType, 'webhook.test'>, Loader> = {
-  'opportunity.created': (tx, id) => getOpportunity(tx, id),
-  'campaign.proposed': (tx, id) => getCampaign(tx, id),
-  'message.pending_approval': (tx, id) => getMessage(tx, id),
-  'message.sent': (tx, id) => getMessage(tx, id),
-  'message.failed': (tx, id) => getMessage(tx, id),
-  'reply.received': (tx, id) => getMessage(tx, id),
-  'meeting.booked': (tx, id) => getMeeting(tx, id),
-  'meeting.updated': (tx, id) => getMeeting(tx, id),
-  'enrollment.stopped': (tx, id) => getEnrollment(tx, id),
-  'enrollment.paused': (tx, id) => getEnrollment(tx, id),
-  'mailbox.paused': (tx, id) => getMailbox(tx, id),
-  'suppression.created': (tx, id) => getSuppression(tx, id),
-};
+/** Reads the record an event reports, as the API answers it (the caller's own getter: getMessage, getMeeting, ...). */
+export type EventRecordLoader = (tx: Tx, id: string) => Promise<unknown>;
 
 export interface EventBody {
   type: WebhookEventType;
@@ -64,14 +44,39 @@ export interface EventBody {
   data: unknown;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Erasure: the events about the person (their contact id, or their address anywhere in the payload,
+ * as a suppression of it) are deleted, and with them their deliveries, pending ones included: nothing
+ * of the person is sent or kept afterwards.
+ */
+export async function deleteContactEvents(tx: Tx, organizationId: string, contactId: string, email: string | null): Promise<void> {
+  await tx
+    .deleteFrom('webhook_events')
+    .where('organization_id', '=', organizationId)
+    .where(
+      email
+        ? sql<boolean>`(contact_id = ${contactId} OR strpos(lower(payload::text), ${email.trim().toLowerCase()}) > 0)`
+        : sql<boolean>`contact_id = ${contactId}`,
+    )
+    .execute();
+}
+
 /** The record as the API answers it: JSON (dates as ISO strings), as res.json would send it. */
 const asAnswered = (data: unknown): unknown => JSON.parse(JSON.stringify(data));
 
 /**
- * Reports a change, in its own transaction: `ref` names the organization and the record's id. Returns
- * the event id, or null when no endpoint listens (nothing is written).
+ * Reports a change, in its own transaction: `ref` names the organization and the record's id, `load`
+ * reads the record as the API answers it (only when an endpoint listens). Returns the event id, or
+ * null when no endpoint listens (nothing is written).
  */
-export async function recordEvent(tx: Tx, type: Exclude<WebhookEventType, 'webhook.test'>, ref: { organizationId: string; id: string }): Promise<string | null> {
+export async function recordEvent(
+  tx: Tx,
+  type: Exclude<WebhookEventType, 'webhook.test'>,
+  ref: { organizationId: string; id: string },
+  load: EventRecordLoader,
+): Promise<string | null> {
   const endpoints = await tx
     .selectFrom('webhook_endpoints')
     .select('id')
@@ -80,9 +85,15 @@ export async function recordEvent(tx: Tx, type: Exclude<WebhookEventType, 'webho
     .where((eb) => eb.or([sql<boolean>`events @> ARRAY[${type}]::text[]`, sql<boolean>`events @> ARRAY['*']::text[]`]))
     .execute();
   if (endpoints.length === 0) return null;
-  const data = await LOADERS[type](tx, ref.id);
+  const data = await load(tx, ref.id);
   if (data === undefined || data === null) return null;
-  return writeEvent(tx, ref.organizationId, type, data, endpoints.map((e) => e.id));
+  return writeEvent(
+    tx,
+    ref.organizationId,
+    type,
+    data,
+    endpoints.map((e) => e.id),
+  );
 }
 
 /** The webhook.test event, to one endpoint only. */
@@ -92,9 +103,16 @@ export function recordTestEvent(tx: Tx, organizationId: string, endpointId: stri
 
 async function writeEvent(tx: Tx, organizationId: string, type: WebhookEventType, data: unknown, endpointIds: string[]): Promise<string> {
   const body: EventBody = { type, timestamp: new Date().toISOString(), organization_id: organizationId, data: asAnswered(data) };
+  // The person the record is about, so that erasing them deletes the event (eraseContact).
+  const contactId = (body.data as { contact_id?: unknown } | null)?.contact_id;
   const event = await tx
     .insertInto('webhook_events')
-    .values({ organization_id: organizationId, type, payload: JSON.stringify(body) })
+    .values({
+      organization_id: organizationId,
+      type,
+      payload: JSON.stringify(body),
+      contact_id: typeof contactId === 'string' && UUID.test(contactId) ? contactId : null,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   await tx

@@ -3,7 +3,7 @@
  * one) over Unicode code points, so an emoji or an accented letter counts as one character. Two rows
  * of the dynamic-programming table, O(|a|·|b|) time and O(min(|a|, |b|)) memory. No dependency of
  * the service provides one (the `leven` in node_modules comes with jest and counts UTF-16 units);
- * test/analytics-domain.test.ts checks it against the textbook full-matrix definition.
+ * test/unit/analytics-domain.test.ts checks it against the textbook full-matrix definition.
  */
 export function editDistance(a: string, b: string): number {
   if (a === b) return 0;

@@ -54,7 +54,10 @@ export function extractMeasures(text: string): Measures {
     }
   }
   const area = /(\d[\d.,]*)\s*(?:m2|m²|vierkante meters?|square met(?:er|re)s?|sq\.? ?m|sqm)(?![a-z])/i.exec(text);
-  const homes = /(\d[\d.,]*)\s*(?:nieuwe\s+|new\s+)?(?:woningen|appartementen|wooneenheden|huurwoningen|koopwoningen|dwellings|homes|apartments|housing units)\b/i.exec(text);
+  const homes =
+    /(\d[\d.,]*)\s*(?:nieuwe\s+|new\s+)?(?:woningen|appartementen|wooneenheden|huurwoningen|koopwoningen|dwellings|homes|apartments|housing units)\b/i.exec(
+      text,
+    );
   return {
     amountEur: amounts.length ? Math.max(...amounts) : null,
     areaM2: area ? parseLocaleNumber(area[1]!) : null,

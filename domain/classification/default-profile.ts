@@ -12,7 +12,11 @@ export const DEFAULT_PROFILE: IndustryProfileInput & { key: string; description:
   products: [
     { key: 'heat_pumps', name: 'Heat pumps', fitKeywords: ['warmtepomp', 'warmtepompen', 'heat pump', 'heat pumps', 'aardgasvrij', 'gasloos'] },
     { key: 'solar', name: 'Solar PV', fitKeywords: ['zonnepanelen', 'zonnepaneel', 'solar', 'pv-installatie'] },
-    { key: 'hvac', name: 'HVAC and electrical installation', fitKeywords: ['installatie', 'installation', 'hvac', 'ventilatie', 'klimaatinstallatie', 'elektrotechniek'] },
+    {
+      key: 'hvac',
+      name: 'HVAC and electrical installation',
+      fitKeywords: ['installatie', 'installation', 'hvac', 'ventilatie', 'klimaatinstallatie', 'elektrotechniek'],
+    },
   ],
   personas: [
     { segment: 'project developer', titleKeywords: ['projectontwikkelaar', 'developer', 'ontwikkelmanager'] },

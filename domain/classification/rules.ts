@@ -48,7 +48,9 @@ export class RulesClassifier implements Classifier {
     const measures = extractMeasures(text);
     const estimate = estimateEuros(measures);
 
-    const productMatches = input.profile.products.flatMap((p) => p.fitKeywords.filter((k) => textMatches(text, k)).map((k) => ({ product: p.key, keyword: k })));
+    const productMatches = input.profile.products.flatMap((p) =>
+      p.fitKeywords.filter((k) => textMatches(text, k)).map((k) => ({ product: p.key, keyword: k })),
+    );
     const personaMatches = input.profile.personas.filter((p) => textMatches(text, p.segment) || p.titleKeywords.some((k) => textMatches(text, k)));
     const fitMatches = [...new Set([...productMatches.map((m) => m.keyword.toLowerCase()), ...personaMatches.map((p) => p.segment)])];
 
@@ -57,7 +59,8 @@ export class RulesClassifier implements Classifier {
     if (category !== 'other' && !IRRELEVANT_CATEGORIES.includes(category)) reasons.push(`${category} project`);
     if (stage) reasons.push(`stage: ${stage.replace('_', ' ')}`);
     if (estimate.euros !== null) reasons.push(`size: ${estimate.basis}`);
-    const relevant = !IRRELEVANT_CATEGORIES.includes(category) && (productMatches.length > 0 || (category !== 'other' && (stage !== null || estimate.euros !== null)));
+    const relevant =
+      !IRRELEVANT_CATEGORIES.includes(category) && (productMatches.length > 0 || (category !== 'other' && (stage !== null || estimate.euros !== null)));
 
     // Confidence grows with independent evidence; rules never claim certainty.
     const evidence = [category !== 'other', stage !== null, estimate.euros !== null, productMatches.length > 0].filter(Boolean).length;
@@ -69,7 +72,11 @@ export class RulesClassifier implements Classifier {
       promptVersion: null,
       promptHash: null,
       commercialRelevance: relevant,
-      relevanceReasons: relevant ? reasons : IRRELEVANT_CATEGORIES.includes(category) ? [`${category} notice: outside the profile`] : ['no product, category or size evidence'],
+      relevanceReasons: relevant
+        ? reasons
+        : IRRELEVANT_CATEGORIES.includes(category)
+          ? [`${category} notice: outside the profile`]
+          : ['no product, category or size evidence'],
       projectCategory: category,
       projectStage: stage,
       estimatedSize: estimate.euros,

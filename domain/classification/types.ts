@@ -14,7 +14,18 @@ export interface IndustryProfileInput {
   personas: Array<{ segment: string; titleKeywords: string[] }>;
 }
 
-export const PROJECT_CATEGORIES = ['residential', 'office', 'education', 'healthcare', 'industrial', 'retail', 'infrastructure', 'energy', 'landscape', 'other'] as const;
+export const PROJECT_CATEGORIES = [
+  'residential',
+  'office',
+  'education',
+  'healthcare',
+  'industrial',
+  'retail',
+  'infrastructure',
+  'energy',
+  'landscape',
+  'other',
+] as const;
 export const PROJECT_STAGES = ['planning', 'permit_application', 'permit_granted', 'tender', 'construction', 'completed'] as const;
 
 export interface ClassificationResult {

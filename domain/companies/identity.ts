@@ -13,8 +13,31 @@ export type { RecipientKind } from './legal-forms';
 
 // Suffixes and prefixes that name a legal form or a holding structure, not the company.
 const LEGAL_AFFIXES = [
-  'b v', 'bv', 'n v', 'nv', 'v o f', 'vof', 'c v', 'cv', 'holding', 'holdings', 'beheer', 'stichting', 'vereniging',
-  'cooperatie', 'cooperatieve', 'u a', 'ua', 'eenmanszaak', 'maatschap', 'ltd', 'limited', 'gmbh', 'sa', 'sarl', 'inc',
+  'b v',
+  'bv',
+  'n v',
+  'nv',
+  'v o f',
+  'vof',
+  'c v',
+  'cv',
+  'holding',
+  'holdings',
+  'beheer',
+  'stichting',
+  'vereniging',
+  'cooperatie',
+  'cooperatieve',
+  'u a',
+  'ua',
+  'eenmanszaak',
+  'maatschap',
+  'ltd',
+  'limited',
+  'gmbh',
+  'sa',
+  'sarl',
+  'inc',
 ];
 
 /** "Bouwbedrijf De Vries Holding B.V." -> "bouwbedrijf de vries". */
@@ -30,7 +53,10 @@ export function normalizeCompanyName(name: string): string {
   while (changed) {
     changed = false;
     for (const affix of LEGAL_AFFIXES) {
-      for (const [re, rep] of [[new RegExp(` ${affix} $`), ' '], [new RegExp(`^ ${affix} `), ' ']] as const) {
+      for (const [re, rep] of [
+        [new RegExp(` ${affix} $`), ' '],
+        [new RegExp(`^ ${affix} `), ' '],
+      ] as const) {
         const next = s.replace(re, rep);
         if (next !== s && next.trim()) {
           s = next;
@@ -80,7 +106,9 @@ export function toE164(value: string, defaultCountry = 'NL'): string | null {
 
 /** Role addresses are the company's, not a person's. */
 export function isGenericMailbox(email: string): boolean {
-  return /^(info|contact|hallo|hello|office|kantoor|sales|verkoop|admin|administratie|support|service|mail|post|receptie|secretariaat|algemeen|inkoop|offerte)@/.test(email);
+  return /^(info|contact|hallo|hello|office|kantoor|sales|verkoop|admin|administratie|support|service|mail|post|receptie|secretariaat|algemeen|inkoop|offerte)@/.test(
+    email,
+  );
 }
 
 /** Erased addresses are remembered only as this hash, so they are never contacted again. */

@@ -41,14 +41,26 @@ export const LEGAL_FORM_TABLE: readonly LegalFormRow[] = [
   { key: 'gmbh', label: 'GmbH', countries: ['DE'], recipientKind: L, aliases: ['gesellschaft mit beschränkter haftung'] },
   { key: 'ag', label: 'AG', countries: ['DE'], recipientKind: L, aliases: ['aktiengesellschaft'] },
   { key: 'ug', label: 'UG (haftungsbeschränkt)', countries: ['DE'], recipientKind: L, aliases: ['ug haftungsbeschränkt', 'unternehmergesellschaft'] },
-  { key: 'einzelunternehmen', label: 'Einzelunternehmen', countries: ['DE'], recipientKind: N, aliases: ['e.k.', 'e.kfm.', 'eingetragener kaufmann', 'einzelunternehmer'] },
+  {
+    key: 'einzelunternehmen',
+    label: 'Einzelunternehmen',
+    countries: ['DE'],
+    recipientKind: N,
+    aliases: ['e.k.', 'e.kfm.', 'eingetragener kaufmann', 'einzelunternehmer'],
+  },
   // France (SA is also the French name of the Belgian NV)
   { key: 'sarl', label: 'SARL', countries: ['FR'], recipientKind: L },
   { key: 'sas', label: 'SAS', countries: ['FR'], recipientKind: L, aliases: ['société par actions simplifiée'] },
   { key: 'sasu', label: 'SASU', countries: ['FR'], recipientKind: L },
   { key: 'eurl', label: 'EURL', countries: ['FR'], recipientKind: L },
   { key: 'sa', label: 'SA', countries: ['FR', 'BE'], recipientKind: L, aliases: ['société anonyme'] },
-  { key: 'entreprise_individuelle', label: 'Entreprise individuelle', countries: ['FR', 'BE'], recipientKind: N, aliases: ['ei', 'micro-entreprise', 'auto-entrepreneur', 'micro-entrepreneur'] },
+  {
+    key: 'entreprise_individuelle',
+    label: 'Entreprise individuelle',
+    countries: ['FR', 'BE'],
+    recipientKind: N,
+    aliases: ['ei', 'micro-entreprise', 'auto-entrepreneur', 'micro-entrepreneur'],
+  },
   // United Kingdom
   { key: 'ltd', label: 'Ltd', countries: ['UK'], recipientKind: L, aliases: ['limited', 'private limited company'] },
   { key: 'plc', label: 'PLC', countries: ['UK'], recipientKind: L, aliases: ['public limited company'] },

@@ -49,15 +49,42 @@ export function mergePerson(people: Map<string, PersonCandidate>, p: PersonCandi
   });
 }
 
-const PARTICLES = new Set(['van', 'de', 'der', 'den', 'het', 'ter', 'ten', 'te', 'von', 'zu', 'le', 'la', 'du', 'des', 'da', 'di', 'del', 'el', 'al', 'bin', 'ben', "'t", '’t', 'in', 'op']);
+const PARTICLES = new Set([
+  'van',
+  'de',
+  'der',
+  'den',
+  'het',
+  'ter',
+  'ten',
+  'te',
+  'von',
+  'zu',
+  'le',
+  'la',
+  'du',
+  'des',
+  'da',
+  'di',
+  'del',
+  'el',
+  'al',
+  'bin',
+  'ben',
+  "'t",
+  '’t',
+  'in',
+  'op',
+]);
 // Capitalized words on contact pages that are not names ("Algemene Vragen", "Ons Team").
 const NOT_NAMES = new Set(
-  ('algemeen algemene vragen vraag team ons onze contact neem kantoor afdeling service klantenservice verkoop sales support planning ' +
+  (
+    'algemeen algemene vragen vraag team ons onze contact neem kantoor afdeling service klantenservice verkoop sales support planning ' +
     'administratie receptie openingstijden bezoekadres postadres adres bel mail email e-mail offerte offertes info home over nieuws ' +
     'vacatures projecten diensten werkplaats showroom hoofdkantoor vestiging privacy directie management bedrijf bv b.v. holding ' +
     'telefoon tel mobiel fax website linkedin facebook route maandag dinsdag woensdag donderdag vrijdag zaterdag zondag monteur ' +
-    'projectleider directeur werkvoorbereider calculator manager eigenaar uitvoerder')
-    .split(' '),
+    'projectleider directeur werkvoorbereider calculator manager eigenaar uitvoerder'
+  ).split(' '),
 );
 const NAME_WORD = /^(?:[A-ZÀ-ÖØ-Þ][\p{Ll}'’]+(?:-[A-ZÀ-ÖØ-Þ]?[\p{Ll}'’]+)*|(?:[A-Z]\.){1,3})$/u;
 
@@ -78,7 +105,9 @@ export function looksLikePersonName(text: string): boolean {
 /** Whether an address plausibly is this person's: its local part holds their first or last name. */
 export function emailFitsName(email: string, name: string): boolean {
   const local = normalizePersonName(email.split('@')[0]!).replace(/\s+/g, '');
-  const words = normalizePersonName(name).split(' ').filter((w) => !PARTICLES.has(w));
+  const words = normalizePersonName(name)
+    .split(' ')
+    .filter((w) => !PARTICLES.has(w));
   return words.some((w) => w.length >= 3 && local.includes(w));
 }
 
@@ -93,7 +122,7 @@ export interface PageLine {
 
 const SEPARATOR = /\s+[—–-]\s+|\s*[|•·;\u2022]\s*|,\s+|\t+|:\s+|\s{3,}/;
 const EMAIL_IN_TEXT = /[a-z0-9._%+'-]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+/gi;
-const PHONE_IN_TEXT = /(?:\+|00)?\d[\d ().\/-]{7,16}\d/g;
+const PHONE_IN_TEXT = /(?:\+|00)?\d[\d ()./-]{7,16}\d/g;
 const LABEL = /^(?:tel(?:efoon)?\.?|t\.?|m\.?|e\.?|mob(?:iel)?\.?|phone|e-?mail|mail|fax|linkedin|website|functie|naam|contact(?:persoon)?|adres)$/i;
 const NOT_A_ROLE = /^(?:mail|e-?mail|stuur|bel|tel|telefoon|contact|linkedin|website|www|fax|bezoek|post)\b|@|\d/i;
 const ROLE = /^[\p{L}][\p{L}\s/&'’.()-]{1,60}$/u;

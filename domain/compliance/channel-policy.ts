@@ -33,18 +33,52 @@ const EU = 'ePrivacy Directive 2002/58/EC art. 13';
 const OPT_OUT = ['identify_sender', 'opt_out_in_every_message'];
 const MANUAL = ['manual_one_to_one'];
 
-const row = (id: string, country: string, recipientKind: PolicyRow['recipientKind'], channel: Channel, rule: Rule, note: string, source: string, extra: Partial<PolicyRow> = {}): PolicyRow => ({
-  id, country, recipientKind, channel, rule, note, source,
+const row = (
+  id: string,
+  country: string,
+  recipientKind: PolicyRow['recipientKind'],
+  channel: Channel,
+  rule: Rule,
+  note: string,
+  source: string,
+  extra: Partial<PolicyRow> = {},
+): PolicyRow => ({
+  id,
+  country,
+  recipientKind,
+  channel,
+  rule,
+  note,
+  source,
   requirements: rule === 'allowed' ? (channel === 'linkedin' ? MANUAL : OPT_OUT) : [],
   ...extra,
 });
 
 export const CHANNEL_POLICY: PolicyRow[] = [
-  row('NL-LP-EMAIL-GENERIC', 'NL', 'legal_person', 'email_generic', 'allowed', 'when the company published the address for business contact, else consent', NL, { conditions: ['published_business_address'] }),
+  row(
+    'NL-LP-EMAIL-GENERIC',
+    'NL',
+    'legal_person',
+    'email_generic',
+    'allowed',
+    'when the company published the address for business contact, else consent',
+    NL,
+    { conditions: ['published_business_address'] },
+  ),
   row('NL-LP-EMAIL-PERSONAL', 'NL', 'legal_person', 'email_personal', 'consent', 'named person at a legal person', NL),
-  row('NL-LP-PHONE', 'NL', 'legal_person', 'phone', 'allowed', 'opt-out; objection offered in every call', NL, { requirements: ['identify_sender', 'offer_objection_in_every_call'] }),
+  row('NL-LP-PHONE', 'NL', 'legal_person', 'phone', 'allowed', 'opt-out; objection offered in every call', NL, {
+    requirements: ['identify_sender', 'offer_objection_in_every_call'],
+  }),
   row('NL-LP-LINKEDIN', 'NL', 'legal_person', 'linkedin', 'allowed', 'stricter reading: manual one-to-one only', NL),
-  row('NL-NP-EMAIL-GENERIC', 'NL', 'natural_person', 'email_generic', 'consent', 'except an address published for offers; not tracked, so the stricter reading applies', NL),
+  row(
+    'NL-NP-EMAIL-GENERIC',
+    'NL',
+    'natural_person',
+    'email_generic',
+    'consent',
+    'except an address published for offers; not tracked, so the stricter reading applies',
+    NL,
+  ),
   row('NL-NP-EMAIL-PERSONAL', 'NL', 'natural_person', 'email_personal', 'consent', 'sole trader, partnership', NL),
   row('NL-NP-PHONE', 'NL', 'natural_person', 'phone', 'consent', 'opt-in since 1 July 2021', NL),
   row('NL-NP-LINKEDIN', 'NL', 'natural_person', 'linkedin', 'allowed', 'manual one-to-one only', NL),
@@ -54,7 +88,9 @@ export const CHANNEL_POLICY: PolicyRow[] = [
   row('DE-NP-PHONE', 'DE', 'natural_person', 'phone', 'consent', 'prior express consent', DE),
   row('DE-ANY-LINKEDIN', 'DE', 'any', 'linkedin', 'allowed', 'manual only', DE),
   row('FR-LP-EMAIL-GENERIC', 'FR', 'legal_person', 'email_generic', 'allowed', 'B2B e-mail with opt-out', FR),
-  row('FR-LP-EMAIL-PERSONAL', 'FR', 'legal_person', 'email_personal', 'allowed', 'when the message relates to the person’s job', FR, { requirements: [...OPT_OUT, 'relates_to_recipient_job'] }),
+  row('FR-LP-EMAIL-PERSONAL', 'FR', 'legal_person', 'email_personal', 'allowed', 'when the message relates to the person’s job', FR, {
+    requirements: [...OPT_OUT, 'relates_to_recipient_job'],
+  }),
   row('FR-LP-PHONE', 'FR', 'legal_person', 'phone', 'allowed', 'B2B calls allowed', FR),
   row('FR-LP-LINKEDIN', 'FR', 'legal_person', 'linkedin', 'allowed', '', FR),
   row('FR-NP-EMAIL-GENERIC', 'FR', 'natural_person', 'email_generic', 'consent', '', FR),
@@ -67,7 +103,9 @@ export const CHANNEL_POLICY: PolicyRow[] = [
   row('BE-LP-LINKEDIN', 'BE', 'legal_person', 'linkedin', 'allowed', '', BE),
   row('BE-NP-EMAIL-GENERIC', 'BE', 'natural_person', 'email_generic', 'consent', '', BE),
   row('BE-NP-EMAIL-PERSONAL', 'BE', 'natural_person', 'email_personal', 'consent', '', BE),
-  row('BE-NP-PHONE', 'BE', 'natural_person', 'phone', 'allowed', 'after checking the national do-not-call list', BE, { requirements: ['identify_sender', 'do_not_call_list_check'] }),
+  row('BE-NP-PHONE', 'BE', 'natural_person', 'phone', 'allowed', 'after checking the national do-not-call list', BE, {
+    requirements: ['identify_sender', 'do_not_call_list_check'],
+  }),
   row('BE-NP-LINKEDIN', 'BE', 'natural_person', 'linkedin', 'allowed', '', BE),
   row('GB-LP-EMAIL-GENERIC', 'GB', 'legal_person', 'email_generic', 'allowed', 'corporate subscriber; sender identified', UK),
   row('GB-LP-EMAIL-PERSONAL', 'GB', 'legal_person', 'email_personal', 'allowed', 'the person can object', UK),
@@ -112,7 +150,9 @@ export function channelsFor(r: {
 }): ChannelDecision[] {
   const country = policyCountry(r.country);
   return CHANNELS.map((channel) => {
-    const row = CHANNEL_POLICY.find((p) => p.country === country && p.channel === channel && (p.recipientKind === r.recipientKind || p.recipientKind === 'any'))!;
+    const row = CHANNEL_POLICY.find(
+      (p) => p.country === country && p.channel === channel && (p.recipientKind === r.recipientKind || p.recipientKind === 'any'),
+    )!;
     let rule = row.rule;
     let reason = row.note;
     if (rule === 'allowed' && row.conditions?.includes('published_business_address') && !r.publishedBusinessAddress) {

@@ -16,7 +16,9 @@ export function isErasureScope(scope: string): scope is ErasureScope {
 
 /** The marker of a person by name within one company: sha256 of the company id and the normalized name. */
 export function personHash(companyId: string, fullName: string): string {
-  return createHash('sha256').update(`${companyId}\n${normalizePersonName(fullName)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${companyId}\n${normalizePersonName(fullName)}`)
+    .digest('hex');
 }
 
 export interface ErasureMarker {

@@ -47,9 +47,24 @@ export const GATE_RULES = {
     reason: 'a person with this address, or this name at this company, was erased and may not be contacted again',
   },
   contact_email: { id: 'GATE-SUPPRESSED-EMAIL', code: 'suppressed', applies_to: 'contact', reason: "the contact's e-mail address is suppressed" },
-  contact_email_domain: { id: 'GATE-SUPPRESSED-EMAIL-DOMAIN', code: 'suppressed', applies_to: 'contact', reason: "the domain of the contact's e-mail address is suppressed" },
-  company_domain: { id: 'GATE-SUPPRESSED-COMPANY-DOMAIN', code: 'suppressed', applies_to: 'company', reason: "the company's domain is suppressed: no channel to anyone at the company" },
-  company_kvk_number: { id: 'GATE-SUPPRESSED-COMPANY-KVK', code: 'suppressed', applies_to: 'company', reason: "the company's KvK number is suppressed: no channel to anyone at the company" },
+  contact_email_domain: {
+    id: 'GATE-SUPPRESSED-EMAIL-DOMAIN',
+    code: 'suppressed',
+    applies_to: 'contact',
+    reason: "the domain of the contact's e-mail address is suppressed",
+  },
+  company_domain: {
+    id: 'GATE-SUPPRESSED-COMPANY-DOMAIN',
+    code: 'suppressed',
+    applies_to: 'company',
+    reason: "the company's domain is suppressed: no channel to anyone at the company",
+  },
+  company_kvk_number: {
+    id: 'GATE-SUPPRESSED-COMPANY-KVK',
+    code: 'suppressed',
+    applies_to: 'company',
+    reason: "the company's KvK number is suppressed: no channel to anyone at the company",
+  },
   company_generic_email: {
     id: 'GATE-SUPPRESSED-COMPANY-ADDRESS',
     code: 'suppressed',
@@ -63,7 +78,12 @@ export const GATE_RULES = {
     reason: "the domain of the company's generic address is suppressed: no channel to anyone at the company",
   },
   no_lawful_basis: { id: 'GATE-NO-LAWFUL-BASIS', code: 'no_lawful_basis', applies_to: 'contact', reason: 'no lawful basis recorded for the contact' },
-  no_allowed_channel: { id: 'GATE-NO-ALLOWED-CHANNEL', code: 'no_allowed_channel', applies_to: 'contact', reason: 'the channel policy allows no channel under the recorded lawful basis' },
+  no_allowed_channel: {
+    id: 'GATE-NO-ALLOWED-CHANNEL',
+    code: 'no_allowed_channel',
+    applies_to: 'contact',
+    reason: 'the channel policy allows no channel under the recorded lawful basis',
+  },
 } as const satisfies Record<string, GateRule>;
 
 export interface GateContact {
@@ -126,7 +146,8 @@ export function suppressionKeys(contact: GateContact, company: GateCompany): Sup
     add('domain', siteDomain(email), 'contact_email_domain');
   }
   if (!contact.erased) {
-    for (const m of erasureMarkers({ companyId: company.id, fullName: contact.fullName, email: contact.email })) add(m.scope, m.value, 'contact_erasure_marker');
+    for (const m of erasureMarkers({ companyId: company.id, fullName: contact.fullName, email: contact.email }))
+      add(m.scope, m.value, 'contact_erasure_marker');
   }
   return keys;
 }

@@ -1,5 +1,5 @@
 /**
- * A won or lost outcome in the CRM (issue 19 point 4): the stage the linked Salesforce Opportunity
+ * A won or lost outcome in the CRM: the stage the linked Salesforce Opportunity
  * moves to. Pure: the integration's mapping in, a decision out.
  */
 export const SALESFORCE_DEFAULT_STAGES = { won: 'Closed Won', lost: 'Closed Lost' } as const;
@@ -32,5 +32,9 @@ export function salesforceStageFor(outcome: string, mapping: unknown): string | 
  * reconcile/outreach decide with this (the sync activity checks the same again when it runs).
  */
 export function outcomeSyncsToCrm(crm: { provider_key: string; config: unknown; mapping: unknown } | null | undefined, opportunityId: string): boolean {
-  return crm?.provider_key === 'salesforce' && (crm.config as { autoSync?: boolean } | null)?.autoSync === true && linkedCrmOpportunity(crm.mapping, opportunityId) !== null;
+  return (
+    crm?.provider_key === 'salesforce' &&
+    (crm.config as { autoSync?: boolean } | null)?.autoSync === true &&
+    linkedCrmOpportunity(crm.mapping, opportunityId) !== null
+  );
 }

@@ -49,8 +49,7 @@ export type DkimFacts =
 
 /** The DMARC record (tags as mailauth parses them), where it was found; or none, or a failed lookup. */
 export type DmarcFacts =
-  | { record: string; tags: Record<string, string | number | boolean>; at: string; organisational: boolean }
-  | { record: null; failure?: { message: string } };
+  { record: string; tags: Record<string, string | number | boolean>; at: string; organisational: boolean } | { record: null; failure?: { message: string } };
 
 export interface HealthFacts {
   domain: string;
@@ -88,7 +87,11 @@ export function judgeMx(facts: MxFacts): CheckResult {
 
 /** The terms of an SPF record (after v=spf1), for what evaluation does not report: the `all` qualifier and `ptr`. */
 function spfTerms(record: string): string[] {
-  return record.trim().split(/\s+/).slice(1).map((t) => t.toLowerCase());
+  return record
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map((t) => t.toLowerCase());
 }
 
 export function judgeSpf(f: SpfFacts): CheckResult {
@@ -148,11 +151,18 @@ export function dmarcPolicy(f: DmarcFacts): Policy | null {
 
 export function judgeDmarc(f: DmarcFacts): CheckResult {
   if (f.record === null) {
-    return f.failure ? fail('', `the DMARC lookup failed: ${f.failure.message}`) : fail('', 'no DMARC record (_dmarc TXT v=DMARC1), at the domain nor its organisational domain');
+    return f.failure
+      ? fail('', `the DMARC lookup failed: ${f.failure.message}`)
+      : fail('', 'no DMARC record (_dmarc TXT v=DMARC1), at the domain nor its organisational domain');
   }
   const p = policyOf(f.tags.p);
   if (!p) return fail(f.record, `invalid DMARC record: p= must be none, quarantine or reject (found ${JSON.stringify(f.tags.p ?? '')})`);
-  const alignment = (tag: unknown) => (String(tag ?? 'r').trim().toLowerCase() === 's' ? 'strict' : 'relaxed');
+  const alignment = (tag: unknown) =>
+    String(tag ?? 'r')
+      .trim()
+      .toLowerCase() === 's'
+      ? 'strict'
+      : 'relaxed';
   const facts = [`p=${p}`, `DKIM alignment ${alignment(f.tags.adkim)}, SPF alignment ${alignment(f.tags.aspf)}`];
   if (f.organisational) facts.push(`from the organisational domain (${f.at})`);
   const warnings: string[] = [];

@@ -1,15 +1,29 @@
 /**
- * Contact import (issue 19): what a CSV file's header means and how one record becomes the fields
+ * Contact import: what a CSV file's header means and how one record becomes the fields
  * of a contact and its company. Pure: the API parses the file (csv-parse), the import activity
  * validates each row with the schemas of POST /contacts and POST /companies.
  */
 
-/** The fields a row may carry, named as the columns of shared/api-contract.md. */
-export const IMPORT_FIELDS = ['full_name', 'first_name', 'last_name', 'email', 'title', 'phone', 'linkedin_url', 'company', 'domain', 'website', 'kvk_number', 'country', 'timezone'] as const;
+/** The fields a row may carry, named as the columns of the CSV import (docs/features/companies-and-compliance.md). */
+export const IMPORT_FIELDS = [
+  'full_name',
+  'first_name',
+  'last_name',
+  'email',
+  'title',
+  'phone',
+  'linkedin_url',
+  'company',
+  'domain',
+  'website',
+  'kvk_number',
+  'country',
+  'timezone',
+] as const;
 export type ImportField = (typeof IMPORT_FIELDS)[number];
 export type ImportRowFields = Partial<Record<ImportField, string>>;
 
-/** Why a row was left out (shared/api-contract.md). */
+/** Why a row was left out. */
 export const IMPORT_SKIP_REASONS = ['suppressed', 'erased', 'invalid_email', 'duplicate_in_file', 'missing_name'] as const;
 export type ImportSkipReason = (typeof IMPORT_SKIP_REASONS)[number];
 
@@ -40,7 +54,11 @@ export function mapHeader(header: readonly string[]): { columns: Array<ImportFie
   const seen = new Set<ImportField>();
   const unknown: string[] = [];
   const columns = header.map((raw) => {
-    const key = raw.replace(/^\uFEFF/, '').trim().toLowerCase().replace(/[\s-]+/g, '_');
+    const key = raw
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .toLowerCase()
+      .replace(/[\s-]+/g, '_');
     const field = (IMPORT_FIELDS as readonly string[]).includes(key) ? (key as ImportField) : ALIASES[key];
     if (!field || seen.has(field)) {
       if (!unknown.includes(raw.trim())) unknown.push(raw.trim());

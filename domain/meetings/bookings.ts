@@ -79,7 +79,10 @@ export type BookingEvent =
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const enrollmentOf = (v: unknown) => (typeof v === 'string' && UUID.test(v.trim()) ? v.trim().toLowerCase() : null);
 const text = (max: number) => z.string().trim().min(1).max(max);
-const instant = z.string().refine((v) => !Number.isNaN(Date.parse(v)), 'must be a timestamp').transform((v) => new Date(v).toISOString());
+const instant = z
+  .string()
+  .refine((v) => !Number.isNaN(Date.parse(v)), 'must be a timestamp')
+  .transform((v) => new Date(v).toISOString());
 const email = z.string().trim().max(320).email();
 const url = z.string().trim().max(2000).url();
 
@@ -110,7 +113,10 @@ const calcomBooking = z
     title: text(500),
     startTime: instant,
     endTime: instant,
-    attendees: z.array(z.object({ email: email.optional(), name: z.string().max(300).optional() }).passthrough()).max(100).default([]),
+    attendees: z
+      .array(z.object({ email: email.optional(), name: z.string().max(300).optional() }).passthrough())
+      .max(100)
+      .default([]),
     metadata: z.record(z.string(), z.unknown()).nullish(),
     videoCallData: z.object({ url: url.optional() }).passthrough().nullish(),
     location: z.string().max(2000).nullish(),
@@ -141,7 +147,8 @@ export function calcomBookingEvent(body: unknown): BookingEvent {
         endsAt: p.endTime,
         attendeeEmail: attendee?.email?.toLowerCase() ?? null,
         attendeeName: attendee?.name?.trim() || null,
-        joinUrl: p.videoCallData?.url ?? (typeof metadata.videoCallUrl === 'string' && /^https?:\/\//.test(metadata.videoCallUrl) ? metadata.videoCallUrl : location),
+        joinUrl:
+          p.videoCallData?.url ?? (typeof metadata.videoCallUrl === 'string' && /^https?:\/\//.test(metadata.videoCallUrl) ? metadata.videoCallUrl : location),
         enrollmentId: enrollmentOf(metadata.enrollmentId ?? metadata.enrollment_id ?? metadata.enrollment),
       };
     }
@@ -163,7 +170,10 @@ const calendlyInvitee = z
     scheduled_event: z
       .object({ name: text(500), start_time: instant, end_time: instant, location: z.object({ join_url: url.nullish() }).passthrough().nullish() })
       .passthrough(),
-    tracking: z.object({ utm_content: z.string().max(200).nullish() }).passthrough().nullish(),
+    tracking: z
+      .object({ utm_content: z.string().max(200).nullish() })
+      .passthrough()
+      .nullish(),
   })
   .passthrough();
 const calendlyCancel = z.object({ uri: url, rescheduled: z.boolean().nullish() }).passthrough();

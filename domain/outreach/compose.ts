@@ -1,4 +1,4 @@
-import { art14Notice, noticeLanguage, NoticeLanguage, noticeText } from './notice';
+import { art14Notice, noticeLanguage, type NoticeLanguage, type NoticeSource, noticeText } from './notice';
 
 /**
  * The e-mail as it leaves: the draft's subject and body, then what every message carries (the
@@ -31,7 +31,7 @@ export interface ComposeInput {
   body: string;
   from: { address: string; displayName?: string | null };
   to: { address: string; name?: string | null };
-  /** The recipient's locale ("nl-NL"): the notice and the footers are Dutch for nl, English otherwise. */
+  /** The recipient's locale ("nl-NL"): the notice and the footers are in its language (nl, de, fr; English otherwise). */
   locale: string;
   /** The contact's recorded lawful basis, which the Art. 14 notice states (default legitimate interest). */
   lawfulBasis?: 'consent' | 'legitimate_interest';
@@ -40,8 +40,8 @@ export interface ComposeInput {
   compliance: ComposeCompliance;
   /** A model or the deterministic writer produced the text (a person's own text: false). */
   aiWritten: boolean;
-  /** Where the person's details came from, for the notice ("the website of Bouw B.V. (bouw.nl)"). */
-  dataSource: string;
+  /** Where the person's details came from, for the notice (noticeSource in ./notice: told in the message's language). */
+  source: NoticeSource;
   /** The one-click link: `${PUBLIC_BASE_URL}/u/${token}` (unsubscribeUrl in domain/outreach/unsubscribe-token.ts). */
   unsubscribeUrl: string;
   /** The domain part of the Message-ID: the mailbox's domain, so it aligns with the From address. */
@@ -132,6 +132,14 @@ const FOOTER: Record<NoticeLanguage, { optOut: (url: string) => string; ai: stri
     optOut: (url) => `Rather not hear from us again? Unsubscribe: ${url}`,
     ai: 'This message was written with the help of AI.',
   },
+  de: {
+    optOut: (url) => `Sie möchten keine Nachrichten mehr von uns erhalten? Abmelden: ${url}`,
+    ai: 'Diese Nachricht wurde mit Hilfe von KI verfasst.',
+  },
+  fr: {
+    optOut: (url) => `Vous ne souhaitez plus recevoir nos messages ? Désinscription : ${url}`,
+    ai: 'Ce message a été rédigé avec l’aide de l’IA.',
+  },
 };
 
 export function composeEmail(input: ComposeInput): ComposedEmail {
@@ -154,7 +162,7 @@ export function composeEmail(input: ComposeInput): ComposedEmail {
         senderAddress: c.sender_address!.trim(),
         privacyUrl: c.privacy_url!.trim(),
         retentionMonths: c.retention_months,
-        dataSource: input.dataSource,
+        source: input.source,
         unsubscribeUrl: input.unsubscribeUrl,
         lawfulBasis: input.lawfulBasis,
       },

@@ -1,6 +1,6 @@
 import type { OutreachBrief } from './brief';
 import type { StepChannel } from './enrollments';
-import { noticeLanguage, type NoticeLanguage } from './notice';
+import { noticeLanguage } from './notice';
 
 /**
  * A sequence step's draft: what the writer is given (the step, the brief's sourced facts, who it is
@@ -44,18 +44,21 @@ export interface WrittenDraft {
   risks: string[];
 }
 
-const WORDS: Record<NoticeLanguage, {
-  greeting: (name: string, formal: boolean) => string;
-  opener: (title: string) => string;
-  fact: (claim: string) => string;
-  offer: (products: string) => string;
-  ask: string;
-  followUp: (title: string) => string;
-  close: string;
-  subject: (title: string) => string;
-  reSubject: (s: string) => string;
-  us: string;
-}> = {
+const WORDS: Record<
+  'nl' | 'en',
+  {
+    greeting: (name: string, formal: boolean) => string;
+    opener: (title: string) => string;
+    fact: (claim: string) => string;
+    offer: (products: string) => string;
+    ask: string;
+    followUp: (title: string) => string;
+    close: string;
+    subject: (title: string) => string;
+    reSubject: (s: string) => string;
+    us: string;
+  }
+> = {
   nl: {
     greeting: (name, formal) => (formal ? `Geachte ${name},` : `Beste ${name.split(/\s+/)[0]},`),
     opener: (title) => `Ik las de publicatie "${title}".`,
@@ -95,7 +98,8 @@ function leadFact(brief: OutreachBrief | null): string | null {
  * so in `risks`, so the reviewer knows to edit it.
  */
 export function templateDraft(input: DraftInput): WrittenDraft {
-  const language = noticeLanguage(input.locale);
+  // The template writer knows Dutch and English; the footer and the notice have German and French too.
+  const language = noticeLanguage(input.locale) === 'nl' ? 'nl' : 'en';
   const w = WORDS[language];
   const title = input.brief?.signal?.title ?? input.campaign.name;
   const products = input.brief?.products.map((p) => p.name).join(', ') || w.us;
@@ -106,7 +110,10 @@ export function templateDraft(input: DraftInput): WrittenDraft {
 
   if (input.channel !== 'email') {
     const body = [
-      input.instructions ?? (input.channel === 'phone' ? `Call ${input.contact.fullName} about "${title}".` : `Connect with ${input.contact.fullName} on LinkedIn about "${title}".`),
+      input.instructions ??
+        (input.channel === 'phone'
+          ? `Call ${input.contact.fullName} about "${title}".`
+          : `Connect with ${input.contact.fullName} on LinkedIn about "${title}".`),
       `${input.contact.fullName}${input.contact.title ? `, ${input.contact.title}` : ''} (${input.company.name})`,
     ].join('\n');
     return { ...base, subject: null, body, confidence: 0.9, risks };
@@ -173,4 +180,30 @@ export function draftWhy(w: {
     reviewReasons,
     risks: w.risks,
   };
+}
+
+/** How many of a text's last non-empty lines make its signature block. */
+const SIGNATURE_LINES = 4;
+
+/**
+ * A draft signed by one sender, signed by another (a pooled first e-mail booked on another mailbox than
+ * the one it was drafted for): a line of the closing block that is exactly the old sender's name becomes
+ * the new name (or goes, when the new mailbox has none). The name anywhere else, a contact who shares a
+ * first name with the sender included, is left as it is.
+ */
+export function resignText(text: string, oldName: string, newName: string): string {
+  const old = oldName.trim();
+  if (!old) return text;
+  const lines = text.split('\n');
+  let seen = 0;
+  for (let i = lines.length - 1; i >= 0 && seen < SIGNATURE_LINES; i--) {
+    const line = lines[i]!;
+    if (!line.trim()) continue;
+    seen++;
+    if (line.trim() !== old) continue;
+    if (newName.trim()) lines[i] = line.replace(old, newName.trim());
+    else lines.splice(i, 1);
+    return lines.join('\n');
+  }
+  return text;
 }

@@ -1,8 +1,7 @@
 import { WAITING_MESSAGE_STATUSES } from './enrollments';
 
 /**
- * An outbound message's statuses and the moves between them, as data (api-contract "Messages and
- * the approval inbox"): the queries that change a message's status only move along these edges, and
+ * An outbound message's statuses and the moves between them, as data: the queries that change a message's status only move along these edges, and
  * the API answers 409 for any other.
  *
  *   pending_approval -approve-> approved -schedule-> scheduled -send-> sent
@@ -26,7 +25,16 @@ export function messageFrom(action: MessageAction): string[] {
 }
 
 export const MESSAGE_STATUSES = [
-  'pending_approval', 'approved', 'scheduled', 'sent', 'failed', 'rejected', 'received', 'task_open', 'task_done', 'skipped',
+  'pending_approval',
+  'approved',
+  'scheduled',
+  'sent',
+  'failed',
+  'rejected',
+  'received',
+  'task_open',
+  'task_done',
+  'skipped',
 ] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 

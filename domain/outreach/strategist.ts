@@ -39,7 +39,9 @@ export interface PlannedStep {
 /** The persona a title matches: the highest priority one whose keyword (or segment) it mentions. */
 export function personaOf(title: string | null, personas: OutreachBrief['personas']): OutreachBrief['personas'][number] | null {
   if (!title) return null;
-  return [...personas].sort((a, b) => b.priority - a.priority).find((p) => mentions(title, p.segment) || p.titleKeywords.some((k) => mentions(title, k))) ?? null;
+  return (
+    [...personas].sort((a, b) => b.priority - a.priority).find((p) => mentions(title, p.segment) || p.titleKeywords.some((k) => mentions(title, k))) ?? null
+  );
 }
 
 /**
@@ -64,7 +66,16 @@ export function planContacts(candidates: CandidateContact[], personas: OutreachB
       } else genericTaken = true;
     }
     if (channels.length === 0) continue;
-    out.push({ contact_id: c.id, full_name: c.fullName, title: c.title, persona: persona?.segment ?? null, rank: out.length + 1, channels, email_route: route, rule_ids: c.ruleIds });
+    out.push({
+      contact_id: c.id,
+      full_name: c.fullName,
+      title: c.title,
+      persona: persona?.segment ?? null,
+      rank: out.length + 1,
+      channels,
+      email_route: route,
+      rule_ids: c.ruleIds,
+    });
     if (out.length >= max) break;
   }
   return out;
@@ -112,13 +123,22 @@ export function templateWriter(input: WriterInput): WrittenProposal {
   const offer = products.length ? products.join(', ') : 'our services';
   const signal = brief.signal;
   const facts = brief.facts.map((f) => `- ${f.claim} (${f.sourceUrl})`).join('\n');
-  const who = input.contacts.map((c) => `${c.full_name}${c.title ? ` (${c.title})` : ''}${c.persona ? `, ${c.persona}` : ''}: ${c.channels.join(', ')}${c.email_route === 'generic' ? ' (e-mail to the company’s published address)' : ''}`).join('; ');
+  const who = input.contacts
+    .map(
+      (c) =>
+        `${c.full_name}${c.title ? ` (${c.title})` : ''}${c.persona ? `, ${c.persona}` : ''}: ${c.channels.join(', ')}${c.email_route === 'generic' ? ' (e-mail to the company’s published address)' : ''}`,
+    )
+    .join('; ');
   const rationale = [
-    signal ? `${company.name} is behind "${signal.title}"${signal.url ? ` (${signal.url})` : ''}, published now: the moment to offer ${offer}.` : `${company.name} has an open opportunity for ${offer}.`,
+    signal
+      ? `${company.name} is behind "${signal.title}"${signal.url ? ` (${signal.url})` : ''}, published now: the moment to offer ${offer}.`
+      : `${company.name} has an open opportunity for ${offer}.`,
     brief.scoreReasons.length ? `Scored for: ${brief.scoreReasons.join('; ')}.` : '',
     brief.products.length ? `Fit: ${brief.products.map((p) => `${p.name} (${p.matched.join(', ')})`).join('; ')}.` : '',
     who ? `Contacts: ${who}.` : '',
-  ].filter(Boolean).join(' ');
+  ]
+    .filter(Boolean)
+    .join(' ');
   const cite = signal ? `the publication "${signal.title}"` : 'the project';
   const instruction = (channel: StepChannel, index: number): string => {
     const first = input.steps.findIndex((s) => s.channel === channel) === index;
@@ -136,7 +156,11 @@ export function templateWriter(input: WriterInput): WrittenProposal {
   return {
     name: `${company.name}: ${signal?.title ?? 'opportunity'}`.slice(0, 200),
     goal: `A first meeting with ${company.name} about ${offer} for ${signal ? `"${signal.title}"` : 'their project'}.`,
-    brief: [`Opportunity: ${signal?.title ?? 'manual opportunity'}`, facts ? `Facts (only these may be used):\n${facts}` : 'No sourced facts: do not state any.', input.proposition ? `Our proposition: ${input.proposition}` : '']
+    brief: [
+      `Opportunity: ${signal?.title ?? 'manual opportunity'}`,
+      facts ? `Facts (only these may be used):\n${facts}` : 'No sourced facts: do not state any.',
+      input.proposition ? `Our proposition: ${input.proposition}` : '',
+    ]
       .filter(Boolean)
       .join('\n\n'),
     rationale,

@@ -1,7 +1,7 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 
 /**
- * The one-click unsubscribe token (api-contract "One-click unsubscribe"): unguessable and naming one
+ * The one-click unsubscribe token: unguessable and naming one
  * message, with no state: base64url(message id (16 bytes) || HMAC-SHA256(key, label || message id)),
  * 64 characters. Only a holder of the key can make one; verifying recomputes the MAC and compares it
  * in constant time. The key is UNSUBSCRIBE_TOKEN_KEY, else derived from INTEGRATION_SECRET_KEY with

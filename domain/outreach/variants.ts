@@ -1,5 +1,5 @@
 /**
- * Step variants (api-contract "Step variants"): a step may carry 2 to 5 variants, each with its own
+ * Step variants: a step may carry 2 to 5 variants, each with its own
  * subject and instructions. Each enrollment gets one variant per step, chosen from the enrollment id
  * and the step's position alone, so a retried activity and a replayed run choose the same one. The
  * choice is FNV-1a (32 bit) of "<enrollmentId>:<position>", its bits mixed by MurmurHash3's finalizer

@@ -16,11 +16,8 @@ export interface FeedbackReport {
 export function readFeedbackReport(body: string): FeedbackReport {
   const f = fields(body.slice(0, 16 * 1024));
   const rcpt = f.get('original-rcpt-to')?.trim().replace(/^<|>$/g, '').toLowerCase() ?? null;
-  return { feedbackType: f.get('feedback-type')?.trim().toLowerCase() || null, originalRecipient: rcpt && rcpt.length <= 320 && rcpt.includes('@') ? rcpt : null };
+  return {
+    feedbackType: f.get('feedback-type')?.trim().toLowerCase() || null,
+    originalRecipient: rcpt && rcpt.length <= 320 && rcpt.includes('@') ? rcpt : null,
+  };
 }
-
-/** A complaint (the recipient reported the message): every type but "not-spam". */
-export function isComplaint(report: FeedbackReport): boolean {
-  return report.feedbackType !== 'not-spam';
-}
-

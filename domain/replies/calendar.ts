@@ -8,7 +8,10 @@ export const DEFAULT_OOO_HOLD_BUSINESS_DAYS = 5;
 /** The start of the sending window on a local date of the calendar. */
 function windowStartOn(date: DateTime, calendar: SendingCalendar): Date {
   const minutes = minutesOf(calendar.window.start) ?? 9 * 60;
-  return DateTime.fromObject({ year: date.year, month: date.month, day: date.day, hour: Math.floor(minutes / 60), minute: minutes % 60 }, { zone: calendar.timezone }).toJSDate();
+  return DateTime.fromObject(
+    { year: date.year, month: date.month, day: date.day, hour: Math.floor(minutes / 60), minute: minutes % 60 },
+    { zone: calendar.timezone },
+  ).toJSDate();
 }
 
 /**

@@ -86,7 +86,15 @@ export function classifyReplyByRules(input: ReplyInput): ReplyClassification {
     };
   }
   if (isUnsubscribeRequestSubject(input.subject)) {
-    return { ...base, intent: 'unsubscribe', confidence: 0.99, summary: summaryOf('unsubscribe', text || (input.subject ?? '')), referral: null, offeredSlots: [], returnDate: null };
+    return {
+      ...base,
+      intent: 'unsubscribe',
+      confidence: 0.99,
+      summary: summaryOf('unsubscribe', text || (input.subject ?? '')),
+      referral: null,
+      offeredSlots: [],
+      returnDate: null,
+    };
   }
   // Times are read from the first part of the reply only (chrono-node's time grows with the text).
   const slots = offeredSlots(text.slice(0, MAX_SLOT_TEXT), language, input.sentAt, input.senderZone);

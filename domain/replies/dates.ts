@@ -35,7 +35,13 @@ export function findDates(text: string, language: ReplyLanguage, reference: Date
   // A month alone ("Jan" signing off, "May") is not a date: a day, a weekday or a relative day must be named.
   return PARSERS[language]
     .parse(text, ref, { forwardDate: true })
-    .filter((r) => r.start.isCertain('day') || r.start.isCertain('weekday') || r.start.isCertain('hour') || /\b(?:tomorrow|morgen|overmorgen|übermorgen|demain)\b/i.test(r.text))
+    .filter(
+      (r) =>
+        r.start.isCertain('day') ||
+        r.start.isCertain('weekday') ||
+        r.start.isCertain('hour') ||
+        /\b(?:tomorrow|morgen|overmorgen|übermorgen|demain)\b/i.test(r.text),
+    )
     .map((r) => {
       const start = instant(r.start, zone);
       return {

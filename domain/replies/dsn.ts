@@ -33,7 +33,13 @@ function address(v: string | undefined): string | null {
 
 /** The recipients' statuses of a message/delivery-status body (the first block is per-message). */
 export function readDeliveryStatus(body: string): DeliveryStatus[] {
-  const blocks = body.slice(0, 64 * 1024).replace(/\r\n?/g, '\n').split(/\n\s*\n/).map((b) => b.trim()).filter(Boolean);
+  // Records are separated by empty lines; some servers run them together, so a second Final-Recipient starts a record too.
+  const blocks = body
+    .slice(0, 64 * 1024)
+    .replace(/\r\n?/g, '\n')
+    .split(/\n\s*\n|\n(?=final-recipient\s*:)/i)
+    .map((b) => b.trim())
+    .filter(Boolean);
   const out: DeliveryStatus[] = [];
   for (const block of blocks) {
     const f = fields(block);
@@ -42,15 +48,15 @@ export function readDeliveryStatus(body: string): DeliveryStatus[] {
     const status = /\d\.\d{1,3}\.\d{1,3}/.exec(f.get('status') ?? '')?.[0] ?? null;
     const kind: DeliveryStatus['kind'] =
       status?.startsWith('5') || action === 'failed' ? 'hard' : status?.startsWith('4') || action === 'delayed' ? 'soft' : 'delivered';
-    out.push({ recipient: address(f.get('final-recipient') ?? f.get('original-recipient')), action, status, diagnostic: f.get('diagnostic-code') ?? null, kind });
+    out.push({
+      recipient: address(f.get('final-recipient') ?? f.get('original-recipient')),
+      action,
+      status,
+      diagnostic: f.get('diagnostic-code') ?? null,
+      kind,
+    });
   }
   return out;
-}
-
-/** The Message-ID of the returned original (message/rfc822 or text/rfc822-headers part), as "<id>". */
-export function originalMessageId(returnedHeaders: string): string | null {
-  const id = fields(returnedHeaders.slice(0, 64 * 1024).split(/\r?\n\r?\n/)[0] ?? '').get('message-id');
-  return id ? normalizeMessageId(id) : null;
 }
 
 /** "<a@b>" as compared and stored: one id, with its angle brackets, in lower case (compose.ts writes ours so). */

@@ -49,7 +49,8 @@ const RULES: Rule[] = [
  * the List-Unsubscribe mailto we advertise ("unsubscribe"), or a person's one-word subject. The
  * reply prefixes are removed first ("Re: Unsubscribe").
  */
-const UNSUBSCRIBE_SUBJECT = /^(?:unsubscribe|unsubscribe me|remove me|opt[- ]?out|afmelden|uitschrijven|abmelden|austragen|d[ée]sinscription|d[ée]sabonnement)[.!]?$/iu;
+const UNSUBSCRIBE_SUBJECT =
+  /^(?:unsubscribe|unsubscribe me|remove me|opt[- ]?out|afmelden|uitschrijven|abmelden|austragen|d[ée]sinscription|d[ée]sabonnement)[.!]?$/iu;
 
 export function isUnsubscribeSubject(normalizedSubject: string): boolean {
   return normalizedSubject.length <= 40 && UNSUBSCRIBE_SUBJECT.test(normalizedSubject.trim());
@@ -60,7 +61,8 @@ export function isUnsubscribeSubject(normalizedSubject: string): boolean {
  * vriendelijke groet", "Kind regards", ...) on its own, the rest of the text is signature, footer or
  * disclaimer, not what the sender asks.
  */
-const SIGN_OFF = /^\s*(?:--\s*|met (?:vriendelijke )?groet(?:en)?|vriendelijke groet(?:en)?|groet(?:en|jes)?|mvg|kind regards|best regards|best|regards|warm regards|many thanks|thanks|cheers|mit freundlichen gr(?:ü|ue)(?:ß|ss)en|freundliche gr(?:ü|ue)(?:ß|ss)e|viele gr(?:ü|ue)(?:ß|ss)e|cordialement|bien (?:à vous|cordialement)|sent from my \w+(?: \w+)?)[,.!]?\s*$/i;
+const SIGN_OFF =
+  /^\s*(?:--\s*|met (?:vriendelijke )?groet(?:en)?|vriendelijke groet(?:en)?|groet(?:en|jes)?|mvg|kind regards|best regards|best|regards|warm regards|many thanks|thanks|cheers|mit freundlichen gr(?:ü|ue)(?:ß|ss)en|freundliche gr(?:ü|ue)(?:ß|ss)e|viele gr(?:ü|ue)(?:ß|ss)e|cordialement|bien (?:à vous|cordialement)|sent from my \w+(?: \w+)?)[,.!]?\s*$/i;
 
 export function aboveSignature(text: string): string {
   const lines = text.split('\n');
@@ -102,7 +104,9 @@ export function firstWords(text: string): string {
   const body = text
     .split('\n')
     .map((l) => l.trim())
-    .filter((l) => l && !/^(?:hi|hey|hello|dear|beste|hoi|hallo|geachte|goedemiddag|goedemorgen|goedendag|bonjour|guten tag|sehr geehrte)\b.{0,40}[,!]?$/i.test(l))
+    .filter(
+      (l) => l && !/^(?:hi|hey|hello|dear|beste|hoi|hallo|geachte|goedemiddag|goedemorgen|goedendag|bonjour|guten tag|sehr geehrte)\b.{0,40}[,!]?$/i.test(l),
+    )
     .join(' ');
   const sentence = /^(.{1,200}?[.!?])(?:\s|$)/.exec(body)?.[1] ?? body.slice(0, 200);
   return sentence.trim();

@@ -1,7 +1,7 @@
 import type { ReplyIntent } from './types';
 
 /**
- * What each kind of inbound message does (the README's intents table says the same):
+ * What each kind of inbound message does (the intents table of docs/features/inbound-mail.md says the same):
  * - a hard bounce fails the message it names and suppresses the address we wrote to (reason bounce),
  *   and stops the contact's sequences; a complaint (an ARF abuse report) suppresses the address we
  *   wrote to (reason complaint) and stops the contact's sequences; both only when the report names a
@@ -15,7 +15,7 @@ import type { ReplyIntent } from './types';
  *   person as a contact of the company (data source referral, not contacted without a lawful basis);
  *   meeting_request / interested with offered times also gets a reply draft that waits for approval.
  */
-export type InboundKind = 'reply' | 'out_of_office' | 'auto_reply' | 'hard_bounce' | 'soft_bounce' | 'complaint';
+export type InboundKind = 'reply' | 'out_of_office' | 'auto_reply' | 'hard_bounce' | 'soft_bounce' | 'complaint' | 'report';
 
 export interface InboundPlan {
   stopContact: boolean;
@@ -28,7 +28,16 @@ export interface InboundPlan {
   draftReply: boolean;
 }
 
-const NONE: InboundPlan = { stopContact: false, pauseAccount: false, pauseOutOfOffice: false, threadStatus: null, suppress: null, failOriginal: false, createReferral: false, draftReply: false };
+const NONE: InboundPlan = {
+  stopContact: false,
+  pauseAccount: false,
+  pauseOutOfOffice: false,
+  threadStatus: null,
+  suppress: null,
+  failOriginal: false,
+  createReferral: false,
+  draftReply: false,
+};
 
 export function planFor(kind: InboundKind, intent: ReplyIntent | null, hasSlots: boolean): InboundPlan {
   switch (kind) {
@@ -38,6 +47,7 @@ export function planFor(kind: InboundKind, intent: ReplyIntent | null, hasSlots:
       return { ...NONE, stopContact: true, suppress: 'complaint' };
     case 'soft_bounce':
     case 'auto_reply':
+    case 'report':
       return NONE;
     case 'out_of_office':
       return { ...NONE, pauseOutOfOffice: true };

@@ -12,9 +12,35 @@ const LOCAL_CHAR = /[A-Za-z0-9._%+-]/;
 const DOMAIN_CHAR = /[A-Za-z0-9.-]/;
 /** A domain as an address ends: labels and a top-level domain of letters (checked on at most 253 characters). */
 const DOMAIN = /^[A-Za-z0-9.-]+\.[A-Za-z]{2,}$/;
-const PARTICLE = '(?:van|de|der|den|ter|ten|te|von|zu|du|le|la|d\')';
+const PARTICLE = "(?:van|de|der|den|ter|ten|te|von|zu|du|le|la|d')";
 const NAME = new RegExp(`((?:[A-ZÀ-Ý][\\p{Ll}'-]+|[A-Z]\\.)(?:\\s+(?:${PARTICLE}\\s+)*(?:[A-ZÀ-Ý][\\p{Ll}'-]+)){1,3})[\\s,:(<-]*$`, 'u');
-const NOT_NAMES = new Set(['Met', 'Vriendelijke', 'Groet', 'Groeten', 'Best', 'Regards', 'Kind', 'Dear', 'Beste', 'Hallo', 'Hi', 'Mit', 'Freundlichen', 'Cordialement', 'Bonjour', 'Contact', 'Neem', 'Please', 'Mail', 'Email', 'E-mail', 'Mijn', 'My', 'Collega', 'Colleague']);
+const NOT_NAMES = new Set([
+  'Met',
+  'Vriendelijke',
+  'Groet',
+  'Groeten',
+  'Best',
+  'Regards',
+  'Kind',
+  'Dear',
+  'Beste',
+  'Hallo',
+  'Hi',
+  'Mit',
+  'Freundlichen',
+  'Cordialement',
+  'Bonjour',
+  'Contact',
+  'Neem',
+  'Please',
+  'Mail',
+  'Email',
+  'E-mail',
+  'Mijn',
+  'My',
+  'Collega',
+  'Colleague',
+]);
 
 export function hasReferralCue(text: string): boolean {
   return REFERRAL_CUE.test(text);
@@ -60,7 +86,10 @@ export function extractReferral(text: string, senderEmail: string | null): Refer
   for (const m of findEmails(text)) {
     const email = m.email.toLowerCase();
     if (email === sender) continue;
-    const before = text.slice(Math.max(0, m.index - 80), m.index).split('\n').pop()!;
+    const before = text
+      .slice(Math.max(0, m.index - 80), m.index)
+      .split('\n')
+      .pop()!;
     const found = NAME.exec(before.replace(/\b(?:via|op|at|on|unter|à|:)\s*$/i, ''));
     let name = found?.[1]?.trim() ?? '';
     // Drop leading words that are not part of a name ("Collega Pieter Smit" -> "Pieter Smit").

@@ -9,6 +9,7 @@ export const MAX_CLASSIFIED_CHARS = 64 * 1024;
 /** A subject, a display name: at most this long. */
 export const MAX_LINE_CHARS = 998;
 
+// eslint-disable-next-line no-control-regex -- a NUL is one of the unsafe characters
 const UNSAFE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** NULs removed, lone surrogates replaced by U+FFFD, cut to `max` characters (never inside a surrogate pair). */

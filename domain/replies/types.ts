@@ -1,4 +1,4 @@
-/** Reply intents (shared/api-contract.md, "Reply intent"); the messages.intent CHECK holds the same list. */
+/** Reply intents; the messages.intent CHECK holds the same list. */
 export const REPLY_INTENTS = ['interested', 'not_interested', 'meeting_request', 'referral', 'out_of_office', 'unsubscribe', 'other'] as const;
 export type ReplyIntent = (typeof REPLY_INTENTS)[number];
 

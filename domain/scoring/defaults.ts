@@ -13,14 +13,27 @@ export const DEFAULT_RULES: ScoringRuleInput[] = [
     ruleKey: 'distance.bands',
     weight: 15,
     maxPoints: 15,
-    params: { bands: [{ maxKm: 25, value: 1 }, { maxKm: 75, value: 0.6 }, { maxKm: 150, value: 0.25 }] },
+    params: {
+      bands: [
+        { maxKm: 25, value: 1 },
+        { maxKm: 75, value: 0.6 },
+        { maxKm: 150, value: 0.25 },
+      ],
+    },
   },
   {
     dimension: 'project_size',
     ruleKey: 'size.euro_bands',
     weight: 20,
     maxPoints: 20,
-    params: { bands: [{ min: 10_000_000, value: 1 }, { min: 2_000_000, value: 0.75 }, { min: 500_000, value: 0.5 }, { min: 50_000, value: 0.2 }] },
+    params: {
+      bands: [
+        { min: 10_000_000, value: 1 },
+        { min: 2_000_000, value: 0.75 },
+        { min: 500_000, value: 0.5 },
+        { min: 50_000, value: 0.2 },
+      ],
+    },
   },
   {
     dimension: 'project_stage',

@@ -77,7 +77,10 @@ type Evaluate = (rule: ScoringRuleInput, s: ScoringSubject, c: ScoringConfigInpu
 const evaluators: Record<Dimension, Evaluate> = {
   commercial_relevance: (_r, s) =>
     s.commercialRelevance
-      ? { raw: round(s.confidence), reason: `commercially relevant (confidence ${round(s.confidence)})${s.relevanceReasons.length ? `: ${s.relevanceReasons.join('; ')}` : ''}` }
+      ? {
+          raw: round(s.confidence),
+          reason: `commercially relevant (confidence ${round(s.confidence)})${s.relevanceReasons.length ? `: ${s.relevanceReasons.join('; ')}` : ''}`,
+        }
       : { raw: 0, reason: 'not commercially relevant' },
 
   distance: (rule, s, c) => {

@@ -1,6 +1,5 @@
 /**
- * Which mailbox of a campaign's pool sends a contact's first e-mail (shared/api-contract.md, "Mailbox
- * pools and one sender per contact"): among the pool's active, sendable mailboxes the one with the
+ * Which mailbox of a campaign's pool sends a contact's first e-mail (one sender per contact): among the pool's active, sendable mailboxes the one with the
  * most of today's capacity left; ties go to the one that sent (or has a send booked) least recently,
  * a mailbox that never sent first; the id settles what is still equal, so the choice is
  * deterministic. Later e-mails to the contact never come here: they go from the pinned mailbox.

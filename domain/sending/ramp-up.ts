@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import { isBusinessDay, SendingCalendar } from './business-days';
 
 /**
- * Ramp-up of a new mailbox (shared/api-contract.md, "Ramp-up of new mailboxes"): the cap in force on
+ * Ramp-up of a new mailbox: the cap in force on
  * a local day is min(dailyCap, startCap + dailyIncrease × n), n the mailbox's sending days (its
  * sending weekdays, holidays excluded) from startsOn up to but not including that day, so the first
  * sending day on or after startsOn has startCap. Days before startsOn have startCap. Pure: the day

@@ -3,7 +3,7 @@ import type { SendingCalendar } from './business-days';
 import type { SendPolicy } from './slots';
 
 /**
- * Sending in the recipient's time (shared/api-contract.md, "Sending in the recipient's time"). The
+ * Sending in the recipient's time. The
  * recipient's zone: the contact's timezone, else the company's, else the zone of the company's
  * country when that country has exactly one (from the maintained countries-and-timezones table),
  * else the mailbox's. Pure: data in, data out.
@@ -50,13 +50,19 @@ export function sendingCalendarFor(
 }
 
 /**
- * The country whose public holidays a recipient's sends skip: the company's country, else the one
- * country of the recipient's zone (America/New_York: US; a zone shared by several countries: none).
+ * The country whose public holidays a recipient's sends skip. A zone given for the contact or its
+ * company says where the recipient is: the company's country when the zone is one of that country's,
+ * else the zone's one country (a contact in America/New_York at a Dutch company keeps US holidays),
+ * else none (a zone shared by several countries, none of them the company's). A zone only inferred
+ * (from the company's country, or the mailbox's) says nothing more: the company's country, else the
+ * zone's one country.
  */
 export function recipientCountry(place: RecipientPlace, zone: string): string | null {
-  if (place.companyCountry && /^[A-Z]{2}$/.test(place.companyCountry)) return place.companyCountry;
+  const company = place.companyCountry && /^[A-Z]{2}$/.test(place.companyCountry) ? place.companyCountry : null;
   const countries = getTimezone(zone)?.countries ?? [];
-  return countries.length === 1 ? countries[0]! : null;
+  const single = countries.length === 1 ? countries[0]! : null;
+  if (place.contactTimezone || place.companyTimezone) return company && countries.includes(company as (typeof countries)[number]) ? company : single;
+  return company ?? single;
 }
 
 /**
@@ -65,18 +71,15 @@ export function recipientCountry(place: RecipientPlace, zone: string): string | 
  * (sendingCalendarFor). The daily cap keeps counting the mailbox's own day: capTimezone is the
  * mailbox's zone either way.
  */
-export function recipientPolicy(
-  mailbox: SendPolicy,
-  sendIn: SendIn,
-  recipient: { zone: string; holidays: SendingCalendar['holidays'] | null },
-): SendPolicy {
+export function recipientPolicy(mailbox: SendPolicy, sendIn: SendIn, recipient: { zone: string; holidays: SendingCalendar['holidays'] | null }): SendPolicy {
   const capTimezone = mailbox.capTimezone ?? mailbox.timezone;
   return { ...mailbox, ...sendingCalendarFor(mailbox, sendIn, recipient), capTimezone };
 }
 
 /** Whether the strategist should propose sendIn "recipient": some contact's zone differs from its mailbox's (compared by the offset now, so aliases count as the same). */
 export function zonesDiffer(mailboxTimezone: string, recipientZones: readonly string[], at: Date): boolean {
-  const offset = (zone: string) => new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).formatToParts(at).find((p) => p.type === 'timeZoneName')?.value;
+  const offset = (zone: string) =>
+    new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).formatToParts(at).find((p) => p.type === 'timeZoneName')?.value;
   const mine = offset(mailboxTimezone);
   return recipientZones.some((z) => z !== mailboxTimezone && offset(z) !== mine);
 }
@@ -86,6 +89,12 @@ export function zonesDiffer(mailboxTimezone: string, recipientZones: readonly st
  * mailbox's when nothing says otherwise) differs from a pool mailbox's zone (zonesDiffer), else "mailbox".
  */
 export function proposeSendIn(mailboxTimezones: readonly string[], recipients: readonly RecipientPlace[], at: Date): SendIn {
-  const differs = mailboxTimezones.some((mine) => zonesDiffer(mine, recipients.map((p) => recipientZone(p, mine).zone), at));
+  const differs = mailboxTimezones.some((mine) =>
+    zonesDiffer(
+      mine,
+      recipients.map((p) => recipientZone(p, mine).zone),
+      at,
+    ),
+  );
   return differs ? 'recipient' : 'mailbox';
 }

@@ -53,7 +53,8 @@ export function sendTimeCheck(moment: SendMoment, policy: SendPolicy, state: Sen
   if (start === null || end === null || end <= start) return { go: false, reason: `invalid sending window ${policy.window.start}-${policy.window.end}` };
   const opens = at(day, start, zone, true);
   const closes = at(day, end, zone);
-  if (local < opens || local >= closes || closes <= opens) return { go: false, reason: `outside the sending window ${policy.window.start}-${policy.window.end}` };
+  if (local < opens || local >= closes || closes <= opens)
+    return { go: false, reason: `outside the sending window ${policy.window.start}-${policy.window.end}` };
   if (state.goneOutOnDay >= policy.dailyCap) return { go: false, reason: `the daily cap of ${policy.dailyCap} is reached` };
   // No gap asked, none checked: another worker's claim may carry a clock a little ahead of this one.
   if (policy.minGapSeconds > 0 && state.lastSendAt && now.getTime() - state.lastSendAt.getTime() < policy.minGapSeconds * 1000) {

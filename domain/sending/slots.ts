@@ -52,7 +52,8 @@ export function at(day: DateTime, minutes: number, zone: string, earliest = fals
 export function nextSendSlot(now: Date, policy: SendPolicy, state: SlotState): Date {
   const start = minutesOf(policy.window.start);
   const end = minutesOf(policy.window.end);
-  if (start === null || end === null || start >= 24 * 60 || end <= start) throw new RangeError(`invalid sending window ${policy.window.start}-${policy.window.end}`);
+  if (start === null || end === null || start >= 24 * 60 || end <= start)
+    throw new RangeError(`invalid sending window ${policy.window.start}-${policy.window.end}`);
   const zone = policy.timezone;
   let candidate: DateTime = DateTime.fromJSDate(now, { zone });
   if (!candidate.isValid) throw new RangeError(`unknown time zone ${zone}`);

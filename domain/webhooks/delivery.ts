@@ -1,5 +1,5 @@
 /**
- * Webhook delivery rules (issue 17), pure: when a failed attempt is tried again, and when it stops.
+ * Webhook delivery rules, pure: when a failed attempt is tried again, and when it stops.
  *
  * The schedule is the delays after each failed attempt, in seconds: the default doubles from 30 s,
  * twelve retries over about 34 hours (the contract asks for at least 24), so thirteen attempts in all.

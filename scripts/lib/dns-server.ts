@@ -6,10 +6,7 @@ const { Packet } = dns2;
 
 /** A record of a test zone (the answer data as dns2 writes it). */
 export type ZoneRecord =
-  | { type: 'TXT'; data: string }
-  | { type: 'MX'; exchange: string; priority: number }
-  | { type: 'A'; address: string }
-  | { type: 'CNAME'; domain: string };
+  { type: 'TXT'; data: string } | { type: 'MX'; exchange: string; priority: number } | { type: 'A'; address: string } | { type: 'CNAME'; domain: string };
 
 /**
  * Zones by owner name (lower case, no trailing dot). A name listed with records answers them (NOERROR

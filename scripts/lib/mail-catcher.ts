@@ -27,9 +27,9 @@ export interface CatcherOptions {
   /**
    * After the whole message arrived: 'drop' closes the connection without a reply, 'hang' never
    * replies (the client times out); either way the client cannot know whether it was kept. A
-   * promise stalls the reply until it settles.
+   * reply ({code, message}) refuses the message; a promise stalls the reply until it settles.
    */
-  afterData?: (to: string[]) => 'accept' | 'drop' | 'hang' | Promise<'accept' | 'drop'>;
+  afterData?: (to: string[]) => 'accept' | 'drop' | 'hang' | { code: number; message: string } | Promise<'accept' | 'drop'>;
   /** Keep at most this many messages (oldest dropped first). */
   maxMessages?: number;
 }
@@ -74,6 +74,8 @@ export async function startMailCatcher(opts: CatcherOptions = {}): Promise<MailC
         // A promise stalls the reply to DATA until it settles (a test acts during the SMTP conversation).
         const after = await opts.afterData?.(to.map((a) => a.toLowerCase()));
         if (after === 'hang') return;
+        // A refusal at the end of DATA (a receiving filter's, or a server that checks recipients late).
+        if (after && typeof after === 'object') return callback(Object.assign(new Error(after.message), { responseCode: after.code }));
         if (after === 'drop') {
           // Everything arrived, and the client hears nothing: the connection just ends.
           sockets.get(key(session.remoteAddress, session.remotePort))?.destroy();

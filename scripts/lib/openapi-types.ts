@@ -8,7 +8,7 @@ export const OPENAPI_TYPES_FILE = path.resolve(__dirname, '../../test/helpers/op
 const HEADER = `/**
  * Generated from the OpenAPI document (apps/api/openapi.ts, served at GET /openapi.json) by
  * \`npm run openapi:types\` with openapi-typescript. Do not edit: regenerate after changing an
- * endpoint; test/openapi.test.ts fails while this file is stale.
+ * endpoint; test/api/openapi.test.ts fails while this file is stale.
  */
 `;
 

@@ -11,7 +11,21 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 
 export interface SystemUser {
@@ -28,7 +42,9 @@ export const runningAsRoot = (): boolean => process.getuid?.() === 0;
 
 function getent(db: 'passwd' | 'group', name: string): string[] | undefined {
   try {
-    return execFileSync('getent', [db, name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split(':');
+    return execFileSync('getent', [db, name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .trim()
+      .split(':');
   } catch {
     return undefined;
   }
@@ -43,7 +59,7 @@ export function postgresUser(log: (line: string) => void): SystemUser {
     try {
       execFileSync('useradd', ['--system', ...group, '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'], { stdio: 'inherit' });
     } catch (e) {
-      throw new Error(`PostgreSQL cannot run as root and no \`postgres\` user could be created (${String(e)}); create one, or set DATABASE_URL`);
+      throw new Error(`PostgreSQL cannot run as root and no \`postgres\` user could be created (${String(e)}); create one, or set DATABASE_URL`, { cause: e });
     }
     entry = getent('passwd', 'postgres');
     if (!entry) throw new Error('the `postgres` user was created but cannot be looked up');

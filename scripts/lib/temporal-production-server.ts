@@ -66,16 +66,65 @@ function openssl(args: string[], cwd: string): void {
 export function makeTlsMaterial(dir: string): TlsMaterial {
   mkdirSync(dir, { recursive: true });
   const days = '30';
-  openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', days, '-subj', '/CN=outreach-temporal-ca'], dir);
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-days',
+      days,
+      '-subj',
+      '/CN=outreach-temporal-ca',
+    ],
+    dir,
+  );
   const leaf = (name: string, cn: string, ext: string) => {
     writeFileSync(path.join(dir, `${name}.ext`), ext);
-    openssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`], dir);
-    openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', days, '-extfile', `${name}.ext`], dir);
+    openssl(
+      ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`],
+      dir,
+    );
+    openssl(
+      [
+        'x509',
+        '-req',
+        '-in',
+        `${name}.csr`,
+        '-CA',
+        'ca.pem',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-out',
+        `${name}.pem`,
+        '-days',
+        days,
+        '-extfile',
+        `${name}.ext`,
+      ],
+      dir,
+    );
   };
   leaf('server', 'localhost', 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n');
   leaf('client', 'outreach-client', 'extendedKeyUsage=clientAuth\n');
   const p = (f: string) => path.join(dir, f);
-  return { dir, ca: p('ca.pem'), serverCert: p('server.pem'), serverKey: p('server.key'), clientCert: p('client.pem'), clientKey: p('client.key'), serverName: 'localhost' };
+  return {
+    dir,
+    ca: p('ca.pem'),
+    serverCert: p('server.pem'),
+    serverKey: p('server.key'),
+    clientCert: p('client.pem'),
+    clientKey: p('client.key'),
+    serverName: 'localhost',
+  };
 }
 
 export interface PostgresTarget {
@@ -91,7 +140,14 @@ export interface PostgresTarget {
 /** Parses a postgres:// URL into the server's and temporal-sql-tool's terms, with the two database names. */
 export function postgresTarget(url: string, database: string, visibilityDatabase: string): PostgresTarget {
   const u = new URL(url);
-  return { host: u.hostname, port: Number(u.port || 5432), user: decodeURIComponent(u.username) || 'postgres', password: decodeURIComponent(u.password) || undefined, database, visibilityDatabase };
+  return {
+    host: u.hostname,
+    port: Number(u.port || 5432),
+    user: decodeURIComponent(u.username) || 'postgres',
+    password: decodeURIComponent(u.password) || undefined,
+    database,
+    visibilityDatabase,
+  };
 }
 
 /** temporal-sql-tool: create both databases, version tables, then the embedded schemas at their latest version. */
@@ -102,7 +158,10 @@ export function setupTemporalSchemas(sqlTool: string, pg: PostgresTarget, log: (
     const r = spawnSync(sqlTool, [...base, ...args], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`temporal-sql-tool ${args.join(' ')} (${db}) failed:\n${r.stdout}\n${r.stderr}`);
   };
-  for (const [db, schema] of [[pg.database, 'postgresql/v12/temporal'], [pg.visibilityDatabase, 'postgresql/v12/visibility']] as const) {
+  for (const [db, schema] of [
+    [pg.database, 'postgresql/v12/temporal'],
+    [pg.visibilityDatabase, 'postgresql/v12/visibility'],
+  ] as const) {
     run(db, ['create-database']);
     run(db, ['setup-schema', '-v', '0.0']);
     run(db, ['update-schema', '--schema-name', schema]);
@@ -239,7 +298,13 @@ frontend.namespaceRPS.visibility:
 
 /** temporal.api.enums.v1.IndexedValueType, by the names temporal-dev.yml uses. */
 const INDEXED_VALUE_TYPE: Record<TemporalDevConfig['searchAttributes'][string], number> = {
-  Text: 1, Keyword: 2, Int: 3, Double: 4, Bool: 5, Datetime: 6, KeywordList: 7,
+  Text: 1,
+  Keyword: 2,
+  Int: 3,
+  Double: 4,
+  Bool: 5,
+  Datetime: 6,
+  KeywordList: 7,
 };
 
 export interface TemporalProductionServer {
@@ -296,7 +361,13 @@ export async function startTemporalProductionServer(opts: {
   writeFileSync(path.join(configDir, 'production.yaml'), serverConfigYaml(pg, ports, tls, dynamicConfigFile));
 
   const address = `127.0.0.1:${ports.frontend}`;
-  const env = { TEMPORAL_ADDRESS: address, TEMPORAL_TLS_CA: tls.ca, TEMPORAL_TLS_CERT: tls.clientCert, TEMPORAL_TLS_KEY: tls.clientKey, TEMPORAL_TLS_SERVER_NAME: tls.serverName };
+  const env = {
+    TEMPORAL_ADDRESS: address,
+    TEMPORAL_TLS_CA: tls.ca,
+    TEMPORAL_TLS_CERT: tls.clientCert,
+    TEMPORAL_TLS_KEY: tls.clientKey,
+    TEMPORAL_TLS_SERVER_NAME: tls.serverName,
+  };
   const namespace = opts.config.namespace;
   let child!: ChildProcess;
   let output = '';
@@ -334,7 +405,10 @@ export async function startTemporalProductionServer(opts: {
         const have = Object.keys(sa.customAttributes ?? {});
         const missing = Object.entries(opts.config.searchAttributes).filter(([k]) => !have.includes(k));
         if (missing.length) {
-          await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: Object.fromEntries(missing.map(([k, t]) => [k, INDEXED_VALUE_TYPE[t]])) });
+          await connection.operatorService.addSearchAttributes({
+            namespace,
+            searchAttributes: Object.fromEntries(missing.map(([k, t]) => [k, INDEXED_VALUE_TYPE[t]])),
+          });
           continue;
         }
         // The namespace is known to the frontend's and history's caches once a visibility query succeeds.
@@ -356,7 +430,9 @@ export async function startTemporalProductionServer(opts: {
   const started = Date.now();
   spawnServer();
   await ready();
-  opts.log(`Temporal Server ${TEMPORAL_SERVER_VERSION} up on ${address} (mTLS, PostgreSQL ${pg.host}:${pg.port}/${pg.database}) in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  opts.log(
+    `Temporal Server ${TEMPORAL_SERVER_VERSION} up on ${address} (mTLS, PostgreSQL ${pg.host}:${pg.port}/${pg.database}) in ${((Date.now() - started) / 1000).toFixed(1)}s`,
+  );
 
   const terminate = async (signal: NodeJS.Signals) => {
     if (child.exitCode !== null || child.signalCode !== null) return;

@@ -138,7 +138,7 @@ interface Org {
   orgId: string;
   mailboxId: string;
   companyId: string;
-  ok<T = any>(method: string, p: string, body?: unknown): Promise<T>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  ok<T = any>(method: string, p: string, body?: unknown): Promise<T>;
   contact(i: number): Promise<{ id: string; email: string }>;
 }
 
@@ -183,7 +183,14 @@ async function newOrg(api: TestApi, smtpPort: number, mailbox: Record<string, un
     holidayCountry: quietHolidayCountry(),
     ...mailbox,
   });
-  const company = await ok('POST', '/companies', { organizationId: orgId, name: `Bouw ${slug} B.V.`, countryCode: 'NL', legalForm: 'bv', locale: 'nl-NL', domain: `bouw-${slug}.nl` });
+  const company = await ok('POST', '/companies', {
+    organizationId: orgId,
+    name: `Bouw ${slug} B.V.`,
+    countryCode: 'NL',
+    legalForm: 'bv',
+    locale: 'nl-NL',
+    domain: `bouw-${slug}.nl`,
+  });
   return {
     orgId,
     mailboxId: box.id,
@@ -192,7 +199,13 @@ async function newOrg(api: TestApi, smtpPort: number, mailbox: Record<string, un
     async contact(i: number) {
       const email = `p${i}.${randomUUID().slice(0, 8)}@bouw-${slug}.nl`;
       const c = await ok('POST', '/contacts', { organizationId: orgId, companyId: company.id, fullName: `Pieter Bakker ${i}`, title: 'Projectleider', email });
-      await ok('PUT', `/contacts/${c.id}/lawful-basis`, { organizationId: orgId, basis: 'consent', recipient_kind: 'legal_person', country: 'NL', consent_evidence: 'signed at the trade fair' });
+      await ok('PUT', `/contacts/${c.id}/lawful-basis`, {
+        organizationId: orgId,
+        basis: 'consent',
+        recipient_kind: 'legal_person',
+        country: 'NL',
+        consent_evidence: 'signed at the trade fair',
+      });
       return { id: c.id, email };
     },
   };
@@ -202,7 +215,14 @@ async function newOrg(api: TestApi, smtpPort: number, mailbox: Record<string, un
 async function runningCampaign(org: Org, n: number, steps: Array<{ channel: 'email'; delayDays: number }>): Promise<string> {
   const contacts: string[] = [];
   for (let i = 0; i < n; i++) contacts.push((await org.contact(i)).id);
-  const campaign = await org.ok('POST', '/campaigns', { organizationId: org.orgId, name: `Faults ${randomUUID().slice(0, 6)}`, mailboxId: org.mailboxId, mode: 'auto', contactIds: contacts, steps });
+  const campaign = await org.ok('POST', '/campaigns', {
+    organizationId: org.orgId,
+    name: `Faults ${randomUUID().slice(0, 6)}`,
+    mailboxId: org.mailboxId,
+    mode: 'auto',
+    contactIds: contacts,
+    steps,
+  });
   await org.ok('POST', `/campaigns/${campaign.id}/accept`, {});
   return campaign.id;
 }
@@ -236,7 +256,9 @@ async function count(stack: Stack, smtp: MailCatcher, temporal: Client, org: Org
   if (opts.cap) {
     const perDay = new Map<string, number>();
     for (const r of sentRows) {
-      const day = DateTime.fromJSDate(r.sent_at ?? r.send_attempted_at!).toUTC().toISODate()!;
+      const day = DateTime.fromJSDate(r.sent_at ?? r.send_attempted_at!)
+        .toUTC()
+        .toISODate()!;
       perDay.set(day, (perDay.get(day) ?? 0) + 1);
     }
     for (const n of perDay.values()) overCap += Math.max(0, n - opts.cap);
@@ -358,7 +380,10 @@ async function main(): Promise<void> {
       async run() {
         const smtp = await startMailCatcher({ maxMessages: 10_000 });
         const org = await newOrg(api, smtp.port, { sendingWindow: { start: '00:00', end: '24:00' }, dailyCap: 500, minGapSeconds: 0 });
-        await runningCampaign(org, 20, [{ channel: 'email', delayDays: 0 }, { channel: 'email', delayDays: 0 }]);
+        await runningCampaign(org, 20, [
+          { channel: 'email', delayDays: 0 },
+          { channel: 'email', delayDays: 0 },
+        ]);
         await until('some sent', async () => receivedIds(smtp).length >= 5, 120_000);
         await stack.temporal.stop();
         await sleep(3_000);
@@ -380,7 +405,10 @@ async function main(): Promise<void> {
       async run() {
         const smtp = await startMailCatcher({ maxMessages: 10_000 });
         const org = await newOrg(api, smtp.port, { sendingWindow: { start: '00:00', end: '24:00' }, dailyCap: 500, minGapSeconds: 0 });
-        await runningCampaign(org, 20, [{ channel: 'email', delayDays: 0 }, { channel: 'email', delayDays: 0 }]);
+        await runningCampaign(org, 20, [
+          { channel: 'email', delayDays: 0 },
+          { channel: 'email', delayDays: 0 },
+        ]);
         await until('some sent', async () => receivedIds(smtp).length >= 5, 120_000);
         await stack.db.stop();
         await sleep(3_000);
@@ -431,7 +459,9 @@ async function main(): Promise<void> {
     const f = r.figures;
     const bad = f.outsideWindow + f.overCap + f.duplicated + f.lost + f.stranded > 0 || f.sent === 0;
     if (bad) failed++;
-    console.log(`${r.name.padEnd(60)} ${pad(f.sent, 5)} ${pad(f.outsideWindow, 8)} ${pad(f.overCap, 9)} ${pad(f.duplicated, 11)} ${pad(f.lost, 5)} ${pad(f.stranded, 9)}${bad ? '  FAIL' : ''}`);
+    console.log(
+      `${r.name.padEnd(60)} ${pad(f.sent, 5)} ${pad(f.outsideWindow, 8)} ${pad(f.overCap, 9)} ${pad(f.duplicated, 11)} ${pad(f.lost, 5)} ${pad(f.stranded, 9)}${bad ? '  FAIL' : ''}`,
+    );
   }
   console.log(`\nfault suite in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   console.log(`${results.length - failed} passed, ${failed} failed`);
@@ -447,7 +477,10 @@ async function settle(stack: Stack, org: Org, timeoutMs: number, want: { n: numb
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const done = await stack.owner
-      .query<{ status: string; scheduled_for: Date | null }>(`SELECT status, scheduled_for FROM messages WHERE organization_id = $1 AND direction = 'outbound'`, [org.orgId])
+      .query<{ status: string; scheduled_for: Date | null }>(
+        `SELECT status, scheduled_for FROM messages WHERE organization_id = $1 AND direction = 'outbound'`,
+        [org.orgId],
+      )
       .then(async ({ rows }) => {
         if (rows.length < want.n) return false;
         const settled = rows.every((r) => r.status === 'sent' || (want.after && r.status === 'scheduled' && r.scheduled_for && r.scheduled_for > want.after));

@@ -3,7 +3,7 @@ import http from 'node:http';
 /** A local OpenAI-compatible /chat/completions endpoint: records requests, answers what the test queues. */
 export interface ChatServer {
   baseUrl: string;
-  requests: Array<{ headers: http.IncomingHttpHeaders; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  requests: Array<{ headers: http.IncomingHttpHeaders; body: any }>;
   /** Answer the next calls with this assistant content (or an HTTP status). Reused when the queue runs out. */
   reply(...answers: Array<string | { status: number; body?: unknown }>): void;
   close(): Promise<void>;

@@ -19,7 +19,7 @@ export function composeInput(over: Partial<ComposeInput> = {}): ComposeInput {
       ai_disclosure: 'footer',
     },
     aiWritten: true,
-    dataSource: 'de website van Bouw B.V. (bouw.nl), openbaar gepubliceerd',
+    source: { kind: 'website', companyName: 'Bouw B.V.', url: 'bouw.nl' },
     unsubscribeUrl: 'https://outreach.example.nl/u/TOKEN',
     messageIdDomain: 'acme-installaties.nl',
     ...over,

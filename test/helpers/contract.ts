@@ -93,7 +93,8 @@ export function contractViolation(method: string, url: string, status: number, c
   const media = (contentType ?? '').split(';')[0]!.trim();
   if (!route) {
     // Unknown routes answer the catch-all 404 (or 401 before it): a problem, nothing else.
-    if (status < 400) return `${where}, but the OpenAPI document has no operation ${method.toUpperCase()} for this path: add it to OPERATIONS in apps/api/openapi.ts`;
+    if (status < 400)
+      return `${where}, but the OpenAPI document has no operation ${method.toUpperCase()} for this path: add it to the operations of its feature (apps/api/routes/<feature>.schemas.ts)`;
     return checkBody(`${where} (no operation)`, 'problem', PROBLEM, media, 'application/problem+json', body, show);
   }
   const id = String(route.op.operationId);
@@ -113,7 +114,11 @@ function checkBody(where: string, key: string, schema: Json, media: string, expe
   if (!expected.endsWith('json')) return null;
   const validate = validator(key, schema);
   if (validate(body)) return null;
-  const errors = (validate.errors ?? []).slice(0, 8).map((e) => `  ${e.instancePath || '(body)'} ${e.message}${e.params && 'additionalProperty' in e.params ? `: ${String(e.params.additionalProperty)}` : ''}`);
+  const errors = (validate.errors ?? [])
+    .slice(0, 8)
+    .map(
+      (e) => `  ${e.instancePath || '(body)'} ${e.message}${e.params && 'additionalProperty' in e.params ? `: ${String(e.params.additionalProperty)}` : ''}`,
+    );
   return `${where}: the body does not match the OpenAPI document\n${errors.join('\n')}\nBody: ${show()}`;
 }
 

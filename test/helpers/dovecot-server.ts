@@ -45,7 +45,9 @@ export async function startDovecot(opts: {
   const asRoot = process.getuid?.() === 0;
   const user = asRoot ? 'nobody' : os.userInfo().username;
   const group = asRoot ? 'nogroup' : execFileSync('id', ['-gn']).toString().trim();
-  const ids: Pick<SpawnOptions, 'uid' | 'gid'> = asRoot ? { uid: Number(execFileSync('id', ['-u', user]).toString()), gid: Number(execFileSync('id', ['-g', user]).toString()) } : {};
+  const ids: Pick<SpawnOptions, 'uid' | 'gid'> = asRoot
+    ? { uid: Number(execFileSync('id', ['-u', user]).toString()), gid: Number(execFileSync('id', ['-g', user]).toString()) }
+    : {};
   const dir = mkdtempSync(path.join(os.tmpdir(), 'dovecot-'));
   for (const d of ['run', 'state', 'mail']) mkdirSync(path.join(dir, d));
   const port = await freePort();

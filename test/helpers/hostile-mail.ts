@@ -7,7 +7,16 @@ import { randomUUID } from 'node:crypto';
  */
 const CRLF = '\r\n';
 
-export function replyMail(o: { from: string; to?: string; subject?: string; inReplyTo?: string | null; body?: string; headers?: string[]; contentType?: string; messageId?: string }): Buffer {
+export function replyMail(o: {
+  from: string;
+  to?: string;
+  subject?: string;
+  inReplyTo?: string | null;
+  body?: string;
+  headers?: string[];
+  contentType?: string;
+  messageId?: string;
+}): Buffer {
   return Buffer.from(
     [
       `From: ${o.from}`,
@@ -26,7 +35,7 @@ export function replyMail(o: { from: string; to?: string; subject?: string; inRe
   );
 }
 
-export function dsnMail(o: { from?: string; originalMessageId: string | null; finalRecipient: string; status?: string }): Buffer {
+export function dsnMail(o: { from?: string; originalMessageId: string | null; finalRecipient: string; status?: string; diagnostic?: string }): Buffer {
   const b = `dsn-${randomUUID()}`;
   return Buffer.from(
     [
@@ -52,7 +61,7 @@ export function dsnMail(o: { from?: string; originalMessageId: string | null; fi
       `Final-Recipient: rfc822; ${o.finalRecipient}`,
       'Action: failed',
       `Status: ${o.status ?? '5.1.1'}`,
-      `Diagnostic-Code: smtp; 550 ${o.status ?? '5.1.1'} user unknown`,
+      `Diagnostic-Code: ${o.diagnostic ?? `smtp; 550 ${o.status ?? '5.1.1'} user unknown`}`,
       '',
       `--${b}`,
       'Content-Type: text/rfc822-headers',
@@ -67,11 +76,19 @@ export function dsnMail(o: { from?: string; originalMessageId: string | null; fi
   );
 }
 
-export function arfMail(o: { originalMessageId: string | null; originalRcptTo?: string; feedbackType?: string }): Buffer {
+/** An ARF report from Yahoo's loop; `authenticationResults` is what our receiving server wrote (DKIM passed for yahoo.com, or not). */
+export function arfMail(o: {
+  originalMessageId: string | null;
+  originalRcptTo?: string;
+  feedbackType?: string;
+  authenticationResults?: string;
+  from?: string;
+}): Buffer {
   const b = `arf-${randomUUID()}`;
   return Buffer.from(
     [
-      'From: Yahoo! Mail AntiSpam Feedback <feedback@arf.mail.yahoo.com>',
+      ...(o.authenticationResults ? [`Authentication-Results: ${o.authenticationResults}`] : []),
+      `From: ${o.from ?? 'Yahoo! Mail AntiSpam Feedback <feedback@arf.mail.yahoo.com>'}`,
       'To: fbl@example-sender.nl',
       'Subject: FW: Uw aanvraag omgevingsvergunning Kerkstraat 12',
       'Date: Thu, 19 Nov 2026 12:00:00 +0000',

@@ -4,9 +4,9 @@ export interface HubSpotRequest {
   method: string;
   path: string;
   authorization: string | undefined;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  body: any;
   /** What the stand-in answered. */
-  answer?: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  answer?: any;
 }
 
 export interface HubSpotServer {
@@ -35,7 +35,9 @@ export async function startHubSpotServer(): Promise<HubSpotServer> {
   let lostAnswers = 0;
   const meetings = new Map<string, Record<string, unknown>>();
   const error = (res: http.ServerResponse, status: number, category: string, message: string) =>
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'error', message, correlationId: 'c0ffee00-0000-4000-8000-000000000000', category }));
+    res
+      .writeHead(status, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ status: 'error', message, correlationId: 'c0ffee00-0000-4000-8000-000000000000', category }));
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));

@@ -1,36 +1,16 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { ImapFlow } from 'imapflow';
 import { freePort } from './ports';
+import { resolveImapMemServer } from '../../scripts/lib/imap-memserver';
+
+export { resolveImapMemServer };
 
 /**
  * A real IMAP server on 127.0.0.1 for the inbox tests: go-imap's imapmemserver (one user, an
- * in-memory INBOX), built once with `go install` into a cache folder outside the clone, the way
- * scripts/lib/temporal-server.ts builds the Temporal CLI. IMAPMEMSERVER overrides the binary.
+ * in-memory INBOX), built once with Go (scripts/lib/imap-memserver.ts).
  * Messages are put in the INBOX with IMAP APPEND (imapflow), as a delivery would.
  */
-export const IMAPMEMSERVER_MODULE = 'github.com/emersion/go-imap/v2/cmd/imapmemserver@v2.0.0-beta.8';
-
-export function imapServerCacheDir(): string {
-  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return path.join(base, 'outreach-signal', 'imapmemserver-v2.0.0-beta.8');
-}
-
-export function resolveImapMemServer(): string {
-  if (process.env.IMAPMEMSERVER) return process.env.IMAPMEMSERVER;
-  const dir = imapServerCacheDir();
-  const bin = path.join(dir, 'imapmemserver');
-  if (existsSync(bin)) return bin;
-  const go = existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : 'go';
-  mkdirSync(dir, { recursive: true });
-  const r = spawnSync(go, ['install', IMAPMEMSERVER_MODULE], { stdio: 'inherit', env: { ...process.env, GOBIN: dir, GOFLAGS: process.env.GOFLAGS ?? '-mod=mod' } });
-  if (r.status !== 0 || !existsSync(bin)) throw new Error(`go install ${IMAPMEMSERVER_MODULE} failed`);
-  return bin;
-}
-
 export interface ImapTestServer {
   host: string;
   port: number;
@@ -61,7 +41,9 @@ export async function startImapServer(opts: { username?: string; password?: stri
   const username = opts.username ?? 'sanne@example-sender.nl';
   const password = opts.password ?? 'imap-test-password';
   const port = await freePort();
-  const child = spawn(resolveImapMemServer(), ['-listen', `127.0.0.1:${port}`, '-username', username, '-password', password, '-insecure-auth'], { stdio: 'ignore' });
+  const child = spawn(resolveImapMemServer(), ['-listen', `127.0.0.1:${port}`, '-username', username, '-password', password, '-insecure-auth'], {
+    stdio: 'ignore',
+  });
   await listening(port, child);
   const client = () => new ImapFlow({ host: '127.0.0.1', port, secure: false, auth: { user: username, pass: password }, logger: false });
   return {

@@ -26,10 +26,24 @@ export interface TestOAuthServer {
   introspect(token: string): Promise<{ active: boolean; sub?: string; token_type?: string }>;
   /** Revokes a refresh token (the grant with it), or an access token alone (hint `access_token`). */
   revoke(token: string, hint?: 'refresh_token' | 'access_token'): Promise<void>;
-  /** Follows an authorization URL through the automatic login and consent to the redirect URI; answers that final URL. */
-  authorize(url: string): Promise<URL>;
+  /**
+   * Follows an authorization URL through the automatic login and consent to the redirect URI; answers
+   * that final URL. `as`: who signs in (the ID token's claims; default the server's account, verified).
+   */
+  authorize(url: string, as?: TestAccount): Promise<URL>;
+  /** The screens the last authorize was shown (select_account, login, consent), in order. */
+  lastScreens: string[];
   close(): Promise<void>;
 }
+
+/** Who signs in at the authorization server: the ID token's claims (email, email_verified, Microsoft's verified_primary_email, xms_edov...). */
+export type TestAccount = {
+  email?: string;
+  email_verified?: boolean;
+  preferred_username?: string;
+  verified_primary_email?: string | string[];
+  xms_edov?: boolean;
+};
 
 export async function startOAuthServer(opts: { email: string; redirectUris: string[]; accessTtlSeconds?: number }): Promise<TestOAuthServer> {
   const child: ChildProcess = spawn(process.execPath, [path.join(__dirname, 'oauth-authorization-server.mjs')], {
@@ -49,9 +63,14 @@ export async function startOAuthServer(opts: { email: string; redirectUris: stri
     child.once('exit', (code) => reject(new Error(`the OAuth test server exited (${code})`)));
   });
   const basic = 'Basic ' + Buffer.from(`${MAIL_SERVER_CLIENT.id}:${MAIL_SERVER_CLIENT.secret}`).toString('base64');
-  const form = (body: Record<string, string>) => ({ method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body).toString() });
-  return {
+  const form = (body: Record<string, string>) => ({
+    method: 'POST',
+    headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(body).toString(),
+  });
+  const server: TestOAuthServer = {
     issuer,
+    lastScreens: [],
     authorizeUrl: `${issuer}/auth`,
     tokenUrl: `${issuer}/token`,
     mailServerIntrospectionUrl: `http://${MAIL_SERVER_CLIENT.id}:${MAIL_SERVER_CLIENT.secret}@${new URL(issuer).host}/token/introspection`,
@@ -71,16 +90,25 @@ export async function startOAuthServer(opts: { email: string; redirectUris: stri
       const res = await fetch(`${issuer}/token/revocation`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ token: refreshToken, token_type_hint: hint, client_id: TEST_OAUTH_CLIENT.id, client_secret: TEST_OAUTH_CLIENT.secret }).toString(),
+        body: new URLSearchParams({
+          token: refreshToken,
+          token_type_hint: hint,
+          client_id: TEST_OAUTH_CLIENT.id,
+          client_secret: TEST_OAUTH_CLIENT.secret,
+        }).toString(),
       });
       if (!res.ok) throw new Error(`revocation failed: ${res.status}`);
     },
-    async authorize(url) {
+    async authorize(url, as) {
       const cookies = new Map<string, string>();
+      const account: Record<string, string> = as ? { 'x-test-account': Buffer.from(JSON.stringify(as)).toString('base64url') } : {};
+      server.lastScreens = [];
       let next = new URL(url);
       for (let hop = 0; hop < 10; hop++) {
         if (!next.href.startsWith(issuer)) return next;
-        const res = await fetch(next, { redirect: 'manual', headers: { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
+        const res = await fetch(next, { redirect: 'manual', headers: { ...account, cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
+        const screen = res.headers.get('x-test-prompt');
+        if (screen) server.lastScreens.push(screen);
         for (const c of res.headers.getSetCookie()) {
           const [pair] = c.split(';');
           const i = pair!.indexOf('=');
@@ -99,6 +127,7 @@ export async function startOAuthServer(opts: { email: string; redirectUris: stri
         child.kill('SIGTERM');
       }),
   };
+  return server;
 }
 
 export interface XoauthSmtpServer {
@@ -112,7 +141,27 @@ export interface XoauthSmtpServer {
 export function localhostCertificate(): { key: Buffer; cert: Buffer; certPath: string } {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'oauth-tls-'));
   const [keyPath, certPath] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyPath, '-out', certPath], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
+    ],
+    { stdio: 'ignore' },
+  );
   return { key: readFileSync(keyPath), cert: readFileSync(certPath), certPath };
 }
 

@@ -1,7 +1,7 @@
 /**
  * Generated from the OpenAPI document (apps/api/openapi.ts, served at GET /openapi.json) by
  * `npm run openapi:types` with openapi-typescript. Do not edit: regenerate after changing an
- * endpoint; test/openapi.test.ts fails while this file is stale.
+ * endpoint; test/api/openapi.test.ts fails while this file is stale.
  */
 export interface paths {
     "/healthz": {
@@ -626,7 +626,7 @@ export interface paths {
         get: operations["listImports"];
         put?: never;
         /**
-         * Import contacts from a CSV file (text/csv, UTF-8, header row, `,` or `;`, 20 MB at most): a durable run in chunks, every row through the checks of POST /contacts and POST /companies (202, running)
+         * Import contacts from a CSV file (text/csv: UTF-8 with or without a BOM, UTF-16 with a BOM, or Windows-1252; header row, `,` or `;`, 20 MB and 200,000 rows at most; 408 when the upload stalls past IMPORT_IDLE_TIMEOUT_MS or takes over 10 minutes in all; 429 while four uploads of the organization are being received): a durable run in chunks, every row through the checks of POST /contacts and POST /companies (202, running)
          * @description The member role or above in the organization.
          */
         post: operations["createImport"];
@@ -966,7 +966,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Start connecting a Google or Microsoft mailbox: the authorization URL (code flow, PKCE S256) and its single-use state (10 minutes, bound to the caller and organization); 503 without the provider's OAuth client
+         * Start connecting a Google or Microsoft mailbox: the authorization URL (code flow, PKCE S256, always with the provider's account screen; login_hint when `address` names the mailbox, which must be of a verified domain) and its single-use state (10 minutes, bound to the caller and organization); 503 without the provider's OAuth client
          * @description The member role or above in the organization.
          */
         post: operations["startMailboxOAuth"];
@@ -984,7 +984,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Where the provider sends the user back (no bearer token: the state authenticates): exchanges the code, creates the mailbox of the ID token's address (or gives the existing one the new grant), answers a small HTML page; a reused or expired state is 400
+         * Where the provider sends the user back (no bearer token: the state authenticates): exchanges the code, creates the mailbox of the ID token's verified address (or gives the existing one the new grant and the provider's servers), answers a small HTML page; a reused or expired state is 400
          * @description No token needed.
          */
         get: operations["mailboxOAuthCallback"];
@@ -1752,6 +1752,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's mail domains, pending and verified
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["listDomains"];
+        put?: never;
+        /**
+         * Add a mail domain to prove (pending): publish the TXT record `verification.value` at `verification.name`, then verify it; 409 when the organization has it; OAuth mailboxes connect only for verified domains
+         * @description The admin or owner role in the organization.
+         */
+        post: operations["createDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/domains/{domainId}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Look the TXT record up now: the domain, verified, when one record at `verification.name` is exactly `verification.value`; else 409 naming what was found (nothing changes)
+         * @description The admin or owner role in the organization.
+         */
+        post: operations["verifyDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/domains/{domainId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a domain: mailboxes already connected stay, no new OAuth connection for it
+         * @description The admin or owner role in the organization.
+         */
+        delete: operations["deleteDomain"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/domains/{domainId}/volume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * E-mails sent from the domain's organizational domain per UTC day and receiving provider over the last `days` (default 7, at most 90), with the bulk-sender thresholds: above 4,000 a day to one provider the `domain.bulk_threshold_near` event, at 5,000 an unaligned domain waits for the next UTC day
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["domainVolume"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/calendly/{calendlyIntegrationId}": {
         parameters: {
             query?: never;
@@ -1994,6 +2078,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "domain.bulk_threshold_near": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A sending domain sent one receiving provider more than 4,000 e-mails in a UTC day (once per domain, provider and day); at 5,000 an unaligned domain is held
+         * @description Sent to every enabled endpoint subscribed to `domain.bulk_threshold_near` (or `*`). Verify it with any Standard Webhooks library; answer 2xx within 10 s, else it is retried with backoff for over 24 hours; 410 Gone disables the endpoint.
+         */
+        post: operations["domainBulkThresholdNearWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "suppression.created": {
         parameters: {
             query?: never;
@@ -2045,7 +2149,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS";
+            code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS";
             /** @description The request path */
             instance?: string;
             /** @description The X-Request-Id of the request, to find it in the logs */
@@ -2782,6 +2886,8 @@ export interface components {
             sender_address: string | null;
             privacy_url: string | null;
             unsubscribe_mailto: string | null;
+            /** @description The organization's own feedback loops: senders (an address, or '@domain') whose structured complaints, DKIM-signed by that domain, count toward a mailbox's complaint rate beside the providers' loops the service knows */
+            feedback_loop_senders: string[];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2903,12 +3009,13 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "paused";
-            paused_reason: ("bounce_rate" | "complaint_rate" | "health" | "auth" | "manual") | null;
+            paused_reason: ("bounce_rate" | "complaint_rate" | "block_rate" | "health" | "auth" | "manual") | null;
             paused_at: string | null;
             /** @description Pause limits over the last 7 days */
             protection: {
                 maxBounceRate: number;
                 maxComplaintRate: number;
+                maxBlockRate: number;
                 minSample: number;
             };
             ramp_up: {
@@ -2932,13 +3039,16 @@ export interface components {
                 complaints: number;
                 bounce_rate: number;
                 complaint_rate: number;
+                /** @description Soft bounces that refused the sender (blocked, spam, policy, auth_failure) */
+                blocks: number;
+                block_rate: number;
             };
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
         };
-        /** @description The deliverability of a mailbox's domain (README, "How deliverability is scored"): SPF, DKIM, DMARC and MX, a score out of 100 and whether it may send */
+        /** @description The deliverability of a mailbox's domain (docs/features/deliverability.md, "How deliverability is scored"): SPF, DKIM, DMARC and MX, a score out of 100 and whether it may send */
         MailboxHealth: {
             domain: string;
             /** @description One deliverability check */
@@ -3479,6 +3589,82 @@ export interface components {
             /** @description Of those followed by a meeting, the ones whose campaign's opportunity is won */
             won: number;
         };
+        /** @description A mail domain of the organization: `pending` until the TXT record `verification.value` is found at `verification.name`, then `verified`. OAuth mailboxes connect only for addresses of a verified domain */
+        Domain: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /** @description Lower case, without a trailing dot */
+            domain: string;
+            /** @enum {string} */
+            status: "pending" | "verified";
+            /** @description What to publish in DNS to prove the domain */
+            verification: {
+                /** @constant */
+                type: "dns_txt";
+                /** @description Where to publish the TXT record */
+                name: string;
+                /** @description The TXT record's exact text */
+                value: string;
+            };
+            verified_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The e-mails sent from the domain's organizational domain (its subdomains' mailboxes add up under it), per UTC day and receiving provider, newest day first; a day and provider with nothing sent is left out */
+        DomainVolume: {
+            /** Format: uuid */
+            domain_id: string;
+            /** @description The organizational domain the counts are of (mail.acme.nl counts under acme.nl) */
+            domain: string;
+            days: {
+                /**
+                 * Format: date
+                 * @description The UTC day
+                 */
+                day: string;
+                /**
+                 * @description The receiving provider: google (gmail.com, or MX at google.com), yahoo (Yahoo, AOL, MX at yahoodns.net), microsoft (Outlook.com, Hotmail, Live, MSN; not Microsoft 365 business), other (not counted toward the thresholds)
+                 * @enum {string}
+                 */
+                provider: "google" | "yahoo" | "microsoft" | "other";
+                sent: number;
+            }[];
+            /** @description The bulk-sender thresholds, per organizational domain, receiving provider and UTC day */
+            thresholds: {
+                /** @description Above this many e-mails in a UTC day to one provider: the `domain.bulk_threshold_near` event */
+                near: number;
+                /** @description From this many: the domain's further e-mails to that provider wait for the next UTC day, unless it passes SPF, DKIM and DMARC */
+                hold: number;
+            };
+        };
+        /** @description A sending domain passed the near threshold of the bulk-sender rules to one provider on a UTC day */
+        DomainBulkThresholdNear: {
+            /** Format: uuid */
+            organization_id: string;
+            /** @description The organizational sending domain */
+            domain: string;
+            /**
+             * @description The receiving provider: google (gmail.com, or MX at google.com), yahoo (Yahoo, AOL, MX at yahoodns.net), microsoft (Outlook.com, Hotmail, Live, MSN; not Microsoft 365 business), other (not counted toward the thresholds)
+             * @enum {string}
+             */
+            provider: "google" | "yahoo" | "microsoft" | "other";
+            /**
+             * Format: date
+             * @description The UTC day
+             */
+            day: string;
+            /** @description The e-mails sent to the provider that day when the event was written */
+            sent: number;
+            /** @description The bulk-sender thresholds, per organizational domain, receiving provider and UTC day */
+            thresholds: {
+                /** @description Above this many e-mails in a UTC day to one provider: the `domain.bulk_threshold_near` event */
+                near: number;
+                /** @description From this many: the domain's further e-mails to that provider wait for the next UTC day, unless it passes SPF, DKIM and DMARC */
+                hold: number;
+            };
+        };
     };
     responses: {
         /** @description VALIDATION_FAILED (with errors[]) or MALFORMED_JSON */
@@ -3512,6 +3698,15 @@ export interface components {
         };
         /** @description NOT_FOUND: absent or not visible to the caller (never says which) */
         NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description REQUEST_TIMEOUT: the upload sent nothing for IMPORT_IDLE_TIMEOUT_MS, or took over 10 minutes in all; the connection is closed */
+        RequestTimeout: {
             headers: {
                 [name: string]: unknown;
             };
@@ -4985,7 +5180,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Import contacts from a CSV file (text/csv, UTF-8, header row, `,` or `;`, 20 MB at most): a durable run in chunks, every row through the checks of POST /contacts and POST /companies (202, running) */
+            /** @description Import contacts from a CSV file (text/csv: UTF-8 with or without a BOM, UTF-16 with a BOM, or Windows-1252; header row, `,` or `;`, 20 MB and 200,000 rows at most; 408 when the upload stalls past IMPORT_IDLE_TIMEOUT_MS or takes over 10 minutes in all; 429 while four uploads of the organization are being received): a durable run in chunks, every row through the checks of POST /contacts and POST /companies (202, running) */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -4998,6 +5193,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5267,6 +5463,7 @@ export interface operations {
                     senderAddress?: string | null;
                     privacyUrl?: string | null;
                     unsubscribeMailto?: string | null;
+                    feedbackLoopSenders?: string[];
                 };
             };
         };
@@ -5572,6 +5769,7 @@ export interface operations {
                     protection?: {
                         maxBounceRate?: number;
                         maxComplaintRate?: number;
+                        maxBlockRate?: number;
                         minSample?: number;
                     };
                     gapJitterSeconds?: number;
@@ -5682,6 +5880,7 @@ export interface operations {
                     protection?: {
                         maxBounceRate?: number;
                         maxComplaintRate?: number;
+                        maxBlockRate?: number;
                         minSample?: number;
                     };
                     gapJitterSeconds?: number;
@@ -5816,11 +6015,13 @@ export interface operations {
                     organizationId: string;
                     /** @enum {string} */
                     provider: "google" | "microsoft";
+                    /** @description The mailbox to connect: sent as login_hint; the callback connects no other address */
+                    address?: string;
                 };
             };
         };
         responses: {
-            /** @description Start connecting a Google or Microsoft mailbox: the authorization URL (code flow, PKCE S256) and its single-use state (10 minutes, bound to the caller and organization); 503 without the provider's OAuth client */
+            /** @description Start connecting a Google or Microsoft mailbox: the authorization URL (code flow, PKCE S256, always with the provider's account screen; login_hint when `address` names the mailbox, which must be of a verified domain) and its single-use state (10 minutes, bound to the caller and organization); 503 without the provider's OAuth client */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5857,7 +6058,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Where the provider sends the user back (no bearer token: the state authenticates): exchanges the code, creates the mailbox of the ID token's address (or gives the existing one the new grant), answers a small HTML page; a reused or expired state is 400 */
+            /** @description Where the provider sends the user back (no bearer token: the state authenticates): exchanges the code, creates the mailbox of the ID token's verified address (or gives the existing one the new grant and the provider's servers), answers a small HTML page; a reused or expired state is 400 */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5867,6 +6068,15 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            /** @description Nothing connected, and the page says why: the provider did not vouch for the address, it is not the address the start named, or its domain is not verified by the organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -7123,6 +7333,8 @@ export interface operations {
         parameters: {
             query: {
                 organizationId: string;
+                limit?: number;
+                before?: string;
             };
             header?: never;
             path?: never;
@@ -7164,7 +7376,7 @@ export interface operations {
                     organizationId: string;
                     /** Format: uri */
                     url: string;
-                    events: ("opportunity.created" | "campaign.proposed" | "message.pending_approval" | "message.sent" | "message.failed" | "reply.received" | "meeting.booked" | "meeting.updated" | "enrollment.stopped" | "enrollment.paused" | "mailbox.paused" | "suppression.created" | "webhook.test" | "*")[];
+                    events: ("opportunity.created" | "campaign.proposed" | "message.pending_approval" | "message.sent" | "message.failed" | "reply.received" | "meeting.booked" | "meeting.updated" | "enrollment.stopped" | "enrollment.paused" | "mailbox.paused" | "domain.bulk_threshold_near" | "suppression.created" | "webhook.test" | "*")[];
                     description?: string | null;
                     /** @default true */
                     enabled?: boolean;
@@ -7260,7 +7472,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     url?: string;
-                    events?: ("opportunity.created" | "campaign.proposed" | "message.pending_approval" | "message.sent" | "message.failed" | "reply.received" | "meeting.booked" | "meeting.updated" | "enrollment.stopped" | "enrollment.paused" | "mailbox.paused" | "suppression.created" | "webhook.test" | "*")[];
+                    events?: ("opportunity.created" | "campaign.proposed" | "message.pending_approval" | "message.sent" | "message.failed" | "reply.received" | "meeting.booked" | "meeting.updated" | "enrollment.stopped" | "enrollment.paused" | "mailbox.paused" | "domain.bulk_threshold_near" | "suppression.created" | "webhook.test" | "*")[];
                     description?: string | null;
                     enabled?: boolean;
                 };
@@ -7440,6 +7652,8 @@ export interface operations {
         parameters: {
             query: {
                 organizationId: string;
+                limit?: number;
+                before?: string;
             };
             header?: never;
             path?: never;
@@ -7527,6 +7741,169 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDomains: {
+        parameters: {
+            query: {
+                organizationId: string;
+                limit?: number;
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization's mail domains, pending and verified */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to repeat: the first answer is kept 24 hours per caller and key and answered again (Idempotent-Replayed: true) to the same request */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    organizationId: string;
+                    domain: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Add a mail domain to prove (pending): publish the TXT record `verification.value` at `verification.name`, then verify it; 409 when the organization has it; OAuth mailboxes connect only for verified domains */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    verifyDomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to repeat: the first answer is kept 24 hours per caller and key and answered again (Idempotent-Replayed: true) to the same request */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                domainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Look the TXT record up now: the domain, verified, when one record at `verification.name` is exactly `verification.value`; else 409 naming what was found (nothing changes) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Remove a domain: mailboxes already connected stay, no new OAuth connection for it */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    domainVolume: {
+        parameters: {
+            query?: {
+                days?: number;
+            };
+            header?: never;
+            path: {
+                domainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description E-mails sent from the domain's organizational domain per UTC day and receiving provider over the last `days` (default 7, at most 90), with the bulk-sender thresholds: above 4,000 a day to one provider the `domain.bulk_threshold_near` event, at 5,000 an unaligned domain waits for the next UTC day */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainVolume"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -8038,6 +8415,50 @@ export interface operations {
                     /** Format: uuid */
                     organization_id: string;
                     data: components["schemas"]["Mailbox"];
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled and not called again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    domainBulkThresholdNearWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt (deduplicate on it) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`; two during a rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "domain.bulk_threshold_near";
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** Format: uuid */
+                    organization_id: string;
+                    data: components["schemas"]["DomainBulkThresholdNear"];
                 };
             };
         };

@@ -1,6 +1,6 @@
 /**
  * A process that makes one change with its event (recordEvent, in one transaction, as the worker
- * role), says "committed" and then waits to be killed: test/webhooks.test.ts SIGKILLs it right after
+ * role), says "committed" and then waits to be killed: test/events/webhooks.test.ts SIGKILLs it right after
  * the commit, before anything of it could deliver. Args: organization id, suppression value.
  */
 import { createDb } from '../../db/pool';

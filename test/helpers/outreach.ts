@@ -16,7 +16,7 @@ export interface OutreachOrg {
   mailboxId: string;
   companyId: string;
   call(method: string, path: string, body?: unknown): ReturnType<TestApi['call']>;
-  ok<T = any>(method: string, path: string, body?: unknown): Promise<T>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  ok<T = any>(method: string, path: string, body?: unknown): Promise<T>;
   /** A contact with consent recorded, so its own address may be e-mailed. */
   contact(over?: { email?: string; fullName?: string }): Promise<{ id: string; email: string }>;
 }
@@ -77,7 +77,14 @@ export async function outreachOrg(
     ...ALWAYS_OPEN,
     ...mailbox,
   });
-  const company = await ok('POST', '/companies', { organizationId: orgId, name: `Bouw ${slug} B.V.`, countryCode: 'NL', legalForm: 'bv', locale: 'nl-NL', domain: `bouw-${slug}.nl` });
+  const company = await ok('POST', '/companies', {
+    organizationId: orgId,
+    name: `Bouw ${slug} B.V.`,
+    countryCode: 'NL',
+    legalForm: 'bv',
+    locale: 'nl-NL',
+    domain: `bouw-${slug}.nl`,
+  });
   return {
     owner,
     orgId,
@@ -87,8 +94,20 @@ export async function outreachOrg(
     ok,
     async contact(over = {}) {
       const email = over.email ?? `p.${randomUUID().slice(0, 8)}@bouw-${slug}.nl`;
-      const c = await ok('POST', '/contacts', { organizationId: orgId, companyId: company.id, fullName: over.fullName ?? 'Pieter Bakker', title: 'Projectleider', email });
-      await ok('PUT', `/contacts/${c.id}/lawful-basis`, { organizationId: orgId, basis: 'consent', recipient_kind: 'legal_person', country: 'NL', consent_evidence: 'signed at the trade fair' });
+      const c = await ok('POST', '/contacts', {
+        organizationId: orgId,
+        companyId: company.id,
+        fullName: over.fullName ?? 'Pieter Bakker',
+        title: 'Projectleider',
+        email,
+      });
+      await ok('PUT', `/contacts/${c.id}/lawful-basis`, {
+        organizationId: orgId,
+        basis: 'consent',
+        recipient_kind: 'legal_person',
+        country: 'NL',
+        consent_evidence: 'signed at the trade fair',
+      });
       return { id: c.id, email };
     },
   };

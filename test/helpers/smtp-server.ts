@@ -26,6 +26,8 @@ export interface TestSmtpServer {
   refuse(address: string, code: number, message: string): void;
   /** Accept this address again (undo refuse). */
   accept(address: string): void;
+  /** Take the whole message for this address, then refuse it with this reply (at the end of DATA). */
+  refuseAfterData(address: string, code: number, message: string): void;
   /** Take the whole message for this address, then close the connection without answering. */
   dropAfterData(address: string): void;
   /** Take the whole message for this address, then never answer (the client's socket timeout ends it). */
@@ -43,6 +45,7 @@ export interface TestSmtpServer {
 export async function startSmtpServer(opts: { auth?: { username: string; password: string } } = {}): Promise<TestSmtpServer> {
   const refusals = new Map<string, { code: number; message: string }>();
   const drops = new Set<string>();
+  const dataRefusals = new Map<string, { code: number; message: string }>();
   const hangs = new Set<string>();
   const stalls = new Map<string, { arrive: () => void; released: Promise<void> }>();
   const catcher = await startMailCatcher({
@@ -54,6 +57,8 @@ export async function startSmtpServer(opts: { auth?: { username: string; passwor
         stall.arrive();
         return stall.released.then(() => 'accept' as const);
       }
+      const refusal = to.map((a) => dataRefusals.get(a)).find(Boolean);
+      if (refusal) return refusal;
       return to.some((a) => drops.has(a)) ? 'drop' : to.some((a) => hangs.has(a)) ? 'hang' : 'accept';
     },
   });
@@ -64,6 +69,7 @@ export async function startSmtpServer(opts: { auth?: { username: string; passwor
     refuse: (address, code, message) => void refusals.set(address.toLowerCase(), { code, message }),
     accept: (address) => void refusals.delete(address.toLowerCase()),
     dropAfterData: (address) => void drops.add(address.toLowerCase()),
+    refuseAfterData: (address, code, message) => void dataRefusals.set(address.toLowerCase(), { code, message }),
     hangAfterData: (address) => void hangs.add(address.toLowerCase()),
     stallAfterData: (address) => {
       let arrive!: () => void;

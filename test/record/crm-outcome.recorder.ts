@@ -31,8 +31,12 @@ test('record the CRM outcome history through a real worker', async () => {
     const opportunity = await as('POST', '/opportunities', { organizationId: orgId, summary: 'Nieuwbouw 24 woningen' });
     sf.records.Opportunity.set('0065g00000RecOpp01', { Name: 'Nieuwbouw 24 woningen', StageName: 'Proposal/Price Quote' });
     await as('POST', '/integrations', {
-      organizationId: orgId, providerKey: 'salesforce', kind: 'crm', config: { instanceUrl: sf.url, autoSync: true },
-      mapping: { opportunities: { [opportunity.id]: '0065g00000RecOpp01' } }, secret: SALESFORCE_TEST_REFRESH_TOKEN,
+      organizationId: orgId,
+      providerKey: 'salesforce',
+      kind: 'crm',
+      config: { instanceUrl: sf.url, autoSync: true },
+      mapping: { opportunities: { [opportunity.id]: '0065g00000RecOpp01' } },
+      secret: SALESFORCE_TEST_REFRESH_TOKEN,
     });
     await as('POST', `/opportunities/${opportunity.id}/outcome`, { outcome: 'won', value: 250000 });
     const run = base.temporal.workflow.getHandle(`crm-outcome/${opportunity.id}`);

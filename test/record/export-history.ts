@@ -6,8 +6,18 @@ import { testEnv } from '../helpers/tokens';
 
 const HISTORIES = path.join(__dirname, '..', 'histories');
 
-/** Writes a run's history (the CLI's JSON) to test/histories/<file>, for test/replay.test.ts; without a run id, the latest run. */
+/** Writes a run's history (the CLI's JSON) to test/histories/<file>, for test/platform/replay.test.ts; without a run id, the latest run. */
 export function exportHistory(workflowId: string, runId: string | undefined, file: string): void {
-  const args = ['workflow', 'show', '--workflow-id', workflowId, ...(runId ? ['--run-id', runId] : []), '--address', testEnv('TEMPORAL_ADDRESS'), '--output', 'json'];
+  const args = [
+    'workflow',
+    'show',
+    '--workflow-id',
+    workflowId,
+    ...(runId ? ['--run-id', runId] : []),
+    '--address',
+    testEnv('TEMPORAL_ADDRESS'),
+    '--output',
+    'json',
+  ];
   writeFileSync(path.join(HISTORIES, file), execFileSync(resolveTemporalCli(), args, { encoding: 'utf8' }));
 }

@@ -27,10 +27,18 @@ test('record histories through the real worker', async () => {
           pubDate: now,
         },
         { guid: 'rec-2', title: 'Kapvergunning: 2 bomen', pubDate: now },
-        { guid: 'rec-3', title: 'Verleende omgevingsvergunning: renovatie kantoorpand Catharijnesingel 30', description: 'Renovatie van 1.200 m2 kantoorruimte.', pubDate: now },
+        {
+          guid: 'rec-3',
+          title: 'Verleende omgevingsvergunning: renovatie kantoorpand Catharijnesingel 30',
+          description: 'Renovatie van 1.200 m2 kantoorruimte.',
+          pubDate: now,
+        },
       ]),
     });
-    const src = await api.call('POST', '/sources', { token: owner.token, body: { organizationId: orgId, providerKey: 'rss', name: 'Recorded', config: { url: `${feeds.url}/feed.xml` } } });
+    const src = await api.call('POST', '/sources', {
+      token: owner.token,
+      body: { organizationId: orgId, providerKey: 'rss', name: 'Recorded', config: { url: `${feeds.url}/feed.xml` } },
+    });
     const run = await api.call('POST', `/sources/${src.body.id}/run`, { token: owner.token, body: {} });
     const ingest = api.temporal.workflow.getHandle(run.body.workflow_id, run.body.run_id);
     const outcome = await ingest.result();
@@ -66,4 +74,3 @@ test('record histories through the real worker', async () => {
     await api.close();
   }
 });
-

@@ -17,9 +17,19 @@ test('record the contact import history through the real worker', async () => {
   const own = await startApi({ workflows: starter });
   try {
     const { owner, orgId } = await newOrganization(own);
-    const csv = ['name;email;company;domain', 'Jan Jansen;jan@jansen-bouw.nl;Bouwbedrijf Jansen B.V.;jansen-bouw.nl', 'Piet Jansen;piet@jansen-bouw.nl;bouwbedrijf jansen bv;jansen-bouw.nl',
-      'Anna de Vries;anna@devries.nl;De Vries BV;devries.nl', ';leeg@devries.nl;De Vries BV;devries.nl', 'Kees Bakker;kees@bakker.nl;Bakker;bakker.nl'].join('\n');
-    const res = await own.call('POST', `/imports?organizationId=${orgId}&sourceDescription=recorded`, { token: owner.token, rawBody: csv, headers: { 'content-type': 'text/csv' } });
+    const csv = [
+      'name;email;company;domain',
+      'Jan Jansen;jan@jansen-bouw.nl;Bouwbedrijf Jansen B.V.;jansen-bouw.nl',
+      'Piet Jansen;piet@jansen-bouw.nl;bouwbedrijf jansen bv;jansen-bouw.nl',
+      'Anna de Vries;anna@devries.nl;De Vries BV;devries.nl',
+      ';leeg@devries.nl;De Vries BV;devries.nl',
+      'Kees Bakker;kees@bakker.nl;Bakker;bakker.nl',
+    ].join('\n');
+    const res = await own.call('POST', `/imports?organizationId=${orgId}&sourceDescription=recorded`, {
+      token: owner.token,
+      rawBody: csv,
+      headers: { 'content-type': 'text/csv' },
+    });
     if (res.status !== 202) throw new Error(`POST /imports: ${res.status} ${JSON.stringify(res.body)}`);
     const handle = api.temporal.workflow.getHandle(res.body.workflow_id);
     const result = await handle.result();

@@ -26,8 +26,11 @@ test('record the mailbox inbox history through the real worker', async () => {
     const mailboxId = randomUUID();
     await owners.query(`INSERT INTO organizations (id, name, created_by) VALUES ($1, 'Recorded inbox', gen_random_uuid())`, [orgId]);
     await seedReplyWorld(owners, {
-      orgId, mailboxId, replierEmail: 'emily.carter@harbourbuild.co.uk',
-      imap: { host: '127.0.0.1', port: imap.port, username: imap.username }, secret: secrets.seal(imap.password, mailboxSecretContext(orgId, mailboxId)),
+      orgId,
+      mailboxId,
+      replierEmail: 'emily.carter@harbourbuild.co.uk',
+      imap: { host: '127.0.0.1', port: imap.port, username: imap.username },
+      secret: secrets.seal(imap.password, mailboxSecretContext(orgId, mailboxId)),
     });
     await imap.append(fixture('gmail-ooo-en'));
     await imap.append(fixture('reply-quoted-en'));

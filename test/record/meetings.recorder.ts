@@ -1,7 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { startApi, newOrganization } from '../helpers/api';
 import { startHubSpotServer } from '../helpers/hubspot-server';
-import { testEnv } from '../helpers/tokens';
 import { exportHistory } from './export-history';
 
 /**
@@ -10,7 +9,6 @@ import { exportHistory } from './export-history';
  * HubSpot, one cancelled before its reminder (a signal), and a Cal.com booking (which starts the
  * meeting's workflow as an abandoned child).
  */
-
 
 test('record meeting histories through the real worker', async () => {
   const api = await startApi();
@@ -24,7 +22,13 @@ test('record meeting histories through the real worker', async () => {
     };
     const company = await as('POST', '/companies', { organizationId: orgId, name: 'Bouwbedrijf Jansen B.V.', countryCode: 'NL' });
     const contact = await as('POST', '/contacts', { organizationId: orgId, companyId: company.id, fullName: 'Jan Jansen', email: 'jan@jansen-bouw.nl' });
-    await as('POST', '/integrations', { organizationId: orgId, providerKey: 'hubspot', kind: 'crm', config: { baseUrl: hubspot.url, autoSync: true }, secret: 'hubspot-test-token' });
+    await as('POST', '/integrations', {
+      organizationId: orgId,
+      providerKey: 'hubspot',
+      kind: 'crm',
+      config: { baseUrl: hubspot.url, autoSync: true },
+      secret: 'hubspot-test-token',
+    });
     await as('PATCH', '/settings/meetings', { organizationId: orgId, reminderLeadMinutes: 0 });
     const at = (ms: number) => new Date(Date.now() + ms).toISOString();
 
@@ -43,7 +47,14 @@ test('record meeting histories through the real worker', async () => {
     const calcom = await as('POST', '/integrations', { organizationId: orgId, providerKey: 'calcom', kind: 'calendar', secret: 'cal-secret' });
     const body = JSON.stringify({
       triggerEvent: 'BOOKING_CREATED',
-      payload: { uid: `cal-${randomUUID()}`, title: 'Demo via Cal.com', startTime: at(-7200_000), endTime: at(-3600_000), attendees: [{ email: 'jan@jansen-bouw.nl', name: 'Jan Jansen' }], metadata: {} },
+      payload: {
+        uid: `cal-${randomUUID()}`,
+        title: 'Demo via Cal.com',
+        startTime: at(-7200_000),
+        endTime: at(-3600_000),
+        attendees: [{ email: 'jan@jansen-bouw.nl', name: 'Jan Jansen' }],
+        metadata: {},
+      },
     });
     const res = await api.call('POST', `/webhooks/calcom/${calcom.id}`, {
       rawBody: body,

@@ -11,11 +11,10 @@ import { exportHistory } from './export-history';
  * Records test/histories/sequence-*.json and send-message.json through the real worker (part of
  * `npm run record-histories`): a sequence of two e-mail steps (approved and sent; rejected with a
  * redraft, then rejected), a sequence stopped while its draft waits, and the send child of the first;
- * then (issue 15, section 3) a sequence whose model key is refused (the enrollment fails), one paused
+ * then a sequence whose model key is refused (the enrollment fails), one paused
  * out of office while its draft waits (it resumes by itself), and a run lost and restarted by
  * reconcile/outreach where it stood (reconcile-outreach.json, sequence-restarted.json).
  */
-
 
 test('record sequence histories through the real worker', async () => {
   const api = await startApi();
@@ -45,7 +44,9 @@ test('record sequence histories through the real worker', async () => {
     const second = await pending(ea, 2);
     await o.ok('POST', `/messages/${second.id}/reject`, { reason: 'korter', redraft: true });
     const redraft = await until('the redraft', async () =>
-      (await o.ok('GET', `/messages?organizationId=${o.orgId}&enrollmentId=${ea}&status=pending_approval`)).find((m: { redraft_of: string }) => m.redraft_of === second.id),
+      (await o.ok('GET', `/messages?organizationId=${o.orgId}&enrollmentId=${ea}&status=pending_approval`)).find(
+        (m: { redraft_of: string }) => m.redraft_of === second.id,
+      ),
     );
     await o.ok('POST', `/messages/${redraft.id}/reject`, {});
     await api.temporal.workflow.getHandle(workflowIds.sequence(ea)).result();
@@ -59,22 +60,42 @@ test('record sequence histories through the real worker', async () => {
 
     // The organization's model refuses its key: the enrollment fails with the reason.
     const refusing = await outreachOrg(api, newOrganization, smtp);
-    await refusing.ok('POST', '/integrations', { organizationId: refusing.orgId, providerKey: 'openai_compatible', kind: 'llm', config: { baseUrl: chat.baseUrl, model: 'm' }, secret: 'sk-revoked' });
+    await refusing.ok('POST', '/integrations', {
+      organizationId: refusing.orgId,
+      providerKey: 'openai_compatible',
+      kind: 'llm',
+      config: { baseUrl: chat.baseUrl, model: 'm' },
+      secret: 'sk-revoked',
+    });
     chat.reply({ status: 401, body: { error: { message: 'invalid api key' } } });
     const person = await refusing.contact();
-    const failing = await refusing.ok('POST', '/campaigns', { organizationId: refusing.orgId, name: 'Refused', mailboxId: refusing.mailboxId, contactIds: [person.id], steps });
+    const failing = await refusing.ok('POST', '/campaigns', {
+      organizationId: refusing.orgId,
+      name: 'Refused',
+      mailboxId: refusing.mailboxId,
+      contactIds: [person.id],
+      steps,
+    });
     const ef = (await refusing.ok('POST', `/campaigns/${failing.id}/accept`, {})).result.enrolled[0].enrollmentId;
     await api.temporal.workflow.getHandle(workflowIds.sequence(ef)).result();
     exportHistory(workflowIds.sequence(ef), undefined, 'sequence-failed.json');
 
     // Out of office while the draft waits: resumes by itself at resume_at, then stopped.
     const [c, d] = [await o.contact({ fullName: 'Carla Jansen' }), await o.contact({ fullName: 'Dirk Smit' })];
-    const later = await o.ok('POST', '/campaigns', { organizationId: o.orgId, name: 'Recorded later', mailboxId: o.mailboxId, contactIds: [c.id, d.id], steps });
+    const later = await o.ok('POST', '/campaigns', {
+      organizationId: o.orgId,
+      name: 'Recorded later',
+      mailboxId: o.mailboxId,
+      contactIds: [c.id, d.id],
+      steps,
+    });
     const more = (await o.ok('POST', `/campaigns/${later.id}/accept`, {})).result.enrolled as Array<{ enrollmentId: string; contactId: string }>;
     const ec = more.find((e) => e.contactId === c.id)!.enrollmentId;
     const ed = more.find((e) => e.contactId === d.id)!.enrollmentId;
     await pending(ec, 1);
-    await owners.query(`UPDATE enrollments SET status = 'paused', pause_reason = 'out_of_office', resume_at = now() + interval '3 seconds' WHERE id = $1`, [ec]);
+    await owners.query(`UPDATE enrollments SET status = 'paused', pause_reason = 'out_of_office', resume_at = now() + interval '3 seconds' WHERE id = $1`, [
+      ec,
+    ]);
     await api.temporal.workflow.getHandle(workflowIds.sequence(ec)).signal('enrollmentChanged');
     await until('resumed by itself', async () => (await o.ok('GET', `/enrollments/${ec}`)).status === 'active', 60_000);
     await o.ok('POST', `/enrollments/${ec}/stop`, {});
@@ -91,7 +112,10 @@ test('record sequence histories through the real worker', async () => {
     });
     const reconciled = await reconcile.result();
     if (!reconciled.restarted.includes(ed)) throw new Error(`reconcile did not restart ${ed}: ${JSON.stringify(reconciled)}`);
-    await until('the restarted run waits on the draft', async () => (await api.temporal.workflow.getHandle(workflowIds.sequence(ed)).describe()).historyLength > 10);
+    await until(
+      'the restarted run waits on the draft',
+      async () => (await api.temporal.workflow.getHandle(workflowIds.sequence(ed)).describe()).historyLength > 10,
+    );
     await o.ok('POST', `/enrollments/${ed}/stop`, {});
     await api.temporal.workflow.getHandle(workflowIds.sequence(ed)).result();
     exportHistory('reconcile/outreach-recorded', reconcile.firstExecutionRunId, 'reconcile-outreach.json');
@@ -105,9 +129,9 @@ test('record sequence histories through the real worker', async () => {
 });
 
 /**
- * Records test/histories/sequence-variants.json (issue 19 point 2): two e-mail steps with variants;
+ * Records test/histories/sequence-variants.json: two e-mail steps with variants;
  * the first draft approved and sent, the second rejected. Its prepareDraft results carry the variant
- * each step chose, which test/replay.test.ts checks against domain/outreach/variants.ts.
+ * each step chose, which test/platform/replay.test.ts checks against domain/outreach/variants.ts.
  * Alone: `npx jest --testMatch "**\/test/record/sequence.recorder.ts" -t variants`.
  */
 test('record a sequence with step variants through the real worker', async () => {
@@ -117,10 +141,31 @@ test('record a sequence with step variants through the real worker', async () =>
     const o = await outreachOrg(api, newOrganization, smtp);
     const person = await o.contact({ fullName: 'Vera Variant' });
     const steps = [
-      { channel: 'email', delayDays: 0, variants: [{ key: 'permit', subject: 'Uw vergunning', instructions: 'Cite the permit' }, { key: 'costs', subject: 'Lagere bouwkosten' }] },
-      { channel: 'email', delayDays: 0, variants: [{ key: 'short', instructions: 'Two lines' }, { key: 'case', instructions: 'A customer case' }, { key: 'call', subject: 'Even bellen?' }] },
+      {
+        channel: 'email',
+        delayDays: 0,
+        variants: [
+          { key: 'permit', subject: 'Uw vergunning', instructions: 'Cite the permit' },
+          { key: 'costs', subject: 'Lagere bouwkosten' },
+        ],
+      },
+      {
+        channel: 'email',
+        delayDays: 0,
+        variants: [
+          { key: 'short', instructions: 'Two lines' },
+          { key: 'case', instructions: 'A customer case' },
+          { key: 'call', subject: 'Even bellen?' },
+        ],
+      },
     ];
-    const campaign = await o.ok('POST', '/campaigns', { organizationId: o.orgId, name: 'Recorded variants', mailboxId: o.mailboxId, contactIds: [person.id], steps });
+    const campaign = await o.ok('POST', '/campaigns', {
+      organizationId: o.orgId,
+      name: 'Recorded variants',
+      mailboxId: o.mailboxId,
+      contactIds: [person.id],
+      steps,
+    });
     const enrollmentId = (await o.ok('POST', `/campaigns/${campaign.id}/accept`, {})).result.enrolled[0].enrollmentId as string;
     const pending = (step: number) =>
       until(`draft ${step}`, async () =>

@@ -10,7 +10,6 @@ import { exportHistory } from './export-history';
  * a proposal that waited for a running enrichment, and one for an opportunity without a company.
  */
 
-
 test('record strategist histories through the real worker', async () => {
   const api = await startApi();
   const owners = new Pool({ connectionString: testEnv('TEST_OWNER_DB_URL'), max: 1 });
@@ -21,10 +20,33 @@ test('record strategist histories through the real worker', async () => {
       if (res.status >= 300) throw new Error(`${p}: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body;
     };
-    const source = await as('POST', '/sources', { organizationId: orgId, providerKey: 'rss', name: 'Recorded', config: { url: 'http://127.0.0.1:9/feed.xml' } });
-    const company = await as('POST', '/companies', { organizationId: orgId, name: 'Bouwbedrijf Jansen B.V.', countryCode: 'NL', genericEmail: 'info@jansen-bouw.nl', phone: '030 123 4567' });
-    const contact = await as('POST', '/contacts', { organizationId: orgId, companyId: company.id, fullName: 'Jan Jansen', title: 'Projectleider', email: 'jan@jansen-bouw.nl' });
-    await as('PUT', `/contacts/${contact.id}/lawful-basis`, { organizationId: orgId, basis: 'legitimate_interest', recipient_kind: 'legal_person', country: 'NL', assessment: 'recorded' });
+    const source = await as('POST', '/sources', {
+      organizationId: orgId,
+      providerKey: 'rss',
+      name: 'Recorded',
+      config: { url: 'http://127.0.0.1:9/feed.xml' },
+    });
+    const company = await as('POST', '/companies', {
+      organizationId: orgId,
+      name: 'Bouwbedrijf Jansen B.V.',
+      countryCode: 'NL',
+      genericEmail: 'info@jansen-bouw.nl',
+      phone: '030 123 4567',
+    });
+    const contact = await as('POST', '/contacts', {
+      organizationId: orgId,
+      companyId: company.id,
+      fullName: 'Jan Jansen',
+      title: 'Projectleider',
+      email: 'jan@jansen-bouw.nl',
+    });
+    await as('PUT', `/contacts/${contact.id}/lawful-basis`, {
+      organizationId: orgId,
+      basis: 'legitimate_interest',
+      recipient_kind: 'legal_person',
+      country: 'NL',
+      assessment: 'recorded',
+    });
     const { rows } = await owners.query<{ id: string }>(
       `INSERT INTO signals (organization_id, source_id, external_id, title, summary, source_url, dedupe_key, status, company_id)
        VALUES ($1, $2, 'rec-strategist', 'Aanvraag omgevingsvergunning: nieuwbouw 48 woningen met warmtepompen', 'Bouwsom EUR 14,5 mln.', 'https://example.nl/rec-1', $3, 'ready', $4) RETURNING id`,

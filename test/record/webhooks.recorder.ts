@@ -35,7 +35,11 @@ test('record the webhook endpoint history through the real worker', async () => 
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
     const endpoint = await as('POST', '/webhook-endpoints', { organizationId: orgId, url, events: ['*'] });
     await as('POST', `/webhook-endpoints/${endpoint.id}/test`, {});
-    await until('delivered on the second attempt', async () => received >= 2 && (await as('GET', `/webhook-endpoints/${endpoint.id}/deliveries`))[0]?.status === 'delivered', 60_000);
+    await until(
+      'delivered on the second attempt',
+      async () => received >= 2 && (await as('GET', `/webhook-endpoints/${endpoint.id}/deliveries`))[0]?.status === 'delivered',
+      60_000,
+    );
     await api.call('DELETE', `/webhook-endpoints/${endpoint.id}`, { token: owner.token });
     const handle = api.temporal.workflow.getHandle(workflowIds.webhookEndpoint(endpoint.id));
     await handle.signal(webhookWakeSignal).catch((err) => {

@@ -51,7 +51,14 @@ function startProcess(name: string, script: string, env: NodeJS.ProcessEnv, read
     }, 120000);
     const onData = (b: Buffer) => {
       const text = b.toString();
-      if (process.env.TOPOLOGY_LOG) process.stderr.write(text.split('\n').filter((l) => /"level":(40|50|60)/.test(l)).map((l) => `${name}: ${l.slice(0, 400)}\n`).join(''));
+      if (process.env.TOPOLOGY_LOG)
+        process.stderr.write(
+          text
+            .split('\n')
+            .filter((l) => /"level":(40|50|60)/.test(l))
+            .map((l) => `${name}: ${l.slice(0, 400)}\n`)
+            .join(''),
+        );
       output = (output + text).slice(-8000);
       const m = new RegExp(`"startup_ms":(\\d+)[^\\n]*"msg":"${ready}"`).exec(text);
       if (m) {
@@ -63,7 +70,8 @@ function startProcess(name: string, script: string, env: NodeJS.ProcessEnv, read
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
     child.once('exit', (code, signal) => {
-      if (!(signal === 'SIGKILL' || (code === 0 && signal === null))) log(`${name} (pid ${child.pid}) exited (${signal ?? code}); its last output:\n${output.slice(-1500)}`);
+      if (!(signal === 'SIGKILL' || (code === 0 && signal === null)))
+        log(`${name} (pid ${child.pid}) exited (${signal ?? code}); its last output:\n${output.slice(-1500)}`);
       clearTimeout(timer);
       reject(new Error(`${name} exited (${code}) before it was ready:\n${output}`));
     });
@@ -182,7 +190,11 @@ async function main() {
       RATE_LIMIT_USER_PER_MINUTE: '1000000',
       RATE_LIMIT_ORG_PER_MINUTE: '1000000',
     });
-    const workerEnv: NodeJS.ProcessEnv = { ...common, DATABASE_URL: ownerUrl.toString(), WORKER_DATABASE_URL: withRole(ownerUrl.toString(), WORKER_DB_ROLE, db.appPassword) };
+    const workerEnv: NodeJS.ProcessEnv = {
+      ...common,
+      DATABASE_URL: ownerUrl.toString(),
+      WORKER_DATABASE_URL: withRole(ownerUrl.toString(), WORKER_DB_ROLE, db.appPassword),
+    };
     const startApi = (i: number) => startProcess(`api ${i + 1}`, 'apps/api/main.js', apiEnv(apiPorts[i]!), 'api listening');
     const startWorker = (i: number) => startProcess(`worker ${i + 1}`, 'apps/worker/main.js', workerEnv, 'worker started');
     const apis = await Promise.all([0, 1].map(startApi));
@@ -229,10 +241,19 @@ async function main() {
     log(`seeding an organization, a mailbox (daily cap ${DAILY_CAP}) and ${CONTACTS} contacts through the API processes`);
     const o = await outreachOrg(api, newOrganization, smtp, { dailyCap: DAILY_CAP });
     const contacts: string[] = [];
-    for (let i = 0; i < CONTACTS; i += 20) contacts.push(...(await Promise.all(Array.from({ length: 20 }, (_, j) => o.contact({ fullName: `Contact ${i + j}` })))).map((c) => c.id));
+    for (let i = 0; i < CONTACTS; i += 20)
+      contacts.push(...(await Promise.all(Array.from({ length: 20 }, (_, j) => o.contact({ fullName: `Contact ${i + j}` })))).map((c) => c.id));
     const campaigns = [];
     for (let i = 0; i < CONTACTS; i += 100) {
-      campaigns.push(await o.ok('POST', '/campaigns', { organizationId: o.orgId, name: `Topology ${i / 100 + 1}`, contactIds: contacts.slice(i, i + 100), mailboxId: o.mailboxId, steps: [{ channel: 'email', delayDays: 0 }] }));
+      campaigns.push(
+        await o.ok('POST', '/campaigns', {
+          organizationId: o.orgId,
+          name: `Topology ${i / 100 + 1}`,
+          contactIds: contacts.slice(i, i + 100),
+          mailboxId: o.mailboxId,
+          steps: [{ channel: 'email', delayDays: 0 }],
+        }),
+      );
     }
 
     const owners = new Pool({ connectionString: ownerUrl.toString(), max: 2 });
@@ -242,13 +263,17 @@ async function main() {
     // the e-mail may have gone, so it is never sent again; a person looks). The wait below ends when every
     // e-mail due is received and settled; it had waited for `sent` alone, and timed out on a flagged one.
     const settledInDb = async () =>
-      (await owners.query<{ sent: string; flagged: string }>(
-        `SELECT count(*) FILTER (WHERE status = 'sent') sent, count(*) FILTER (WHERE status = 'failed' AND needs_check) flagged FROM messages WHERE organization_id = $1 AND direction = 'outbound'`,
-        [o.orgId],
-      )).rows.map((r) => ({ sent: Number(r.sent), flagged: Number(r.flagged) }))[0]!;
+      (
+        await owners.query<{ sent: string; flagged: string }>(
+          `SELECT count(*) FILTER (WHERE status = 'sent') sent, count(*) FILTER (WHERE status = 'failed' AND needs_check) flagged FROM messages WHERE organization_id = $1 AND direction = 'outbound'`,
+          [o.orgId],
+        )
+      ).rows.map((r) => ({ sent: Number(r.sent), flagged: Number(r.flagged) }))[0]!;
     const received = () => smtp.messages.length;
     const statuses = async () =>
-      (await owners.query(`SELECT status, count(*) n FROM messages WHERE organization_id = $1 GROUP BY 1 ORDER BY 1`, [o.orgId])).rows.map((r) => `${r.status} ${r.n}`).join(', ');
+      (await owners.query(`SELECT status, count(*) n FROM messages WHERE organization_id = $1 GROUP BY 1 ORDER BY 1`, [o.orgId])).rows
+        .map((r) => `${r.status} ${r.n}`)
+        .join(', ');
     const at = async (what: string) => log(`${what}: ${received()} e-mails received; messages: ${await statuses().catch(() => '?')}`);
 
     const sendStart = Date.now();
@@ -281,7 +306,9 @@ async function main() {
 
     const expected = Math.min(enrolled, DAILY_CAP);
     // Recovered: the first e-mail after the last disruption (sending goes on); done: every e-mail due today.
-    await until('an e-mail after the restarts', async () => received() > before || received() >= expected, crashed ? 30_000 : 150_000).catch((e) => log(String(e)));
+    await until('an e-mail after the restarts', async () => received() > before || received() >= expected, crashed ? 30_000 : 150_000).catch((e) =>
+      log(String(e)),
+    );
     const recoverSeconds = (Date.now() - lastDisruption) / 1000;
     // While the tail runs, say every 15 s what the open runs wait on (the slow finishes were unexplained).
     const client = new Client({ connection: await Connection.connect(temporalConnectionOptions(temporal.env)) });
@@ -290,10 +317,17 @@ async function main() {
     const watch = (async () => {
       for (let t = 15; !finished; t += 15) {
         await new Promise((r) => setTimeout(r, 15_000));
-        if (!finished) log(`+${t} s: ${received()} e-mails received; messages: ${await statuses().catch(() => '?')}; waiting on: ${await waitingOn(client).catch((e) => String(e))}`);
+        if (!finished)
+          log(
+            `+${t} s: ${received()} e-mails received; messages: ${await statuses().catch(() => '?')}; waiting on: ${await waitingOn(client).catch((e) => String(e))}`,
+          );
       }
     })();
-    await until(`${expected} e-mails`, async () => received() >= expected && (await settledInDb().then((d) => d.sent + d.flagged)) >= expected, crashed ? 30_000 : 180_000).catch((e) => log(String(e)));
+    await until(
+      `${expected} e-mails`,
+      async () => received() >= expected && (await settledInDb().then((d) => d.sent + d.flagged)) >= expected,
+      crashed ? 30_000 : 180_000,
+    ).catch((e) => log(String(e)));
     const doneSeconds = (Date.now() - lastDisruption) / 1000;
     finished = true;
     await watch;
@@ -308,13 +342,26 @@ async function main() {
     const overCap = Math.max(0, distinct - DAILY_CAP);
     // Stranded: still active or paused in the database with no run behind it (an enrollment that ended, as
     // `failed` after a send flagged for checking, say, is not stranded: it says what happened).
-    const enrollmentIds = (await owners.query<{ id: string }>(`SELECT id FROM enrollments WHERE organization_id = $1 AND status IN ('active', 'paused')`, [o.orgId])).rows.map((r) => r.id);
+    const enrollmentIds = (
+      await owners.query<{ id: string }>(`SELECT id FROM enrollments WHERE organization_id = $1 AND status IN ('active', 'paused')`, [o.orgId])
+    ).rows.map((r) => r.id);
     const withSent = new Set(
-      (await owners.query<{ enrollment_id: string }>(`SELECT enrollment_id FROM messages WHERE organization_id = $1 AND direction = 'outbound' AND status = 'sent' AND enrollment_id IS NOT NULL`, [o.orgId])).rows.map((r) => r.enrollment_id),
+      (
+        await owners.query<{ enrollment_id: string }>(
+          `SELECT enrollment_id FROM messages WHERE organization_id = $1 AND direction = 'outbound' AND status = 'sent' AND enrollment_id IS NOT NULL`,
+          [o.orgId],
+        )
+      ).rows.map((r) => r.enrollment_id),
     );
     let stranded = 0;
     for (const id of enrollmentIds.filter((e) => !withSent.has(e))) {
-      const status = await client.workflow.getHandle(workflowIds.sequence(id)).describe().then((d) => d.status.name, () => 'NOT_FOUND');
+      const status = await client.workflow
+        .getHandle(workflowIds.sequence(id))
+        .describe()
+        .then(
+          (d) => d.status.name,
+          () => 'NOT_FOUND',
+        );
       if (status !== 'RUNNING') stranded++;
     }
 

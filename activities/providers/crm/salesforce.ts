@@ -21,6 +21,16 @@ import { ProviderRequestError, VerifyOutcome } from '../outcome';
 export const SALESFORCE_API_VERSION = '62.0';
 export const SALESFORCE_DEFAULT_TOKEN_URL = 'https://login.salesforce.com/services/oauth2/token';
 
+/**
+ * Where the organization's refresh token lives, when it is stored: fn runs with the current token
+ * while no other refresh of the same integration runs (Salesforce's refresh-token rotation invalidates
+ * a token once it is spent, so two grants must never spend the same one), and save stores the token
+ * a grant answered in its place.
+ */
+export interface SalesforceTokenStore {
+  withRefreshToken<T>(fn: (refreshToken: string, save: (rotated: string) => Promise<void>) => Promise<T>): Promise<T>;
+}
+
 /** The service's connected app. */
 export interface SalesforceApp {
   clientId: string;
@@ -45,7 +55,10 @@ class BoundedTransport extends Transport {
   /** The transport's own refusal or failure (jsforce may wrap it in an Error of its own, e.g. during a refresh). */
   lastFailure: ProviderRequestError | null = null;
 
-  constructor(private readonly allowedOrigins: ReadonlySet<string>, private readonly timeoutMs = 15000) {
+  constructor(
+    private readonly allowedOrigins: ReadonlySet<string>,
+    private readonly timeoutMs = 15000,
+  ) {
     super();
   }
 
@@ -64,11 +77,17 @@ class BoundedTransport extends Transport {
 
   private async sendOnce(req: HttpRequest): Promise<HttpResponse> {
     const url = new URL(req.url);
-    if (!this.allowedOrigins.has(url.origin)) throw new ProviderRequestError(`Salesforce: refusing a request to ${url.origin} (only the configured instance and token URLs)`, null, false);
+    if (!this.allowedOrigins.has(url.origin))
+      throw new ProviderRequestError(`Salesforce: refusing a request to ${url.origin} (only the configured instance and token URLs)`, null, false);
     if (req.body != null && typeof req.body !== 'string') throw new ProviderRequestError('Salesforce: only string request bodies are sent', null, false);
     let res: Response;
     try {
-      res = await guardedFetch(url.toString(), { method: req.method, headers: req.headers, body: req.body as string | undefined, signal: AbortSignal.timeout(this.timeoutMs) });
+      res = await guardedFetch(url.toString(), {
+        method: req.method,
+        headers: req.headers,
+        body: req.body as string | undefined,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
     } catch (err) {
       if (err instanceof BlockedDestinationError) throw new ProviderRequestError(err.message, null, false);
       throw new ProviderRequestError(`Salesforce request failed: ${(err as Error).name === 'TimeoutError' ? 'timed out' : (err as Error).message}`, null, true);
@@ -108,21 +127,34 @@ export class SalesforceClient {
   private readonly transport: BoundedTransport;
   private refreshes = 0;
 
-  constructor(instanceUrl: string, refreshToken: string, app: SalesforceApp) {
+  /** refreshToken: the token itself, or its store (a rotated token is then stored in its place). */
+  constructor(instanceUrl: string, refreshToken: string | SalesforceTokenStore, app: SalesforceApp) {
     const instance = new URL(instanceUrl).origin;
     this.transport = new BoundedTransport(new Set([instance, new URL(app.tokenUrl).origin]));
-    const oauth2 = new OAuth2({ clientId: app.clientId, clientSecret: app.clientSecret, tokenServiceUrl: app.tokenUrl, redirectUri: 'http://localhost/unused' });
+    const oauth2 = new OAuth2({
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      tokenServiceUrl: app.tokenUrl,
+      redirectUri: 'http://localhost/unused',
+    });
     oauth2.tokenServiceUrl = app.tokenUrl; // (jsforce derives it from a login URL otherwise)
     (oauth2 as unknown as { _transport: Transport })._transport = this.transport;
+    const grant = (): ReturnType<OAuth2['refreshToken']> =>
+      typeof refreshToken === 'string'
+        ? oauth2.refreshToken(refreshToken)
+        : refreshToken.withRefreshToken(async (current, save) => {
+            const res = await oauth2.refreshToken(current);
+            if (typeof res.refresh_token === 'string' && res.refresh_token && res.refresh_token !== current) await save(res.refresh_token);
+            return res;
+          });
     this.conn = new Connection({
       oauth2,
       instanceUrl: instance,
-      refreshToken,
       version: SALESFORCE_API_VERSION,
       // The refresh-token grant; the instance stays the configured one, and a token that is refused right after a refresh is not refreshed forever.
       refreshFn: (conn, callback) => {
         if (++this.refreshes > 2) return callback(new Error('Salesforce refused the session again after refreshing the access token'));
-        oauth2.refreshToken(refreshToken).then(
+        grant().then(
           (res) => callback(undefined, res.access_token, res),
           (err: Error) => callback(err),
         );
@@ -174,7 +206,12 @@ export class SalesforceClient {
     if (lead.records[0]) return { type: 'Lead', id: lead.records[0].Id, created: false };
     const [first, ...rest] = (fullName ?? '').trim().split(/\s+/).filter(Boolean);
     const made = await this.call((c) =>
-      c.sobject('Lead').create({ Email: email, FirstName: rest.length ? first : undefined, LastName: (rest.length ? rest.join(' ') : first) || email.split('@')[0], Company: company || '[not provided]' }),
+      c.sobject('Lead').create({
+        Email: email,
+        FirstName: rest.length ? first : undefined,
+        LastName: (rest.length ? rest.join(' ') : first) || email.split('@')[0],
+        Company: company || '[not provided]',
+      }),
     );
     if (!made.success || !made.id) throw new ProviderRequestError('Salesforce answered a Lead without an id', null, true);
     return { type: 'Lead', id: made.id, created: true };
@@ -183,7 +220,11 @@ export class SalesforceClient {
   /** The Event created earlier under our key for this person (a create whose answer was lost), when there is one. */
   async eventIdByKey(whoId: string, key: string): Promise<string | null> {
     // Description is not filterable in SOQL: the person's Events are read (bounded) and matched here.
-    const found = await this.call((c) => c.query<{ Id: string; Description: string | null }>(`SELECT Id, Description FROM Event WHERE WhoId = ${soqlString(whoId)} ORDER BY CreatedDate DESC LIMIT 200`));
+    const found = await this.call((c) =>
+      c.query<{ Id: string; Description: string | null }>(
+        `SELECT Id, Description FROM Event WHERE WhoId = ${soqlString(whoId)} ORDER BY CreatedDate DESC LIMIT 200`,
+      ),
+    );
     return found.records.find((r) => r.Description === key)?.Id ?? null;
   }
 

@@ -4,7 +4,15 @@ import getDmarcRecord from 'mailauth/lib/dmarc/get-dmarc-record';
 import { spf } from 'mailauth/lib/spf';
 import { getPublicKey } from 'mailauth/lib/tools';
 import { mailDomainProblem } from '../../../domain/deliverability/mail-domain';
-import { evaluateHealth, type DkimFacts, type DmarcFacts, type HealthFacts, type HealthResult, type MxFacts, type SpfFacts } from '../../../domain/deliverability/score';
+import {
+  evaluateHealth,
+  type DkimFacts,
+  type DmarcFacts,
+  type HealthFacts,
+  type HealthResult,
+  type MxFacts,
+  type SpfFacts,
+} from '../../../domain/deliverability/score';
 import { lookupFailure, type DnsResolver } from './resolver';
 
 /** Tried in this order when the mailbox names no DKIM selector (Google, Microsoft 365, Mailchimp, common defaults). */
@@ -80,7 +88,12 @@ async function readDmarc(dns: DnsResolver, domain: string): Promise<DmarcFacts> 
 
 /** Reads MX, SPF, DKIM and DMARC of the domain through this resolver. */
 export async function readHealthFacts(dns: DnsResolver, domain: string, dkimSelector: string | null): Promise<HealthFacts> {
-  const [mx, spfFacts, dkim, dmarc] = await Promise.all([readMx(dns, domain), readSpf(dns, domain), readDkim(dns, domain, dkimSelector), readDmarc(dns, domain)]);
+  const [mx, spfFacts, dkim, dmarc] = await Promise.all([
+    readMx(dns, domain),
+    readSpf(dns, domain),
+    readDkim(dns, domain, dkimSelector),
+    readDmarc(dns, domain),
+  ]);
   return { domain, mx, spf: spfFacts, dkim, dmarc };
 }
 

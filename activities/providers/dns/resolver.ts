@@ -49,7 +49,17 @@ export const DNS_SERVER = /^(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9A-Fa-f:.]+\]):\d{1,
 export function lookupFailure(err: unknown): { failure: LookupFailure; message: string } {
   const code = (err as { code?: string }).code;
   const failure: LookupFailure =
-    code === 'ENOTFOUND' ? 'nxdomain' : code === 'ENODATA' ? 'nodata' : code === 'ESERVFAIL' ? 'servfail' : code === 'ETIMEOUT' ? 'timeout' : code === 'EREFUSED' ? 'refused' : 'error';
+    code === 'ENOTFOUND'
+      ? 'nxdomain'
+      : code === 'ENODATA'
+        ? 'nodata'
+        : code === 'ESERVFAIL'
+          ? 'servfail'
+          : code === 'ETIMEOUT'
+            ? 'timeout'
+            : code === 'EREFUSED'
+              ? 'refused'
+              : 'error';
   const message = failure === 'servfail' ? 'the server answered SERVFAIL' : failure === 'timeout' ? 'no answer in time' : (err as Error).message;
   return { failure, message };
 }

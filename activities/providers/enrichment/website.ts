@@ -135,7 +135,13 @@ export class WebsiteEnrichmentProvider implements EnrichmentProvider {
   }
 
   private addPerson(p: JsonLd, page: string, people: Map<string, PersonCandidate>) {
-    const name = typeof p.name === 'string' ? p.name.trim() : [p.givenName, p.familyName].filter((x) => typeof x === 'string').join(' ').trim();
+    const name =
+      typeof p.name === 'string'
+        ? p.name.trim()
+        : [p.givenName, p.familyName]
+            .filter((x) => typeof x === 'string')
+            .join(' ')
+            .trim();
     if (!name) return;
     const emailRaw = typeof p.email === 'string' ? p.email.replace(/^mailto:/, '') : null;
     const email = emailRaw && checkEmail(emailRaw).ok && !isGenericMailbox(emailRaw.toLowerCase()) ? emailRaw.toLowerCase() : null;
@@ -177,7 +183,41 @@ function siteOf(hostname: string): string {
 }
 
 // Elements that start a new line of text; of those, the ones that hold a block of lines (a card, a row).
-const LINE_TAGS = new Set(['p', 'div', 'li', 'tr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'dt', 'dd', 'dl', 'ul', 'ol', 'table', 'tbody', 'thead', 'address', 'section', 'article', 'header', 'footer', 'main', 'aside', 'nav', 'blockquote', 'figure', 'figcaption', 'form', 'fieldset', 'hr', 'body']);
+const LINE_TAGS = new Set([
+  'p',
+  'div',
+  'li',
+  'tr',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'dt',
+  'dd',
+  'dl',
+  'ul',
+  'ol',
+  'table',
+  'tbody',
+  'thead',
+  'address',
+  'section',
+  'article',
+  'header',
+  'footer',
+  'main',
+  'aside',
+  'nav',
+  'blockquote',
+  'figure',
+  'figcaption',
+  'form',
+  'fieldset',
+  'hr',
+  'body',
+]);
 const GROUP_TAGS = new Set(['div', 'li', 'tr', 'dl', 'address', 'section', 'article', 'header', 'footer', 'main', 'aside', 'blockquote', 'figure', 'body']);
 const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head', 'select', 'button']);
 

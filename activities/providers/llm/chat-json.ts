@@ -71,18 +71,25 @@ export async function chatJson<S extends z.ZodType>(
     throw new ProviderError(`LLM request failed while reading: ${(err as Error).message}`, true);
   }
   const json = safeJson(text);
-  if (!res.ok) throw new ProviderError(`LLM answered HTTP ${res.status}: ${json?.error?.message ?? text.slice(0, 200)}`, res.status === 429 || res.status >= 500);
+  if (!res.ok)
+    throw new ProviderError(`LLM answered HTTP ${res.status}: ${json?.error?.message ?? text.slice(0, 200)}`, res.status === 429 || res.status >= 500);
   const content = json?.choices?.[0]?.message?.content;
   if (typeof content !== 'string') throw new InvalidModelOutputError('the response has no choices[0].message.content');
   const parsed = schema.safeParse(safeJson(stripFences(content)));
   if (!parsed.success) {
-    throw new InvalidModelOutputError(`model output does not match the schema: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`);
+    throw new InvalidModelOutputError(
+      `model output does not match the schema: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`,
+    );
   }
   return { data: parsed.data, model: typeof json?.model === 'string' ? json.model : config.model, promptHash: promptHash(prompt) };
 }
 
 function stripFences(s: string): string {
-  return s.trim().replace(/^```(?:json)?\s*/i, '').replace(/```$/, '').trim();
+  return s
+    .trim()
+    .replace(/^```(?:json)?\s*/i, '')
+    .replace(/```$/, '')
+    .trim();
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

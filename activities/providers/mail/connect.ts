@@ -29,7 +29,12 @@ export function blockedMailHostReason(protocol: MailProtocol): string {
 }
 
 /** Resolves and checks a mail host; throws BlockedDestinationError for a refused host or port. */
-export async function resolveMailHost(protocol: MailProtocol, host: string, port: number, policy: DestinationPolicy = destinationPolicy()): Promise<MailTarget> {
+export async function resolveMailHost(
+  protocol: MailProtocol,
+  host: string,
+  port: number,
+  policy: DestinationPolicy = destinationPolicy(),
+): Promise<MailTarget> {
   if (!policy.allowPrivate && !(MAIL_PORTS[protocol] as readonly number[]).includes(port)) {
     throw new BlockedDestinationError(`${protocol} port ${port} is not allowed`);
   }

@@ -89,7 +89,9 @@ export class ImapInboxReader implements InboxReader {
   async readSince(settings: ImapSettings, since: { uidValidity: string | null; lastUid: number }, limit: number): Promise<InboxBatch> {
     // The outbound policy of mail servers (connect.ts): the checked address is dialled, the name kept for TLS.
     const target = await resolveMailHost('imap', settings.host, settings.port).catch((e: unknown) => {
-      throw new ImapConnectError(e instanceof BlockedDestinationError ? blockedMailHostReason('imap') : `IMAP server ${settings.host}:${settings.port} could not be resolved`);
+      throw new ImapConnectError(
+        e instanceof BlockedDestinationError ? blockedMailHostReason('imap') : `IMAP server ${settings.host}:${settings.port} could not be resolved`,
+      );
     });
     const client = imapClient(settings, target);
     client.on('error', () => undefined); // a dropped socket rejects the pending command; nothing else to do

@@ -1,5 +1,5 @@
 /**
- * The OAuth mailbox providers (shared/api-contract.md, "OAuth mailboxes"): their SMTP and IMAP
+ * The OAuth mailbox providers: their SMTP and IMAP
  * servers, the scopes a mailbox needs, and the default endpoints of the service's OAuth client
  * (overridden by the OAUTH_<PROVIDER>_* variables, apps/shared/config.ts). One place for all of it.
  */
@@ -21,10 +21,15 @@ export const OAUTH_SCOPES: Record<OAuthProviderKey, string> = {
   microsoft: 'openid email offline_access https://outlook.office.com/SMTP.Send https://outlook.office.com/IMAP.AccessAsUser.All',
 };
 
-/** Extra authorization parameters: Google issues a refresh token only with access_type=offline (and prompt=consent to get it again). */
+/**
+ * Extra authorization parameters. Always a screen at the provider, so that whoever opens a link sees
+ * which account is being connected, even with a single signed-in session and consent given before:
+ * select_account (the account chooser) for both, and for Google consent as well, which it needs to issue
+ * a refresh token again (with access_type=offline).
+ */
 export const OAUTH_EXTRA_PARAMS: Record<OAuthProviderKey, Record<string, string>> = {
-  google: { access_type: 'offline', prompt: 'consent' },
-  microsoft: {},
+  google: { access_type: 'offline', prompt: 'consent select_account' },
+  microsoft: { prompt: 'select_account' },
 };
 
 export const OAUTH_DEFAULT_ENDPOINTS: Record<OAuthProviderKey, { authorizeUrl: string; tokenUrl: string }> = {

@@ -2,7 +2,7 @@ import * as oauth from 'oauth4webapi';
 import { OAUTH_DEFAULT_ENDPOINTS, OAUTH_EXTRA_PARAMS, OAUTH_SCOPES, type OAuthProviderKey } from './oauth-providers';
 
 /**
- * OAuth mailboxes (shared/api-contract.md, "OAuth mailboxes"), on oauth4webapi: the service's OAuth
+ * OAuth mailboxes, on oauth4webapi: the service's OAuth
  * client per provider, the authorization-code flow with PKCE (the consent route), and one token
  * source that SMTP and IMAP both take: an access token from the refresh-token grant, cached until
  * shortly before it expires, a rotated refresh token handed to the store, and `invalid_grant`
@@ -38,7 +38,11 @@ export function oauthClientsFrom(env: object): OAuthClients {
   return out;
 }
 
-/** The refresh token was revoked or expired (invalid_grant): the mailbox must be connected again. */
+/**
+ * The provider refuses the mailbox's refresh for good: the grant was revoked or expired
+ * (invalid_grant; connect the mailbox again), or the service's client is refused (invalid_client,
+ * unauthorized_client, invalid_scope; mend the client, then resume). The mailbox is paused (`auth`).
+ */
 export class OAuthGrantRevoked extends Error {
   constructor(message: string) {
     super(message);
@@ -62,15 +66,24 @@ function server(p: OAuthProviderKey, c: OAuthProviderClient): oauth.Authorizatio
     // The `common` endpoints issue ID tokens with the user's tenant as issuer.
     // oauth4webapi's hook for multi-tenant issuers (exported, undocumented in its types; openid-client uses it the same way).
     (as as unknown as Record<symbol, unknown>)[(oauth as unknown as { _expectedIssuer: symbol })._expectedIssuer] = (result: { claims: { iss?: unknown } }) =>
-      typeof result.claims.iss === 'string' && MICROSOFT_ISSUER.test(result.claims.iss) ? result.claims.iss : 'https://login.microsoftonline.com/{tenantid}/v2.0';
+      typeof result.claims.iss === 'string' && MICROSOFT_ISSUER.test(result.claims.iss)
+        ? result.claims.iss
+        : 'https://login.microsoftonline.com/{tenantid}/v2.0';
   }
   return as;
 }
 
-/** Plain http only for a server on this machine (the tests' authorization server). */
+/**
+ * How long a token endpoint may take. A refresh runs holding the mailbox's turn (a pooled connection
+ * and its advisory lock), so it must end: oauth4webapi sets no timeout of its own.
+ */
+export const TOKEN_REQUEST_TIMEOUT_MS = 20_000;
+
+/** Plain http only for a server on this machine (the tests' authorization server); every request with a timeout. */
 function requestOptions(c: OAuthProviderClient) {
   const u = new URL(c.tokenUrl);
-  return u.protocol === 'http:' && (u.hostname === '127.0.0.1' || u.hostname === 'localhost') ? { [oauth.allowInsecureRequests]: true } : {};
+  const local = u.protocol === 'http:' && (u.hostname === '127.0.0.1' || u.hostname === 'localhost');
+  return { signal: () => AbortSignal.timeout(TOKEN_REQUEST_TIMEOUT_MS), ...(local && { [oauth.allowInsecureRequests]: true as const }) };
 }
 
 function clientOf(p: OAuthProviderKey, clients: OAuthClients): OAuthProviderClient {
@@ -79,8 +92,15 @@ function clientOf(p: OAuthProviderKey, clients: OAuthClients): OAuthProviderClie
   return c;
 }
 
-/** The authorization request: the URL to send the user to, and the PKCE verifier to keep (sealed) for the callback. */
-export async function authorizationRequest(p: OAuthProviderKey, clients: OAuthClients, a: { state: string; redirectUri: string }): Promise<{ url: string; codeVerifier: string }> {
+/**
+ * The authorization request: the URL to send the user to, and the PKCE verifier to keep (sealed) for
+ * the callback. `loginHint`: the address the mailbox is for (the provider offers that account first).
+ */
+export async function authorizationRequest(
+  p: OAuthProviderKey,
+  clients: OAuthClients,
+  a: { state: string; redirectUri: string; loginHint?: string | null },
+): Promise<{ url: string; codeVerifier: string }> {
   const c = clientOf(p, clients);
   const codeVerifier = oauth.generateRandomCodeVerifier();
   const url = new URL(c.authorizeUrl);
@@ -93,36 +113,94 @@ export async function authorizationRequest(p: OAuthProviderKey, clients: OAuthCl
     code_challenge: await oauth.calculatePKCECodeChallenge(codeVerifier),
     code_challenge_method: 'S256',
     ...OAUTH_EXTRA_PARAMS[p],
+    ...(a.loginHint && { login_hint: a.loginHint }),
   };
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   return { url: url.href, codeVerifier };
 }
 
-/** Exchanges the code (PKCE): the address from the ID token's `email`, and the refresh token. */
+/**
+ * The address the provider vouches for in the ID token, or why there is none. Google: `email` with
+ * `email_verified` true. Microsoft (Entra ID never sends email_verified): `verified_primary_email` (the
+ * user's primary SMTP address), else `email` with `xms_edov` true (the e-mail domain's owner verified
+ * it); both are optional claims of the app registration. Never `preferred_username` (the sign-in
+ * name: it can be changed and need not be an address that receives mail).
+ */
+export function verifiedAddress(p: OAuthProviderKey, claims: Record<string, unknown>): { address: string } | { refused: string } {
+  const yes = (v: unknown) => v === true || v === 'true' || v === 1 || v === '1';
+  if (p === 'google') {
+    if (typeof claims.email !== 'string') return { refused: 'the Google ID token carries no email' };
+    if (!yes(claims.email_verified)) return { refused: `Google has not verified ${claims.email} as the account's address (email_verified)` };
+    return { address: claims.email };
+  }
+  const primary = Array.isArray(claims.verified_primary_email) ? claims.verified_primary_email[0] : claims.verified_primary_email;
+  if (typeof primary === 'string' && primary) return { address: primary };
+  if (typeof claims.email === 'string' && yes(claims.xms_edov)) return { address: claims.email };
+  return {
+    refused:
+      'Microsoft did not vouch for an address: the ID token has neither verified_primary_email nor email with xms_edov (optional claims of the app registration)',
+  };
+}
+
+/** Exchanges the code (PKCE): the address the ID token vouches for (or why none), and the refresh token. */
 export async function exchangeCode(
   p: OAuthProviderKey,
   clients: OAuthClients,
   a: { code: string; state: string; iss?: string; codeVerifier: string; redirectUri: string },
-): Promise<{ email: string; refreshToken: string }> {
+): Promise<{ verified: { address: string } | { refused: string }; refreshToken: string }> {
   const c = clientOf(p, clients);
   const as = server(p, c);
   const client: oauth.Client = { client_id: c.clientId };
   const params = oauth.validateAuthResponse(as, client, new URLSearchParams({ code: a.code, state: a.state, ...(a.iss && { iss: a.iss }) }), a.state);
-  const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretPost(c.clientSecret), params, a.redirectUri, a.codeVerifier, requestOptions(c));
+  const response = await oauth.authorizationCodeGrantRequest(
+    as,
+    client,
+    oauth.ClientSecretPost(c.clientSecret),
+    params,
+    a.redirectUri,
+    a.codeVerifier,
+    requestOptions(c),
+  );
   const result = await oauth.processAuthorizationCodeResponse(as, client, response, { requireIdToken: true });
-  const claims = oauth.getValidatedIdTokenClaims(result)!;
-  const email = typeof claims.email === 'string' ? claims.email : typeof claims.preferred_username === 'string' ? claims.preferred_username : null;
-  if (!email) throw new OAuthUnavailable('the ID token carries no email');
+  const claims = oauth.getValidatedIdTokenClaims(result)! as Record<string, unknown>;
   if (!result.refresh_token) throw new OAuthUnavailable('the provider issued no refresh token (offline access was not granted)');
-  return { email, refreshToken: result.refresh_token };
+  return { verified: verifiedAddress(p, claims), refreshToken: result.refresh_token };
 }
 
-/** What the token source needs of storage: the current refresh token, and a place for a rotated one. */
+/** What a refresh may do to the stored mailbox, inside its turn (one transaction, one connection). */
+export interface RefreshTurn {
+  /** Replaces the refresh token with the rotated one. */
+  save(rotated: string): Promise<void>;
+  /** The provider refused for good: pause the mailbox (`auth`) with the reason. */
+  pause(reason: string): Promise<void>;
+}
+
+/** What the token source needs of storage: the current refresh token, and a turn to change it in. */
 export interface RefreshTokenStore {
-  /** Runs fn with the mailbox's refresh token, one refresh at a time per mailbox (a rotated token is used once). */
-  withRefreshToken<T>(mailbox: MailboxCredentialRef, fn: (refreshToken: string, save: (rotated: string) => Promise<void>) => Promise<T>): Promise<T>;
-  /** The grant is dead: pause the mailbox (`auth`). */
-  revoked(mailbox: MailboxCredentialRef, reason: string): Promise<void>;
+  /**
+   * Runs fn with the mailbox's refresh token, one refresh at a time per mailbox (a rotated token is
+   * used once). What fn does through the turn commits with its answer.
+   */
+  withRefreshToken<T>(mailbox: MailboxCredentialRef, fn: (refreshToken: string, turn: RefreshTurn) => Promise<T>): Promise<T>;
+}
+
+/** Token endpoint errors that no retry mends: the grant (invalid_grant) or the service's client is refused. */
+const REFUSED_FOR_GOOD = new Set(['invalid_grant', 'invalid_client', 'unauthorized_client', 'invalid_scope']);
+
+/** The OAuth error code of a failed token request: from the body, or from a WWW-Authenticate challenge (a 401). */
+function tokenErrorCode(err: unknown): string | null {
+  if (err instanceof oauth.ResponseBodyError) return err.error;
+  if (err instanceof oauth.WWWAuthenticateChallengeError) {
+    const code = err.cause.map((c) => c.parameters.error).find((e): e is string => typeof e === 'string');
+    return code ?? (err.status === 401 ? 'invalid_client' : null);
+  }
+  return null;
+}
+
+function refusalReason(p: OAuthProviderKey, code: string): string {
+  return code === 'invalid_grant'
+    ? `the ${p} grant was revoked or expired (invalid_grant): connect the mailbox again`
+    : `the ${p} token endpoint refused the service's OAuth client (${code}): check OAUTH_${p.toUpperCase()}_CLIENT_ID, its secret and scopes, then resume the mailbox`;
 }
 
 export interface MailboxCredentialRef {
@@ -151,28 +229,35 @@ export class OAuthTokenSource {
     const c = clientOf(m.provider, this.clients);
     const as = server(m.provider, c);
     const client: oauth.Client = { client_id: c.clientId };
-    return this.store.withRefreshToken(m, async (refreshToken, save) => {
+    const outcome = await this.store.withRefreshToken(m, async (refreshToken, turn): Promise<{ token: string } | { refused: string }> => {
       // Another caller of this process may have refreshed while this one waited for the turn.
       const again = this.cache.get(m.mailboxId);
-      if (!opts.force && again && again.freshUntil > this.now()) return again.token;
+      if (!opts.force && again && again.freshUntil > this.now()) return { token: again.token };
       let result: oauth.TokenEndpointResponse;
       try {
         const response = await oauth.refreshTokenGrantRequest(as, client, oauth.ClientSecretPost(c.clientSecret), refreshToken, requestOptions(c));
         result = await oauth.processRefreshTokenResponse(as, client, response);
       } catch (err) {
-        if (err instanceof oauth.ResponseBodyError && err.error === 'invalid_grant') {
+        const code = tokenErrorCode(err);
+        if (code && REFUSED_FOR_GOOD.has(code)) {
           this.cache.delete(m.mailboxId);
-          const reason = `the ${m.provider} grant was revoked or expired (invalid_grant): connect the mailbox again`;
-          await this.store.revoked(m, reason);
-          throw new OAuthGrantRevoked(reason);
+          // Paused in this turn's own transaction: no second connection is needed while this one holds the
+          // lock others wait on; the error is raised once the pause has committed.
+          const reason = refusalReason(m.provider, code);
+          await turn.pause(reason);
+          return { refused: reason };
         }
-        throw new OAuthUnavailable(`the ${m.provider} token endpoint could not refresh the access token: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500));
+        throw new OAuthUnavailable(
+          `the ${m.provider} token endpoint could not refresh the access token: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500),
+        );
       }
-      if (result.refresh_token && result.refresh_token !== refreshToken) await save(result.refresh_token);
+      if (result.refresh_token && result.refresh_token !== refreshToken) await turn.save(result.refresh_token);
       const lifeMs = (result.expires_in ?? 3600) * 1000;
       this.cache.set(m.mailboxId, { token: result.access_token, freshUntil: this.now() + lifeMs - Math.min(60_000, lifeMs / 2) });
-      return result.access_token;
+      return { token: result.access_token };
     });
+    if ('refused' in outcome) throw new OAuthGrantRevoked(outcome.refused);
+    return outcome.token;
   }
 
   /** Forgets a token the server refused (it may have been revoked before it expired). */

@@ -2,6 +2,8 @@ import { Readable } from 'node:stream';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type { ComposedEmail } from '../../../domain/outreach/compose';
+import { isHardReason, type BounceReason } from '../../../domain/replies/bounce-reasons';
+import { reasonOf } from '../../../domain/replies/delivery-report';
 import { xoauth2 } from './oauth';
 import { BlockedDestinationError, type DestinationPolicy } from '../destination';
 import { blockedMailHostReason, MailTarget, resolveMailHost } from './connect';
@@ -53,16 +55,22 @@ abstract class SmtpSendError extends Error {
   }
 }
 
-/** 5xx: refused for good. `hardBounce`: the recipient was refused (RCPT TO), a suppression with reason bounce follows. */
+/**
+ * 5xx: refused for good. `reason`: why the receiving server refused the message (refusalReason), null
+ * for a refusal of our own login or sender; `hardBounce`: that reason says the recipient's address is
+ * bad, a suppression with reason bounce follows.
+ */
 export class SmtpPermanentError extends SmtpSendError {
   readonly kind = 'permanent' as const;
   override readonly name = SMTP_ERROR_NAMES.permanent;
+  readonly hardBounce: boolean;
   constructor(
     message: string,
     detail: SmtpFailureDetail,
-    readonly hardBounce: boolean,
+    readonly reason: BounceReason | null = null,
   ) {
     super(message, detail);
+    this.hardBounce = reason !== null && isHardReason(reason);
   }
 }
 
@@ -97,6 +105,19 @@ function enhancedCode(response: string | undefined): string {
 }
 
 /**
+ * Why the receiving server refused the message at RCPT TO or at the end of DATA, by the rule delivery
+ * reports are read with (domain/replies/delivery-report.ts): "550 5.1.1" at the end of DATA is as hard
+ * as at RCPT TO, a "550 5.7.1" policy block at RCPT TO is a sender refusal. Null for a refusal of MAIL
+ * FROM or the login (our own set-up, no bounce).
+ */
+export function refusalReason(detail: Pick<SmtpFailureDetail, 'command' | 'response' | 'responseCode'>): BounceReason | null {
+  if (detail.command !== 'RCPT TO' && detail.command !== 'DATA') return null;
+  const response = (detail.response ?? '').slice(0, 2048);
+  const status = /^\d{3}[ -]#?([45]\.\d{1,3}\.\d{1,3})\b/.exec(response)?.[1] ?? `${String(detail.responseCode ?? 5)[0]}.0.0`;
+  return reasonOf({ status, diagnostic: response, atRcpt: detail.command === 'RCPT TO' });
+}
+
+/**
  * Which kind of failure a nodemailer error is, given whether the whole message had been handed over.
  * The message (stored in messages.error, shown to the tenant) is generic: the command, the reply code
  * and its enhanced status code, never the server's text or greeting (a tenant-chosen host could be
@@ -112,19 +133,22 @@ export function classifySmtpFailure(err: NodemailerFailure, handedOver: boolean)
   const command = detail.command && /^[A-Z][A-Z ]{0,20}$/.test(detail.command) ? ` ${detail.command}` : '';
   const code = err.code && /^E[A-Z]{1,20}$/.test(err.code) ? err.code : 'error';
   if (detail.responseCode !== undefined && detail.responseCode >= 500 && detail.responseCode < 600) {
-    return new SmtpPermanentError(`SMTP${command} refused: ${detail.responseCode}${enhancedCode(detail.response)}`, detail, detail.command === 'RCPT TO');
+    return new SmtpPermanentError(`SMTP${command} refused: ${detail.responseCode}${enhancedCode(detail.response)}`, detail, refusalReason(detail));
   }
   if (detail.responseCode !== undefined && detail.responseCode >= 400 && detail.responseCode < 500) {
     return new SmtpTransientError(`SMTP${command} deferred: ${detail.responseCode}${enhancedCode(detail.response)}`, detail);
   }
-  if (err.code && PERMANENT_WITHOUT_REPLY.has(err.code)) return new SmtpPermanentError(`SMTP${command}: ${code}`, detail, false);
+  if (err.code && PERMANENT_WITHOUT_REPLY.has(err.code)) return new SmtpPermanentError(`SMTP${command}: ${code}`, detail);
   if (handedOver) return new SmtpAmbiguousError(`SMTP: no reply after the message was handed over (${code}); it may have been delivered`, detail);
   return new SmtpTransientError(`SMTP${command}: the connection failed (${code})`, detail);
 }
 
 /** The server refused the mailbox's login (its password, or an OAuth mailbox's access token). */
 export function loginRefused(err: unknown): boolean {
-  return err instanceof SmtpPermanentError && (Boolean(err.command?.startsWith('AUTH')) || [530, 534, 535].includes(err.responseCode ?? 0) || err.code === 'EAUTH' || err.code === 'ENOAUTH');
+  return (
+    err instanceof SmtpPermanentError &&
+    (Boolean(err.command?.startsWith('AUTH')) || [530, 534, 535].includes(err.responseCode ?? 0) || err.code === 'EAUTH' || err.code === 'ENOAUTH')
+  );
 }
 
 /**
@@ -239,7 +263,13 @@ export class NodemailerSmtpSender implements MailSender {
         const token = smtp.accessToken;
         // An OAuth mailbox: SASL XOAUTH2 with the access token (nodemailer calls getToken, then sends AUTH XOAUTH2).
         const login = token
-          ? { user, oauth2: { getToken: (_retry: boolean, cb: (err: Error | null, t?: string) => void) => cb(null, token), buildXOAuth2Token: (t: string) => xoauth2(user, t) } }
+          ? {
+              user,
+              oauth2: {
+                getToken: (_retry: boolean, cb: (err: Error | null, t?: string) => void) => cb(null, token),
+                buildXOAuth2Token: (t: string) => xoauth2(user, t),
+              },
+            }
           : { user, pass: smtp.password ?? '' };
         connection.login(login as Parameters<SMTPConnection['login']>[0], (err) => (err ? fail(err) : void deliver()));
       });

@@ -15,12 +15,30 @@ const path = z.string().min(1).max(200);
 
 // Request headers sent with every fetch (an API key, a bearer token). Not framing or routing headers.
 const FORBIDDEN_HEADERS = new Set([
-  'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect',
-  'proxy-authorization', 'proxy-connection', 'accept-encoding', 'if-none-match', 'if-modified-since',
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+  'proxy-authorization',
+  'proxy-connection',
+  'accept-encoding',
+  'if-none-match',
+  'if-modified-since',
 ]);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
 export const sourceHeadersSchema = z
-  .record(z.string(), z.string().max(4096).regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'must be a header value without line breaks or control characters'))
+  .record(
+    z.string(),
+    z
+      .string()
+      .max(4096)
+      .regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'must be a header value without line breaks or control characters'),
+  )
   .superRefine((h, ctx) => {
     const names = Object.keys(h);
     if (names.length > 20) ctx.addIssue({ code: 'custom', message: 'at most 20 headers' });
@@ -69,7 +87,8 @@ export function getPath(obj: unknown, dotted: string): unknown {
   return dotted.split('.').reduce<unknown>((cur, key) => (cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[key] : undefined), obj);
 }
 
-const str = (v: unknown): string | null => (v === undefined || v === null || v === '' ? null : typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : null);
+const str = (v: unknown): string | null =>
+  v === undefined || v === null || v === '' ? null : typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : null;
 const num = (v: unknown): number | null => {
   const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() ? Number(v) : NaN;
   return Number.isFinite(n) ? n : null;
@@ -109,7 +128,11 @@ export function mapJsonItems(body: unknown, config: z.infer<typeof jsonApiConfig
       contentHash: sha256(JSON.stringify(payload)),
       payload,
       company: f.companyName
-        ? { name: str(getPath(item, f.companyName)) ?? undefined, kvkNumber: f.kvkNumber ? str(getPath(item, f.kvkNumber)) : null, website: f.website ? str(getPath(item, f.website)) : null }
+        ? {
+            name: str(getPath(item, f.companyName)) ?? undefined,
+            kvkNumber: f.kvkNumber ? str(getPath(item, f.kvkNumber)) : null,
+            website: f.website ? str(getPath(item, f.website)) : null,
+          }
         : null,
     });
   }
@@ -143,7 +166,9 @@ export class JsonApiSourceProvider implements SourceProvider {
       return JSON.parse(this.secrets.open(source.secret_headers, sourceSecretContext(source.organization_id, source.id, url))) as Record<string, string>;
     } catch {
       // Sealed under another key, for another row or another origin: retrying cannot help, and the message names no value.
-      throw new MalformedSourceError("this source's request headers cannot be decrypted (INTEGRATION_SECRET_KEY changed, the URL's origin changed, or they belong to another source); set them again");
+      throw new MalformedSourceError(
+        "this source's request headers cannot be decrypted (INTEGRATION_SECRET_KEY changed, the URL's origin changed, or they belong to another source); set them again",
+      );
     }
   }
 }

@@ -17,8 +17,7 @@ export interface SourceForFetch {
 }
 
 export type SourceFetchResult =
-  | { status: 'not_modified' }
-  | { status: 'fetched'; publications: NormalizedPublication[]; etag: string | null; lastModified: string | null };
+  { status: 'not_modified' } | { status: 'fetched'; publications: NormalizedPublication[]; etag: string | null; lastModified: string | null };
 
 /** A signal source: fetches its documents and normalises them into publications. */
 export interface SourceProvider {

@@ -1,19 +1,29 @@
 import { Router, type Request } from 'express';
 import {
-  addSuggestedContacts, firstSendableMailbox, lockContactsForEnrollment, getCampaign, insertCampaign, listCampaigns, lockCampaign, mailboxesOf, markOpportunityInOutreach,
-  opportunityOf, setCampaignPool, transitionCampaign, updateCampaign,
+  addSuggestedContacts,
+  firstSendableMailbox,
+  lockContactsForEnrollment,
+  getCampaign,
+  insertCampaign,
+  listCampaigns,
+  lockCampaign,
+  mailboxesOf,
+  markOpportunityInOutreach,
+  opportunityOf,
+  setCampaignPool,
+  transitionCampaign,
+  updateCampaign,
 } from '../../../db/queries/campaigns';
 import { complianceGates } from '../../../db/queries/compliance';
 import { contactsForEnrollment, insertEnrollments } from '../../../db/queries/enrollments';
 import type { Tx } from '../../../db/tenancy';
-import {
-  CAMPAIGN_TRANSITIONS, contactChannels, enrollmentDecision, type SkipReason, type StepChannel,
-} from '../../../domain/outreach/enrollments';
-import { userOf, visibleOr404, withRecordRole, withRole, WRITE } from '../access';
+import { CAMPAIGN_TRANSITIONS, contactChannels, enrollmentDecision, type SkipReason, type StepChannel } from '../../../domain/outreach/enrollments';
+import { userOf, visibleOr404, withRecordRole, withRole } from '../access';
 import { conflict, notFound, validationFailed } from '../errors';
-import type { ApiDeps } from '../app';
-import { acceptCampaignBody, addCampaignContactsBody, createCampaignBody, dismissCampaignBody, listCampaignsQuery, patchCampaignBody } from '../schemas';
-import { parseBody, parseQuery, pathId } from '../validate';
+import type { ApiDeps } from '../deps';
+import { bind } from '../bind';
+import { operations } from './campaigns.schemas';
+import { pathId } from '../validate';
 
 type CampaignRecord = NonNullable<Awaited<ReturnType<typeof getCampaign>>>;
 
@@ -74,15 +84,33 @@ async function enroll(tx: Tx, campaign: CampaignRecord, contactIds: string[]): P
       skipped.set(contactId, decision.reason);
       continue;
     }
-    const routeAddress = stepChannels.includes('email') ? (channels.email === 'personal' ? contact.email : channels.email === 'generic' ? contact.generic_email : null) : null;
+    const routeAddress = stepChannels.includes('email')
+      ? channels.email === 'personal'
+        ? contact.email
+        : channels.email === 'generic'
+          ? contact.generic_email
+          : null
+      : null;
     // The address is another running enrollment's (a company's generic inbox, one cold e-mail per
     // company): enrolled for the steps that reach the contact otherwise, its e-mail steps skipped
     // (prepareDraft); with e-mail steps only, not at all.
     wanted.push({ contactId, routeAddress, fallback: !!routeAddress && stepChannels.some((c) => c !== 'email' && channels.usable.includes(c)) });
   }
-  const row = (contactId: string, routeAddress: string | null) => ({ organizationId: campaign.organization_id, campaignId: campaign.id, sequenceId: campaign.sequence_id!, contactId, routeAddress });
-  const enrolled = await insertEnrollments(tx, wanted.map((w) => row(w.contactId, w.routeAddress)));
-  const again = await insertEnrollments(tx, wanted.filter((w) => w.fallback && !enrolled.has(w.contactId)).map((w) => row(w.contactId, null)));
+  const row = (contactId: string, routeAddress: string | null) => ({
+    organizationId: campaign.organization_id,
+    campaignId: campaign.id,
+    sequenceId: campaign.sequence_id!,
+    contactId,
+    routeAddress,
+  });
+  const enrolled = await insertEnrollments(
+    tx,
+    wanted.map((w) => row(w.contactId, w.routeAddress)),
+  );
+  const again = await insertEnrollments(
+    tx,
+    wanted.filter((w) => w.fallback && !enrolled.has(w.contactId)).map((w) => row(w.contactId, null)),
+  );
   const result: AcceptResult = { enrolled: [], skipped: [] };
   for (const contactId of contactIds) {
     const reason = skipped.get(contactId);
@@ -96,6 +124,7 @@ async function enroll(tx: Tx, campaign: CampaignRecord, contactIds: string[]): P
 
 export function campaignRoutes({ db, workflows }: ApiDeps): Router {
   const r = Router();
+  const serve = bind(r, operations);
   const loader = (id: string) => ({ what: 'campaign', load: (tx: Tx) => getCampaign(tx, id) });
 
   // Committed: each enrollment's sequence starts. A start that fails (Temporal unreachable) is logged,
@@ -103,15 +132,21 @@ export function campaignRoutes({ db, workflows }: ApiDeps): Router {
   // their runs where they stand.
   const startSequences = (req: Request, { campaign: c, result }: { campaign: CampaignRecord; result: AcceptResult }) =>
     workflows.startSequences(
-      result.enrolled.map((e) => ({ organizationId: c.organization_id, enrollmentId: e.enrollmentId, campaignId: c.id, opportunityId: c.opportunity_id, mailboxId: c.mailbox_id })),
+      result.enrolled.map((e) => ({
+        organizationId: c.organization_id,
+        enrollmentId: e.enrollmentId,
+        campaignId: c.id,
+        opportunityId: c.opportunity_id,
+        mailboxId: c.mailbox_id,
+      })),
       (err, enrollmentId) => req.log?.warn({ err, enrollmentId }, 'sequence start failed; reconcile/outreach will start it'),
     );
 
   /** A person's campaign: proposed, proposed_by user; its steps are its sequence. */
-  r.post('/campaigns', async (req, res) => {
-    const body = parseBody(createCampaignBody, req);
+  serve('createCampaign', async (req, res, call) => {
+    const body = call.body;
     const pool = poolOf(body);
-    const campaign = await withRole(db, req, body.organizationId, WRITE, async (tx) => {
+    const campaign = await withRole(db, req, body.organizationId, call.role, async (tx) => {
       if (body.opportunityId && !(await opportunityOf(tx, body.organizationId, body.opportunityId))) throw notFound('opportunity');
       if (pool) await requireMailboxes(tx, body.organizationId, pool);
       if (body.contactIds) await requireContacts(tx, body.organizationId, body.contactIds);
@@ -139,22 +174,22 @@ export function campaignRoutes({ db, workflows }: ApiDeps): Router {
     res.status(201).json(campaign);
   });
 
-  r.get('/campaigns', async (req, res) => {
-    const q = parseQuery(listCampaignsQuery, req);
-    res.json(await withRole(db, req, q.organizationId, 'viewer', (tx) => listCampaigns(tx, q)));
+  serve('listCampaigns', async (req, res, call) => {
+    const q = call.query;
+    res.json(await withRole(db, req, q.organizationId, call.role, (tx) => listCampaigns(tx, q)));
   });
 
-  r.get('/campaigns/:campaignId', async (req, res) => {
+  serve('getCampaign', async (req, res) => {
     const id = pathId(req, 'campaignId', 'campaign');
     res.json(await visibleOr404(db, req, 'campaign', (tx) => getCampaign(tx, id)));
   });
 
   /** Enrolls the proposal's (or the given) contacts; the campaign becomes active, its opportunity in_outreach. */
-  r.post('/campaigns/:campaignId/accept', async (req, res) => {
+  serve('acceptCampaign', async (req, res, call) => {
     const id = pathId(req, 'campaignId', 'campaign');
-    const body = parseBody(acceptCampaignBody, req);
+    const body = call.body;
     const pool = poolOf(body);
-    const answer = await withRecordRole(db, req, loader(id), WRITE, async (tx, campaign) => {
+    const answer = await withRecordRole(db, req, loader(id), call.role, async (tx, campaign) => {
       const locked = await lockCampaign(tx, id);
       if (locked?.status !== 'proposed') throw conflict(`The campaign is ${locked?.status ?? 'gone'}; only a proposed campaign can be accepted`);
       if (pool) await requireMailboxes(tx, campaign.organization_id, pool);
@@ -166,7 +201,10 @@ export function campaignRoutes({ db, workflows }: ApiDeps): Router {
       }
       const result = await enroll(tx, campaign, body.contactIds ?? campaign.suggested_contact_ids);
       // sendIn: the body's, else the proposal's (the strategist's proposal, or the person's).
-      await transitionCampaign(tx, id, 'accept', CAMPAIGN_TRANSITIONS.accept.to, { ...(body.mode ? { mode: body.mode } : {}), ...(body.sendIn ? { send_in: body.sendIn } : {}) });
+      await transitionCampaign(tx, id, 'accept', CAMPAIGN_TRANSITIONS.accept.to, {
+        ...(body.mode ? { mode: body.mode } : {}),
+        ...(body.sendIn ? { send_in: body.sendIn } : {}),
+      });
       if (pool) await setCampaignPool(tx, campaign.organization_id, id, pool);
       else if (mailboxId && campaign.mailbox_ids.length === 0) await setCampaignPool(tx, campaign.organization_id, id, [mailboxId]);
       if (campaign.opportunity_id && result.enrolled.length > 0) await markOpportunityInOutreach(tx, campaign.opportunity_id);
@@ -177,17 +215,18 @@ export function campaignRoutes({ db, workflows }: ApiDeps): Router {
   });
 
   /** Name, mode, sendIn and the pool; a pool can grow or shrink while the campaign runs (not once archived). */
-  r.patch('/campaigns/:campaignId', async (req, res) => {
+  serve('patchCampaign', async (req, res, call) => {
     const id = pathId(req, 'campaignId', 'campaign');
-    const body = parseBody(patchCampaignBody, req);
-    const campaign = await withRecordRole(db, req, loader(id), WRITE, async (tx, existing) => {
+    const body = call.body;
+    const campaign = await withRecordRole(db, req, loader(id), call.role, async (tx, existing) => {
       const locked = await lockCampaign(tx, id);
       if (!locked || locked.status === 'archived') throw conflict(`The campaign is ${locked?.status ?? 'gone'}; an archived campaign cannot change`);
       if (body.mailboxIds) {
         await requireMailboxes(tx, existing.organization_id, body.mailboxIds);
         await setCampaignPool(tx, existing.organization_id, id, body.mailboxIds);
       }
-      if (body.name !== undefined || body.mode !== undefined || body.sendIn !== undefined) await updateCampaign(tx, id, { name: body.name, mode: body.mode, send_in: body.sendIn });
+      if (body.name !== undefined || body.mode !== undefined || body.sendIn !== undefined)
+        await updateCampaign(tx, id, { name: body.name, mode: body.mode, send_in: body.sendIn });
       return (await getCampaign(tx, id))!;
     });
     res.json(campaign);
@@ -197,17 +236,18 @@ export function campaignRoutes({ db, workflows }: ApiDeps): Router {
    * More contacts than one accept carries: a proposal's suggested contacts grow; an active campaign
    * enrolls them at once, on accept's path (the gate decides, {enrolled, skipped}).
    */
-  r.post('/campaigns/:campaignId/contacts', async (req, res) => {
+  serve('addCampaignContacts', async (req, res, call) => {
     const id = pathId(req, 'campaignId', 'campaign');
-    const body = parseBody(addCampaignContactsBody, req);
-    const answer = await withRecordRole(db, req, loader(id), WRITE, async (tx, campaign) => {
+    const body = call.body;
+    const answer = await withRecordRole(db, req, loader(id), call.role, async (tx, campaign) => {
       const locked = await lockCampaign(tx, id);
       const result: AcceptResult = { enrolled: [], skipped: [] };
       if (locked?.status === 'proposed') {
         await requireContacts(tx, campaign.organization_id, body.contactIds);
         await addSuggestedContacts(tx, id, body.contactIds);
       } else if (locked?.status === 'active') {
-        if (!campaign.mailbox_id && campaign.steps.some((s) => s.channel === 'email')) throw conflict('The campaign has e-mail steps and no mailbox; give it a pool first (PATCH mailboxIds)');
+        if (!campaign.mailbox_id && campaign.steps.some((s) => s.channel === 'email'))
+          throw conflict('The campaign has e-mail steps and no mailbox; give it a pool first (PATCH mailboxIds)');
         Object.assign(result, await enroll(tx, campaign, body.contactIds));
         if (campaign.opportunity_id && result.enrolled.length > 0) await markOpportunityInOutreach(tx, campaign.opportunity_id);
       } else {
@@ -220,10 +260,10 @@ export function campaignRoutes({ db, workflows }: ApiDeps): Router {
   });
 
   /** archived; nobody is contacted, and the strategist may propose again for the opportunity. */
-  r.post('/campaigns/:campaignId/dismiss', async (req, res) => {
+  serve('dismissCampaign', async (req, res, call) => {
     const id = pathId(req, 'campaignId', 'campaign');
-    const body = parseBody(dismissCampaignBody, req);
-    const campaign = await withRecordRole(db, req, loader(id), WRITE, async (tx, existing) => {
+    const body = call.body;
+    const campaign = await withRecordRole(db, req, loader(id), call.role, async (tx, existing) => {
       const moved = await transitionCampaign(tx, id, 'dismiss', CAMPAIGN_TRANSITIONS.dismiss.to, { dismissed_reason: body.reason ?? null });
       if (!moved) throw conflict(`The campaign is ${existing.status}; only a proposed campaign can be dismissed`);
       return (await getCampaign(tx, id))!;

@@ -4,13 +4,20 @@ import { normalizeKvk, checkEmail } from '../../../domain/companies/identity';
 import { CHANNEL_POLICY, CHANNEL_POLICY_VERSION, policyCountry } from '../../../domain/compliance/channel-policy';
 import { isErasureScope } from '../../../domain/compliance/erasure';
 import {
-  addSuppression, changeComplianceSettings, complianceSettings, getSuppression, listAudit, listSuppressions, removeSuppression,
+  addSuppression,
+  changeComplianceSettings,
+  complianceSettings,
+  getSuppression,
+  listAudit,
+  listSuppressions,
+  removeSuppression,
 } from '../../../db/queries/compliance';
-import { userOf, withRecordRole, withRole, WRITE } from '../access';
+import { userOf, withRecordRole, withRole } from '../access';
 import { notFound, validationFailed } from '../errors';
-import type { ApiDeps } from '../app';
-import { auditQuery, channelPolicyQuery, createSuppressionBody, listSuppressionsQuery, organizationQuery, patchComplianceSettingsBody } from '../schemas';
-import { parseBody, parseQuery, pathId } from '../validate';
+import type { ApiDeps } from '../deps';
+import { bind } from '../bind';
+import { operations } from './compliance.schemas';
+import { pathId } from '../validate';
 
 /** Suppression values are stored normalized, so one address, domain or KvK number is one record. */
 function normalizeSuppressionValue(scope: string, value: string): string {
@@ -33,41 +40,50 @@ function normalizeSuppressionValue(scope: string, value: string): string {
 
 export function complianceRoutes({ db }: ApiDeps): Router {
   const r = Router();
+  const serve = bind(r, operations);
 
-  r.post('/compliance/suppressions', async (req, res) => {
-    const body = parseBody(createSuppressionBody, req);
+  serve('addSuppression', async (req, res, call) => {
+    const body = call.body;
     const value = normalizeSuppressionValue(body.scope, body.value);
-    const { suppression, created } = await withRole(db, req, body.organizationId, WRITE, (tx) =>
-      addSuppression(tx, { organizationId: body.organizationId, scope: body.scope, value, reason: body.reason ?? 'manual', note: body.note, createdBy: userOf(req) }),
+    const { suppression, created } = await withRole(db, req, body.organizationId, call.role, (tx) =>
+      addSuppression(tx, {
+        organizationId: body.organizationId,
+        scope: body.scope,
+        value,
+        reason: body.reason ?? 'manual',
+        note: body.note,
+        createdBy: userOf(req),
+      }),
     );
     res.status(created ? 201 : 200).json(suppression);
   });
 
-  r.get('/compliance/suppressions', async (req, res) => {
-    const q = parseQuery(listSuppressionsQuery, req);
-    const rows = await withRole(db, req, q.organizationId, 'viewer', (tx) => listSuppressions(tx, q));
+  serve('listSuppressions', async (req, res, call) => {
+    const q = call.query;
+    const rows = await withRole(db, req, q.organizationId, call.role, (tx) => listSuppressions(tx, q));
     res.json(rows);
   });
 
-  r.delete('/compliance/suppressions/:suppressionId', async (req, res) => {
+  serve('removeSuppression', async (req, res, call) => {
     const id = pathId(req, 'suppressionId', 'suppression');
-    const removed = await withRecordRole(db, req, { what: 'suppression', load: (tx) => getSuppression(tx, id) }, 'admin', async (tx, s) => {
+    const removed = await withRecordRole(db, req, { what: 'suppression', load: (tx) => getSuppression(tx, id) }, call.role, async (tx, s) => {
       if (isErasureScope(s.scope)) throw validationFailed([{ path: 'suppressionId', message: 'an erasure suppression cannot be removed' }]);
       return removeSuppression(tx, id, userOf(req));
     });
     res.json(removed);
   });
 
-  r.get('/compliance/settings', async (req, res) => {
-    const q = parseQuery(organizationQuery, req);
-    const settings = await withRole(db, req, q.organizationId, 'viewer', (tx) => complianceSettings(tx, q.organizationId));
+  serve('getComplianceSettings', async (req, res, call) => {
+    const q = call.query;
+    const settings = await withRole(db, req, q.organizationId, call.role, (tx) => complianceSettings(tx, q.organizationId));
     if (!settings) throw notFound('compliance settings');
     res.json(settings);
   });
 
-  r.patch('/compliance/settings', async (req, res) => {
-    const body = parseBody(patchComplianceSettingsBody, req);
-    const settings = await withRole(db, req, body.organizationId, 'admin', (tx) => changeComplianceSettings(tx, body.organizationId, userOf(req), {
+  serve('updateComplianceSettings', async (req, res, call) => {
+    const body = call.body;
+    const settings = await withRole(db, req, body.organizationId, call.role, (tx) =>
+      changeComplianceSettings(tx, body.organizationId, userOf(req), {
         default_country: body.defaultCountry,
         default_locale: body.defaultLocale,
         default_formality: body.defaultFormality,
@@ -77,23 +93,27 @@ export function complianceRoutes({ db }: ApiDeps): Router {
         sender_address: body.senderAddress,
         privacy_url: body.privacyUrl,
         unsubscribe_mailto: body.unsubscribeMailto,
-      }));
+        feedback_loop_senders: body.feedbackLoopSenders,
+      }),
+    );
     if (!settings) throw notFound('compliance settings');
     res.json(settings);
   });
 
-  r.get('/compliance/audit', async (req, res) => {
-    const q = parseQuery(auditQuery, req);
-    const rows = await withRole(db, req, q.organizationId, 'viewer', (tx) => listAudit(tx, q));
+  serve('listComplianceAudit', async (req, res, call) => {
+    const q = call.query;
+    const rows = await withRole(db, req, q.organizationId, call.role, (tx) => listAudit(tx, q));
     res.json(rows);
   });
 
   /** The channel policy table itself (public rules, no tenant data), optionally for one country and recipient kind. */
-  r.get('/compliance/channel-policy', (req, res) => {
-    const q = parseQuery(channelPolicyQuery, req);
+  serve('getChannelPolicy', (req, res, call) => {
+    const q = call.query;
     const country = q.country ? policyCountry(q.country) : undefined;
-    const rules = CHANNEL_POLICY.filter((p) => (!country || p.country === country) && (!q.recipientKind || p.recipientKind === q.recipientKind || p.recipientKind === 'any'));
-    // Responses are snake_case (api-contract); the domain table keeps its TypeScript names.
+    const rules = CHANNEL_POLICY.filter(
+      (p) => (!country || p.country === country) && (!q.recipientKind || p.recipientKind === q.recipientKind || p.recipientKind === 'any'),
+    );
+    // Responses are snake_case; the domain table keeps its TypeScript names.
     res.json({ version: CHANNEL_POLICY_VERSION, rules: rules.map(({ recipientKind, ...rest }) => ({ ...rest, recipient_kind: recipientKind })) });
   });
 

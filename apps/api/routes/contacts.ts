@@ -4,18 +4,20 @@ import { toE164 } from '../../../domain/companies/identity';
 import { getCompany } from '../../../db/queries/companies';
 import { complianceGate, ContactErasedError, currentLawfulBasis, eraseContact, recordLawfulBasis } from '../../../db/queries/compliance';
 import { getContact, insertContact, listContacts, updateContact } from '../../../db/queries/contacts';
-import { asCaller, userOf, visibleOr404, withRecordRole, withRole, WRITE } from '../access';
+import { asCaller, userOf, visibleOr404, withRecordRole, withRole } from '../access';
 import { conflict, notFound, validationFailed } from '../errors';
-import type { ApiDeps } from '../app';
-import { createContactBody, lawfulBasisBody, listContactsQuery, patchContactBody } from '../schemas';
-import { parseBody, parseQuery, pathId } from '../validate';
+import type { ApiDeps } from '../deps';
+import { bind } from '../bind';
+import { operations } from './contacts.schemas';
+import { pathId } from '../validate';
 
 export function contactRoutes({ db, workflows }: ApiDeps): Router {
   const r = Router();
+  const serve = bind(r, operations);
 
-  r.post('/contacts', async (req, res) => {
-    const body = parseBody(createContactBody, req);
-    const contact = await withRole(db, req, body.organizationId, WRITE, async (tx) => {
+  serve('createContact', async (req, res, call) => {
+    const body = call.body;
+    const contact = await withRole(db, req, body.organizationId, call.role, async (tx) => {
       const company = await getCompany(tx, body.companyId);
       if (!company || company.organization_id !== body.organizationId) throw notFound('company');
       const phone = body.phone ? toE164(body.phone, company.country_code ?? 'NL') : null;
@@ -45,13 +47,13 @@ export function contactRoutes({ db, workflows }: ApiDeps): Router {
     res.status(201).json(contact);
   });
 
-  r.get('/contacts', async (req, res) => {
-    const q = parseQuery(listContactsQuery, req);
-    const rows = await withRole(db, req, q.organizationId, 'viewer', (tx) => listContacts(tx, q));
+  serve('listContacts', async (req, res, call) => {
+    const q = call.query;
+    const rows = await withRole(db, req, q.organizationId, call.role, (tx) => listContacts(tx, q));
     res.json(rows);
   });
 
-  r.get('/contacts/:contactId', async (req, res) => {
+  serve('getContact', async (req, res) => {
     const id = pathId(req, 'contactId', 'contact');
     const contact = await asCaller(db, req, async (tx) => {
       const c = await getContact(tx, id);
@@ -62,10 +64,10 @@ export function contactRoutes({ db, workflows }: ApiDeps): Router {
   });
 
   /** Name, title, phone, LinkedIn profile and time zone (recipient time); an erased contact cannot change (409). */
-  r.patch('/contacts/:contactId', async (req, res) => {
+  serve('patchContact', async (req, res, call) => {
     const id = pathId(req, 'contactId', 'contact');
-    const body = parseBody(patchContactBody, req);
-    const contact = await withRecordRole(db, req, { what: 'contact', load: (tx) => getContact(tx, id) }, WRITE, async (tx, existing) => {
+    const body = call.body;
+    const contact = await withRecordRole(db, req, { what: 'contact', load: (tx) => getContact(tx, id) }, call.role, async (tx, existing) => {
       if (existing.erased_at) throw conflict('The contact was erased');
       let phone = body.phone;
       if (body.phone) {
@@ -79,15 +81,15 @@ export function contactRoutes({ db, workflows }: ApiDeps): Router {
   });
 
   /** Which channels may reach this contact, and by which rule (the compliance gate). */
-  r.get('/contacts/:contactId/channels', async (req, res) => {
+  serve('getContactChannels', async (req, res) => {
     const id = pathId(req, 'contactId', 'contact');
     res.json(await visibleOr404(db, req, 'contact', (tx) => complianceGate(tx, id)));
   });
 
-  r.put('/contacts/:contactId/lawful-basis', async (req, res) => {
+  serve('recordLawfulBasis', async (req, res, call) => {
     const id = pathId(req, 'contactId', 'contact');
-    const body = parseBody(lawfulBasisBody, req);
-    const record = await withRecordRole(db, req, { what: 'contact', load: (tx) => getContact(tx, id) }, WRITE, async (tx, contact) => {
+    const body = call.body;
+    const record = await withRecordRole(db, req, { what: 'contact', load: (tx) => getContact(tx, id) }, call.role, async (tx, contact) => {
       if (contact.organization_id !== body.organizationId) throw notFound('contact');
       if (contact.erased_at) throw conflict('The contact was erased');
       return recordLawfulBasis(tx, {
@@ -113,9 +115,9 @@ export function contactRoutes({ db, workflows }: ApiDeps): Router {
    * GDPR Art. 17: erasure on request. The contact stays as an anonymous row and a hashed suppression;
    * its running enrollments are stopped (their waiting drafts skipped) and their runs woken.
    */
-  r.delete('/contacts/:contactId', async (req, res) => {
+  serve('eraseContact', async (req, res, call) => {
     const id = pathId(req, 'contactId', 'contact');
-    const { contact, stopped } = await withRecordRole(db, req, { what: 'contact', load: (tx) => getContact(tx, id) }, WRITE, async (tx) => {
+    const { contact, stopped } = await withRecordRole(db, req, { what: 'contact', load: (tx) => getContact(tx, id) }, call.role, async (tx) => {
       const erasure = await eraseContact(tx, id, userOf(req), 'request');
       return { contact: await getContact(tx, id), stopped: erasure?.stoppedEnrollments ?? [] };
     });

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { RequestHandler, Router } from 'express';
+import { bind } from '../bind';
 import { sendProblem } from '../errors';
+import { operations } from './docs.schemas';
 
 /**
  * GET /docs: the interactive API reference (Swagger UI) for GET /openapi.json. Its files come from
@@ -73,7 +75,8 @@ const secured: RequestHandler = (_req, res, next) => {
 
 export function docsRoutes(): Router {
   const r = Router();
-  r.get('/docs', secured, (_req, res) => {
+  const serve = bind(r, operations);
+  serve('getApiReference', secured, (_req, res) => {
     res.type('text/html; charset=utf-8').send(PAGE);
   });
   // The page's script and the package's files: static assets, not API operations.

@@ -1,6 +1,8 @@
 import { Router } from 'express';
 import { sql } from 'kysely';
-import type { ApiDeps } from '../app';
+import type { ApiDeps } from '../deps';
+import { bind } from '../bind';
+import { operations } from './health.schemas';
 import { sendProblem } from '../errors';
 
 type Check = 'ok' | 'down';
@@ -13,10 +15,11 @@ const CHECK_TIMEOUT_MS = 3000;
  */
 export function healthRoutes({ db, temporalClient, logger }: ApiDeps): Router {
   const r = Router();
-  r.get('/healthz', (_req, res) => {
+  const serve = bind(r, operations);
+  serve('getHealth', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  r.get('/readyz', async (req, res) => {
+  serve('getReadiness', async (req, res) => {
     const log = req.log ?? logger;
     const check = async (dependency: string, probe: () => Promise<unknown>): Promise<Check> => {
       let timer: NodeJS.Timeout | undefined;
@@ -41,7 +44,9 @@ export function healthRoutes({ db, temporalClient, logger }: ApiDeps): Router {
     ]);
     const checks = { postgres, temporal };
     if (postgres === 'ok' && temporal === 'ok') return void res.json({ status: 'ready', checks });
-    const down = Object.entries(checks).filter(([, v]) => v === 'down').map(([k]) => k);
+    const down = Object.entries(checks)
+      .filter(([, v]) => v === 'down')
+      .map(([k]) => k);
     sendProblem(res, 'SERVICE_UNAVAILABLE', `Not ready: ${down.join(' and ')} not reachable`, { checks });
   });
   return r;

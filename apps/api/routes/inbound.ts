@@ -5,10 +5,12 @@ import { ingestInbound, type Transact } from '../../../activities/inbound/ingest
 import { replyClassifierLookup } from '../../../activities/replies';
 import { NotRfc822Error } from '../../../activities/providers/mail/parse';
 import { sharedParsePool } from '../../../activities/inbound/parse-pool';
-import { withRecordRole, WRITE } from '../access';
+import { withRecordRole } from '../access';
 import { idempotentRawPosts } from '../idempotency';
 import { ProblemError, validationFailed } from '../errors';
-import type { ApiDeps } from '../app';
+import type { ApiDeps } from '../deps';
+import { bind } from '../bind';
+import { operations } from './inbound.schemas';
 import { pathId } from '../validate';
 
 /** The default largest raw message POST /mailboxes/{id}/inbound takes (INBOUND_MAX_BYTES). */
@@ -27,27 +29,34 @@ export const DEFAULT_INBOUND_MAX_BYTES = 10 * 1024 * 1024;
  */
 export function inboundRoutes(deps: ApiDeps): Router {
   const r = Router();
+  const serve = bind(r, operations);
   const limit = deps.inbound?.maxBytes ?? DEFAULT_INBOUND_MAX_BYTES;
   sharedParsePool().warm();
-  r.post(
-    '/mailboxes/:mailboxId/inbound',
+  serve(
+    'receiveInboundMessage',
     (req, _res, next) => {
       if (!req.is('message/rfc822')) throw new ProblemError('UNSUPPORTED_MEDIA_TYPE', 'The body must be one raw RFC 822 message, Content-Type message/rfc822');
       next();
     },
-    async (req, res, next) => {
+    async (req, res, call) => {
       const id = pathId(req, 'mailboxId', 'mailbox');
-      res.locals.mailbox = await withRecordRole(deps.db, req, { what: 'mailbox', load: (tx: Tx) => mailboxCalendar(tx, id) }, WRITE, async (_tx, found) => found);
-      next();
+      res.locals.mailbox = await withRecordRole(
+        deps.db,
+        req,
+        { what: 'mailbox', load: (tx: Tx) => mailboxCalendar(tx, id) },
+        call.role,
+        async (_tx, found) => found,
+      );
+      call();
     },
     express.raw({ type: 'message/rfc822', limit }),
     // An Idempotency-Key compares the message's bytes.
     idempotentRawPosts(deps.db),
-    async (req, res) => {
+    async (req, res, call) => {
       const id = pathId(req, 'mailboxId', 'mailbox');
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       const loader = { what: 'mailbox', load: (tx: Tx) => mailboxCalendar(tx, id) };
-      const transact: Transact = (fn) => withRecordRole(deps.db, req, loader, WRITE, (tx) => fn(tx));
+      const transact: Transact = (fn) => withRecordRole(deps.db, req, loader, call.role, (tx) => fn(tx));
       const mailbox = res.locals.mailbox as NonNullable<Awaited<ReturnType<typeof mailboxCalendar>>>;
       if (!raw.length) throw validationFailed([{ path: 'body', message: 'is empty: send one raw RFC 822 message' }]);
       const classifierFor = replyClassifierLookup(deps.db, deps.secrets, deps.inbound?.llm ?? {}, () => transact);

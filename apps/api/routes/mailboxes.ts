@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import { z } from 'zod';
-import { defaultHolidayCountry, getMailbox, insertMailbox, listMailboxes, mailboxByAddress, MailboxValues, ServerConfig, updateMailbox } from '../../../db/queries/mailboxes';
+import {
+  defaultHolidayCountry,
+  getMailbox,
+  insertMailbox,
+  listMailboxes,
+  mailboxByAddress,
+  MailboxValues,
+  ServerConfig,
+  updateMailbox,
+} from '../../../db/queries/mailboxes';
 import { holidayRegions, isHolidayRegion } from '../../../domain/sending/holidays';
 import { checkEmail } from '../../../domain/companies/identity';
 import { mailboxSecretContext } from '../../../db/secrets';
@@ -9,34 +18,52 @@ import { enrollmentsWaitingOnMailbox, recordHealthCheck } from '../../../db/quer
 import { mailDomainProblem } from '../../../domain/deliverability/mail-domain';
 import { checkDomainHealth } from '../../../activities/providers/dns/health-facts';
 import { dnsResolverFrom } from '../../../activities/providers/dns/resolver';
-import { withRecordRole, withRole, WRITE } from '../access';
+import { withRecordRole, withRole } from '../access';
 import { conflict, ProblemError, validationFailed } from '../errors';
-import type { ApiDeps } from '../app';
+import type { ApiDeps } from '../deps';
+import { bind } from '../bind';
 import type { Tx } from '../../../db/tenancy';
-import { createMailboxBody, emptyBody, listMailboxesQuery, patchMailboxBody, pauseMailboxBody } from '../schemas';
+import { createMailboxBody, patchMailboxBody, operations } from './mailboxes.schemas';
 import { pauseMailbox, resumeMailbox } from '../../../db/queries/mailbox-protection';
 import { localDay } from '../../../domain/sending/business-days';
 import { DEFAULT_PROTECTION, Protection } from '../../../domain/sending/protection';
 import type { RampUp } from '../../../domain/sending/ramp-up';
 import { OAUTH_PROVIDER_SERVERS } from '../../../activities/providers/mail/oauth-providers';
-import { parseBody, parseQuery, pathId } from '../validate';
+import { pathId } from '../validate';
 
-/** Contract defaults (shared/api-contract.md, Mailboxes); the holiday country defaults to the organization's default country. */
-export const MAILBOX_DEFAULTS = { timezone: 'Europe/Amsterdam', sendingWindow: { start: '09:00', end: '17:00' }, sendingDays: [1, 2, 3, 4, 5], dailyCap: 30, minGapSeconds: 120 };
+/** Contract defaults; the holiday country defaults to the organization's default country. */
+export const MAILBOX_DEFAULTS = {
+  timezone: 'Europe/Amsterdam',
+  sendingWindow: { start: '09:00', end: '17:00' },
+  sendingDays: [1, 2, 3, 4, 5],
+  dailyCap: 30,
+  minGapSeconds: 120,
+};
 
 type ServerInput = NonNullable<z.infer<typeof createMailboxBody>['smtp']>;
 /** secure defaults to implicit TLS on the protocol's TLS port (SMTP 465, IMAP 993). */
 /** The fields of a mail server that decide where its password is sent, and differ. */
 function serverChanges(before: ServerConfig | null, after: ServerConfig): string[] {
   if (!before) return ['host'];
-  return (['host', 'port', 'secure', 'username'] as const).filter((f) => (f === 'host' ? before.host.toLowerCase() !== after.host.toLowerCase() : before[f] !== after[f]));
+  return (['host', 'port', 'secure', 'username'] as const).filter((f) =>
+    f === 'host' ? before.host.toLowerCase() !== after.host.toLowerCase() : before[f] !== after[f],
+  );
 }
-const server = (s: ServerInput, tlsPort: number): ServerConfig => ({ host: s.host, port: s.port, secure: s.secure ?? s.port === tlsPort, username: s.username ?? null });
+const server = (s: ServerInput, tlsPort: number): ServerConfig => ({
+  host: s.host,
+  port: s.port,
+  secure: s.secure ?? s.port === tlsPort,
+  username: s.username ?? null,
+});
 
 type Body = z.infer<typeof createMailboxBody> | z.infer<typeof patchMailboxBody>;
 /** The ramp as stored: startsOn defaults to the day it is set, in the mailbox's zone; null removes it. */
 const rampOf = (ramp: Body['rampUp'], timezone: string): RampUp | null | undefined =>
-  ramp === undefined ? undefined : ramp === null ? null : { startCap: ramp.startCap, dailyIncrease: ramp.dailyIncrease, startsOn: ramp.startsOn ?? localDay(new Date(), timezone) };
+  ramp === undefined
+    ? undefined
+    : ramp === null
+      ? null
+      : { startCap: ramp.startCap, dailyIncrease: ramp.dailyIncrease, startsOn: ramp.startsOn ?? localDay(new Date(), timezone) };
 /** The protection limits as stored: the given ones over the current (or default) ones. */
 const protectionOf = (p: Body['protection'], current: Protection): Protection | undefined => (p === undefined ? undefined : { ...current, ...p });
 
@@ -44,7 +71,10 @@ function requireRegionOf(country: string, region: string | null | undefined): vo
   if (region && !isHolidayRegion(country, region)) {
     const known = Object.keys(holidayRegions(country));
     throw validationFailed([
-      { path: 'body.holidayRegion', message: known.length ? `is not a region of ${country} (one of ${known.join(', ')})` : `${country} has no holiday regions` },
+      {
+        path: 'body.holidayRegion',
+        message: known.length ? `is not a region of ${country} (one of ${known.join(', ')})` : `${country} has no holiday regions`,
+      },
     ]);
   }
 }
@@ -56,6 +86,7 @@ function requireRegionOf(country: string, region: string | null | undefined): vo
  */
 export function mailboxRoutes({ db, secrets, workflows, dns }: ApiDeps): Router {
   const r = Router();
+  const serve = bind(r, operations);
   const resolver = dns ?? dnsResolverFrom({});
   const mailboxOf = (id: string) => ({ what: 'mailbox', load: (tx: Tx) => getMailbox(tx, id) });
   const box = () => {
@@ -63,12 +94,12 @@ export function mailboxRoutes({ db, secrets, workflows, dns }: ApiDeps): Router 
     return secrets;
   };
 
-  r.post('/mailboxes', async (req, res) => {
-    const body = parseBody(createMailboxBody, req);
+  serve('createMailbox', async (req, res, call) => {
+    const body = call.body;
     const sealer = box();
     const address = (checkEmail(body.address) as { email: string }).email;
     const id = randomUUID();
-    const mailbox = await withRole(db, req, body.organizationId, WRITE, async (tx) => {
+    const mailbox = await withRole(db, req, body.organizationId, call.role, async (tx) => {
       const holidayCountry = body.holidayCountry ?? (await defaultHolidayCountry(tx, body.organizationId));
       // An OAuth mailbox logs in as its address, on its provider's servers unless the body names others.
       const oauth = body.auth?.type === 'oauth2' ? OAUTH_PROVIDER_SERVERS[body.auth.provider] : null;
@@ -101,34 +132,40 @@ export function mailboxRoutes({ db, secrets, workflows, dns }: ApiDeps): Router 
         gapJitterSeconds: body.gapJitterSeconds,
         auth: body.auth?.type === 'oauth2' ? { type: 'oauth2', provider: body.auth.provider } : { type: 'password', provider: null },
       });
-      // The daily deliverability re-check (mailbox/<id>/health); its first check is POST .../health or the first send.
-      await workflows.ensureMailboxHealthSchedule(body.organizationId, id);
       return created;
     });
+    // The daily deliverability re-check (mailbox/<id>/health), once the mailbox is committed; its first
+    // check is POST .../health or the first send.
+    await workflows.ensureMailboxHealthSchedule(body.organizationId, id);
     await workflows.syncMailboxInboxSchedule(mailbox);
     res.status(201).json(mailbox);
   });
 
-  r.get('/mailboxes', async (req, res) => {
-    const q = parseQuery(listMailboxesQuery, req);
-    res.json(await withRole(db, req, q.organizationId, 'viewer', (tx) => listMailboxes(tx, q)));
+  serve('listMailboxes', async (req, res, call) => {
+    const q = call.query;
+    res.json(await withRole(db, req, q.organizationId, call.role, (tx) => listMailboxes(tx, q)));
   });
 
-  r.get('/mailboxes/:mailboxId', async (req, res) => {
+  serve('getMailbox', async (req, res, call) => {
     const id = pathId(req, 'mailboxId', 'mailbox');
-    res.json(await withRecordRole(db, req, { what: 'mailbox', load: (tx) => getMailbox(tx, id) }, 'viewer', async (_tx, found) => found));
+    res.json(await withRecordRole(db, req, { what: 'mailbox', load: (tx) => getMailbox(tx, id) }, call.role, async (_tx, found) => found));
   });
 
-  r.patch('/mailboxes/:mailboxId', async (req, res) => {
+  serve('updateMailbox', async (req, res, call) => {
     const id = pathId(req, 'mailboxId', 'mailbox');
-    const body = parseBody(patchMailboxBody, req);
+    const body = call.body;
     const sealer = body.secret !== undefined ? box() : undefined;
-    const mailbox = await withRecordRole(db, req, { what: 'mailbox', load: (tx) => getMailbox(tx, id) }, WRITE, async (tx, existing) => {
+    const mailbox = await withRecordRole(db, req, { what: 'mailbox', load: (tx) => getMailbox(tx, id) }, call.role, async (tx, existing) => {
       // A region must belong to the country the mailbox will have.
       const country = body.holidayCountry ?? existing.holiday_country;
       const region = body.holidayRegion !== undefined ? body.holidayRegion : existing.holiday_region;
       if (body.holidayCountry !== undefined && body.holidayRegion === undefined && region && !isHolidayRegion(country, region)) {
-        throw validationFailed([{ path: 'body.holidayRegion', message: `the mailbox's region ${region} is not a region of ${country}: give holidayRegion (or null) with the new country` }]);
+        throw validationFailed([
+          {
+            path: 'body.holidayRegion',
+            message: `the mailbox's region ${region} is not a region of ${country}: give holidayRegion (or null) with the new country`,
+          },
+        ]);
       }
       requireRegionOf(country, body.holidayRegion);
       // Where the stored password goes (host, port, username, TLS) changes only with the password given
@@ -166,11 +203,11 @@ export function mailboxRoutes({ db, secrets, workflows, dns }: ApiDeps): Router 
   });
 
   /** Pauses the mailbox by hand (`manual`): it sends nothing, not even what is booked. A paused mailbox stays paused with its first reason. */
-  r.post('/mailboxes/:mailboxId/pause', async (req, res) => {
+  serve('pauseMailbox', async (req, res, call) => {
     const id = pathId(req, 'mailboxId', 'mailbox');
-    const body = parseBody(pauseMailboxBody, req);
+    const body = call.body;
     res.json(
-      await withRecordRole(db, req, mailboxOf(id), WRITE, async (tx) => {
+      await withRecordRole(db, req, mailboxOf(id), call.role, async (tx) => {
         await pauseMailbox(tx, id, 'manual', body.reason ?? null);
         return (await getMailbox(tx, id))!;
       }),
@@ -178,10 +215,10 @@ export function mailboxRoutes({ db, secrets, workflows, dns }: ApiDeps): Router 
   });
 
   /** Resumes a paused mailbox (409 unless paused); its held e-mails go out again, and the next bounce or complaint is judged afresh. */
-  r.post('/mailboxes/:mailboxId/resume', async (req, res) => {
+  serve('resumeMailbox', async (req, res, call) => {
     const id = pathId(req, 'mailboxId', 'mailbox');
-    parseBody(emptyBody, req);
-    const { mailbox, waiting } = await withRecordRole(db, req, mailboxOf(id), WRITE, async (tx, found) => {
+    void call.body;
+    const { mailbox, waiting } = await withRecordRole(db, req, mailboxOf(id), call.role, async (tx, found) => {
       if (!(await resumeMailbox(tx, id))) throw conflict(`The mailbox is ${found.status}, not paused`, { mailbox_status: found.status });
       return { mailbox: (await getMailbox(tx, id))!, waiting: await enrollmentsWaitingOnMailbox(tx, id) };
     });
@@ -194,14 +231,14 @@ export function mailboxRoutes({ db, secrets, workflows, dns }: ApiDeps): Router 
    * health. DNS failures are results (failed checks); a domain that cannot be looked up is a 400.
    * The lookups run outside a transaction; a passing check wakes the sequences the mailbox held.
    */
-  r.post('/mailboxes/:mailboxId/health', async (req, res) => {
+  serve('checkMailboxHealth', async (req, res, call) => {
     const id = pathId(req, 'mailboxId', 'mailbox');
-    parseBody(emptyBody, req);
-    const mailbox = await withRecordRole(db, req, mailboxOf(id), WRITE, async (_tx, found) => found);
+    void call.body;
+    const mailbox = await withRecordRole(db, req, mailboxOf(id), call.role, async (_tx, found) => found);
     const problem = mailDomainProblem(mailbox.domain);
     if (problem) throw validationFailed([{ path: 'mailbox.domain', message: problem }]);
     const result = await checkDomainHealth(resolver, mailbox.domain, mailbox.dkim_selector);
-    const { waitingEnrollmentIds } = await withRecordRole(db, req, mailboxOf(id), WRITE, (tx) =>
+    const { waitingEnrollmentIds } = await withRecordRole(db, req, mailboxOf(id), call.role, (tx) =>
       recordHealthCheck(tx, { id: randomUUID(), organizationId: mailbox.organization_id, mailboxId: id, result }),
     );
     await workflows.notifyEnrollments(waitingEnrollmentIds);

@@ -5,60 +5,82 @@ import { recordPromptEval } from '../../../db/queries/prompt-evals';
 import type { Tx } from '../../../db/tenancy';
 import { DRAFT_PROMPT_KEY } from '../../../domain/outreach/draft';
 import { MESSAGE_TRANSITIONS, type MessageAction } from '../../../domain/outreach/messages';
-import { readJsonWithRole, userOf, visibleOr404, withRecordRole, WRITE } from '../access';
+import { readJsonWithRole, userOf, visibleOr404, withRecordRole } from '../access';
 import { conflict } from '../errors';
-import type { ApiDeps } from '../app';
+import type { ApiDeps } from '../deps';
+import { bind } from '../bind';
 import { sendJsonText } from '../json-text';
-import { approveMessageBody, completeMessageBody, listMessagesQuery, rejectMessageBody } from '../schemas';
-import { parseBody, parseQuery, pathId } from '../validate';
+import { operations } from './messages.schemas';
+import { pathId } from '../validate';
 
 /**
- * Messages and the approval inbox (api-contract "Messages and the approval inbox"). A decision on a
+ * Messages and the approval inbox. A decision on a
  * draft or a task is written first (409 from any other status), then its sequence run is woken to
  * act on it; an approved message that is not a sequence step (a reply or meeting-reminder draft) starts its own send.
  */
 export function messageRoutes({ db, workflows }: ApiDeps): Router {
   const r = Router();
+  const serve = bind(r, operations);
   const loader = (id: string) => ({ what: 'message', load: (tx: Tx) => getMessage(tx, id) });
 
   /** Moves the message (locked) along one transition with the fields of that move; 409 from any other status. */
-  async function decide(tx: Tx, id: string, action: MessageAction, patch: (m: NonNullable<Awaited<ReturnType<typeof lockMessage>>>) => Record<string, unknown>) {
+  async function decide(
+    tx: Tx,
+    id: string,
+    action: MessageAction,
+    patch: (m: NonNullable<Awaited<ReturnType<typeof lockMessage>>>) => Record<string, unknown>,
+  ) {
     const m = await lockMessage(tx, id);
     const allowed = MESSAGE_TRANSITIONS[action].from as readonly string[];
-    if (!m || !allowed.includes(m.status)) throw conflict(`The message is ${m?.status ?? 'gone'}; only a message that is ${allowed.join(' or ')} can be ${action === 'complete' ? 'completed' : `${action}d`}`);
+    if (!m || !allowed.includes(m.status))
+      throw conflict(
+        `The message is ${m?.status ?? 'gone'}; only a message that is ${allowed.join(' or ')} can be ${action === 'complete' ? 'completed' : `${action}d`}`,
+      );
     await transitionMessage(tx, id, action, MESSAGE_TRANSITIONS[action].to, patch(m));
     return (await getMessage(tx, id))!;
   }
 
   /** After the decision committed: the sequence run reads it now; a draft outside any sequence is sent by its own run. */
-  async function release(m: { organization_id: string; id: string; enrollment_id: string | null; step_id: string | null; mailbox_id: string | null; status: string }) {
+  async function release(m: {
+    organization_id: string;
+    id: string;
+    enrollment_id: string | null;
+    step_id: string | null;
+    mailbox_id: string | null;
+    status: string;
+  }) {
     if (m.step_id && m.enrollment_id) await workflows.notifyEnrollments([m.enrollment_id]);
     else if (m.status === 'approved') await workflows.startMessageSend(m.organization_id, m.id, m.mailbox_id);
   }
 
-  r.get('/messages', async (req, res) => {
-    const q = parseQuery(listMessagesQuery, req);
+  serve('listMessages', async (req, res, call) => {
+    const q = call.query;
     // The approval inbox: the JSON array as PostgreSQL builds it, passed through (db/json-answers.ts).
-    sendJsonText(req, res, await readJsonWithRole(db, req, q.organizationId, 'viewer', (qb) => listMessagesJson(qb, q)));
+    sendJsonText(req, res, await readJsonWithRole(db, req, q.organizationId, call.role, (qb) => listMessagesJson(qb, q)));
   });
 
-  r.get('/messages/:messageId', async (req, res) => {
+  serve('getMessage', async (req, res) => {
     const id = pathId(req, 'messageId', 'message');
     res.json(await visibleOr404(db, req, 'message', (tx) => getMessage(tx, id)));
   });
 
   /** approved, with the edits; original_body keeps the text before the first edit. Sending then respects the mailbox's window and cap. */
-  r.post('/messages/:messageId/approve', async (req, res) => {
+  serve('approveMessage', async (req, res, call) => {
     const id = pathId(req, 'messageId', 'message');
-    const body = parseBody(approveMessageBody, req);
-    const message = await withRecordRole(db, req, loader(id), WRITE, async (tx) => {
+    const body = call.body;
+    const message = await withRecordRole(db, req, loader(id), call.role, async (tx) => {
       const edit: { case?: { original: string; sent: string; promptKey: string; promptVersion: string } } = {};
       const approved = await decide(tx, id, 'approve', (m) => {
         const edited = body.body !== undefined && body.body !== m.body;
         // Every approved model draft is an eval case of the prompt (or template) that wrote it: one
         // approved as written scores similarity 1, one a person changed less.
         if (m.body && m.model) {
-          edit.case = { original: m.original_body ?? m.body, sent: edited ? body.body! : m.body, promptKey: m.prompt_key ?? DRAFT_PROMPT_KEY, promptVersion: m.prompt_version ?? m.model };
+          edit.case = {
+            original: m.original_body ?? m.body,
+            sent: edited ? body.body! : m.body,
+            promptKey: m.prompt_key ?? DRAFT_PROMPT_KEY,
+            promptVersion: m.prompt_version ?? m.model,
+          };
         }
         return {
           ...(body.subject !== undefined ? { subject: body.subject } : {}),
@@ -76,10 +98,10 @@ export function messageRoutes({ db, workflows }: ApiDeps): Router {
   });
 
   /** rejected, with the reason; `redraft: true` has the step written again with it, else the step is skipped (a rejected first step ends the enrollment). */
-  r.post('/messages/:messageId/reject', async (req, res) => {
+  serve('rejectMessage', async (req, res, call) => {
     const id = pathId(req, 'messageId', 'message');
-    const body = parseBody(rejectMessageBody, req);
-    const message = await withRecordRole(db, req, loader(id), WRITE, (tx) =>
+    const body = call.body;
+    const message = await withRecordRole(db, req, loader(id), call.role, (tx) =>
       decide(tx, id, 'reject', () => ({
         rejected_reason: body.reason ?? null,
         redraft_requested: body.redraft ?? false,
@@ -92,10 +114,10 @@ export function messageRoutes({ db, workflows }: ApiDeps): Router {
   });
 
   /** A phone or LinkedIn task done (task_done), with an optional note; the sequence moves on. */
-  r.post('/messages/:messageId/complete', async (req, res) => {
+  serve('completeMessage', async (req, res, call) => {
     const id = pathId(req, 'messageId', 'message');
-    const body = parseBody(completeMessageBody, req);
-    const message = await withRecordRole(db, req, loader(id), WRITE, (tx) =>
+    const body = call.body;
+    const message = await withRecordRole(db, req, loader(id), call.role, (tx) =>
       decide(tx, id, 'complete', () => ({ completed_note: body.note ?? null, completed_by: userOf(req), completed_at: sql`now()` })),
     );
     await release(message);

@@ -4,20 +4,22 @@ import { getSignal } from '../../../db/queries/signals';
 import { crmIntegrationLink } from '../../../db/queries/integrations';
 import { outcomeSyncsToCrm } from '../../../domain/crm/opportunity-stage';
 import { liveProposal } from '../../../db/queries/campaigns';
-import { asCaller, requireRole, userOf, visibleOr404, withRecordRole, withRole, WRITE } from '../access';
+import { asCaller, requireRole, userOf, visibleOr404, withRecordRole, withRole } from '../access';
 import { conflict, notFound } from '../errors';
-import type { ApiDeps } from '../app';
-import { createOpportunityBody, emptyBody, listOpportunitiesQuery, outcomeBody } from '../schemas';
-import { parseBody, parseQuery, pathId } from '../validate';
+import type { ApiDeps } from '../deps';
+import { bind } from '../bind';
+import { operations } from './opportunities.schemas';
+import { pathId } from '../validate';
 
 export function opportunityRoutes({ db, workflows }: ApiDeps): Router {
   const r = Router();
+  const serve = bind(r, operations);
 
   /** From a signal (its project, score and title) or manual (a summary). One open opportunity per project. */
-  r.post('/opportunities', async (req, res) => {
-    const body = parseBody(createOpportunityBody, req);
+  serve('createOpportunity', async (req, res, call) => {
+    const body = call.body;
     const opportunity = await asCaller(db, req, async (tx) => {
-      await requireRole(tx, req, body.organizationId, WRITE);
+      await requireRole(tx, req, body.organizationId, call.role);
       let signal;
       if (body.signalId) {
         signal = await getSignal(tx, body.signalId);
@@ -37,21 +39,21 @@ export function opportunityRoutes({ db, workflows }: ApiDeps): Router {
     res.status(201).json(opportunity);
   });
 
-  r.get('/opportunities', async (req, res) => {
-    const q = parseQuery(listOpportunitiesQuery, req);
-    const rows = await withRole(db, req, q.organizationId, 'viewer', (tx) => listOpportunities(tx, q));
+  serve('listOpportunities', async (req, res, call) => {
+    const q = call.query;
+    const rows = await withRole(db, req, q.organizationId, call.role, (tx) => listOpportunities(tx, q));
     res.json(rows);
   });
 
-  r.get('/opportunities/:opportunityId', async (req, res) => {
+  serve('getOpportunity', async (req, res) => {
     const id = pathId(req, 'opportunityId', 'opportunity');
     res.json(await visibleOr404(db, req, 'opportunity', (tx) => getOpportunity(tx, id)));
   });
 
-  r.post('/opportunities/:opportunityId/outcome', async (req, res) => {
+  serve('recordOpportunityOutcome', async (req, res, call) => {
     const id = pathId(req, 'opportunityId', 'opportunity');
-    const body = parseBody(outcomeBody, req);
-    const opportunity = await withRecordRole(db, req, { what: 'opportunity', load: (tx) => getOpportunity(tx, id) }, WRITE, async (tx, existing) => {
+    const body = call.body;
+    const opportunity = await withRecordRole(db, req, { what: 'opportunity', load: (tx) => getOpportunity(tx, id) }, call.role, async (tx, existing) => {
       if (body.outcome === 'open' && existing.status === 'closed' && existing.project_id) {
         const other = await openOpportunityForProject(tx, existing.organization_id, existing.project_id);
         if (other) throw conflict('The project has another open opportunity', { opportunity_id: other.id });
@@ -77,10 +79,10 @@ export function opportunityRoutes({ db, workflows }: ApiDeps): Router {
    * Starts strategistWorkflow (opportunity/<id>/strategist): 202 with the run; 409 with campaign_id
    * while the opportunity has a live proposal (accept or dismiss it first).
    */
-  r.post('/opportunities/:opportunityId/strategist', async (req, res) => {
+  serve('askStrategist', async (req, res, call) => {
     const id = pathId(req, 'opportunityId', 'opportunity');
-    parseBody(emptyBody, req);
-    const opportunity = await withRecordRole(db, req, { what: 'opportunity', load: (tx) => getOpportunity(tx, id) }, WRITE, async (tx, existing) => {
+    void call.body;
+    const opportunity = await withRecordRole(db, req, { what: 'opportunity', load: (tx) => getOpportunity(tx, id) }, call.role, async (tx, existing) => {
       const live = await liveProposal(tx, existing.organization_id, id);
       if (live) throw conflict('The opportunity has a live proposal; accept or dismiss it first', { campaign_id: live.id });
       return existing;

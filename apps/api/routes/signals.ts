@@ -1,23 +1,25 @@
 import { Router } from 'express';
 import { getSignal, getSignalDetail, ignoreSignal, listSignalsJson, markSignalReprocessing } from '../../../db/queries/signals';
 import { WorkflowRunningError } from '../../shared/temporal';
-import { readJsonWithRole, userOf, visibleOr404, withRecordRole, WRITE } from '../access';
+import { readJsonWithRole, userOf, visibleOr404, withRecordRole } from '../access';
 import { conflict } from '../errors';
-import type { ApiDeps } from '../app';
+import type { ApiDeps } from '../deps';
+import { bind } from '../bind';
 import { sendJsonText } from '../json-text';
-import { emptyBody, listSignalsQuery, reprocessBody } from '../schemas';
-import { parseBody, parseQuery, pathId } from '../validate';
+import { operations } from './signals.schemas';
+import { pathId } from '../validate';
 
 export function signalRoutes({ db, workflows }: ApiDeps): Router {
   const r = Router();
+  const serve = bind(r, operations);
 
-  r.get('/signals', async (req, res) => {
-    const q = parseQuery(listSignalsQuery, req);
+  serve('listSignals', async (req, res, call) => {
+    const q = call.query;
     // The JSON array as PostgreSQL builds it, passed through (db/json-answers.ts).
-    sendJsonText(req, res, await readJsonWithRole(db, req, q.organizationId, 'viewer', (qb) => listSignalsJson(qb, q)));
+    sendJsonText(req, res, await readJsonWithRole(db, req, q.organizationId, call.role, (qb) => listSignalsJson(qb, q)));
   });
 
-  r.get('/signals/:signalId', async (req, res) => {
+  serve('getSignal', async (req, res) => {
     const id = pathId(req, 'signalId', 'signal');
     const detail = await visibleOr404(db, req, 'signal', (tx) => getSignalDetail(tx, id));
     const { signal, classification, score, components } = detail;
@@ -29,19 +31,19 @@ export function signalRoutes({ db, workflows }: ApiDeps): Router {
     });
   });
 
-  r.post('/signals/:signalId/ignore', async (req, res) => {
+  serve('ignoreSignal', async (req, res, call) => {
     const id = pathId(req, 'signalId', 'signal');
-    parseBody(emptyBody, req);
+    void call.body;
     // A person's ignore (who and when are kept): the one decision that stops the signal's pipeline.
-    const signal = await withRecordRole(db, req, { what: 'signal', load: (tx) => getSignal(tx, id) }, WRITE, (tx) => ignoreSignal(tx, id, userOf(req)));
+    const signal = await withRecordRole(db, req, { what: 'signal', load: (tx) => getSignal(tx, id) }, call.role, (tx) => ignoreSignal(tx, id, userOf(req)));
     res.json(signal);
   });
 
-  r.post('/signals/:signalId/reprocess', async (req, res) => {
+  serve('reprocessSignal', async (req, res, call) => {
     const id = pathId(req, 'signalId', 'signal');
-    const body = parseBody(reprocessBody, req);
+    const body = call.body;
     const fromStage = body.fromStage ?? 'classification';
-    const run = await withRecordRole(db, req, { what: 'signal', load: (tx) => getSignal(tx, id) }, WRITE, async (tx, signal) => {
+    const run = await withRecordRole(db, req, { what: 'signal', load: (tx) => getSignal(tx, id) }, call.role, async (tx, signal) => {
       await markSignalReprocessing(tx, id);
       // Inside the transaction: when Temporal refuses the run, the signal does not claim one.
       return workflows.startSignalProcessing(signal.organization_id, signal.source_id, signal.id, fromStage).catch((err) => {

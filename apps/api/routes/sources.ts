@@ -3,11 +3,12 @@ import { Router } from 'express';
 import { sourceHeadersSchema } from '../../../activities/providers/sources/json-api';
 import { getSource, insertSource, listSources, SealedHeaders, updateSource } from '../../../db/queries/sources';
 import { SecretBox, sourceSecretContext } from '../../../db/secrets';
-import { visibleOr404, withRecordRole, withRole, WRITE } from '../access';
+import { visibleOr404, withRecordRole, withRole } from '../access';
 import { conflict, ProblemError, validationFailed, zodToFieldErrors } from '../errors';
-import type { ApiDeps } from '../app';
-import { createSourceBody, emptyBody, listSourcesQuery, patchSourceBody, sourceConfigByProvider } from '../schemas';
-import { parseBody, parseQuery, pathId } from '../validate';
+import type { ApiDeps } from '../deps';
+import { bind } from '../bind';
+import { sourceConfigByProvider, operations } from './sources.schemas';
+import { pathId } from '../validate';
 
 /**
  * A source's request headers (json_api) may carry credentials: they leave the readable config and are
@@ -29,28 +30,33 @@ function sealHeaders(box: () => SecretBox, organizationId: string, sourceId: str
 
 export function sourceRoutes({ db, workflows, secrets }: ApiDeps): Router {
   const r = Router();
+  const serve = bind(r, operations);
   const box = () => {
     if (!secrets) throw new ProblemError('SERVICE_UNAVAILABLE', 'Source request headers are not available: INTEGRATION_SECRET_KEY is not configured');
     return secrets;
   };
 
-  r.post('/sources', async (req, res) => {
-    const body = parseBody(createSourceBody, req);
+  serve('createSource', async (req, res, call) => {
+    const body = call.body;
     const { config, headers } = splitHeaders(body.providerKey, body.config, 'body.config');
     const id = randomUUID();
     const sealed = headers ? sealHeaders(box, body.organizationId, id, String(config.url), headers) : undefined;
-    const source = await withRole(db, req, body.organizationId, WRITE, async (tx) => {
-      const created = await insertSource(tx, {
-        id,
-        organization_id: body.organizationId,
-        provider_key: body.providerKey,
-        name: body.name,
-        config,
-        enabled: body.enabled,
-        schedule: body.schedule ?? null,
-        country_code: body.countryCode,
-        language: body.language,
-      }, sealed);
+    const source = await withRole(db, req, body.organizationId, call.role, async (tx) => {
+      const created = await insertSource(
+        tx,
+        {
+          id,
+          organization_id: body.organizationId,
+          provider_key: body.providerKey,
+          name: body.name,
+          config,
+          enabled: body.enabled,
+          schedule: body.schedule ?? null,
+          country_code: body.countryCode,
+          language: body.language,
+        },
+        sealed,
+      );
       // Inside the transaction: when Temporal refuses the schedule, the source is not created either.
       if (created.schedule) await workflows.syncSourceSchedule(created);
       return created;
@@ -58,21 +64,21 @@ export function sourceRoutes({ db, workflows, secrets }: ApiDeps): Router {
     res.status(201).json(source);
   });
 
-  r.get('/sources', async (req, res) => {
-    const q = parseQuery(listSourcesQuery, req);
-    const rows = await withRole(db, req, q.organizationId, 'viewer', (tx) => listSources(tx, q.organizationId, q));
+  serve('listSources', async (req, res, call) => {
+    const q = call.query;
+    const rows = await withRole(db, req, q.organizationId, call.role, (tx) => listSources(tx, q.organizationId, q));
     res.json(rows);
   });
 
-  r.get('/sources/:sourceId', async (req, res) => {
+  serve('getSource', async (req, res) => {
     const id = pathId(req, 'sourceId', 'source');
     res.json(await visibleOr404(db, req, 'source', (tx) => getSource(tx, id)));
   });
 
-  r.patch('/sources/:sourceId', async (req, res) => {
+  serve('updateSource', async (req, res, call) => {
     const id = pathId(req, 'sourceId', 'source');
-    const body = parseBody(patchSourceBody, req);
-    const source = await withRecordRole(db, req, { what: 'source', load: (tx) => getSource(tx, id) }, WRITE, async (tx, existing) => {
+    const body = call.body;
+    const source = await withRecordRole(db, req, { what: 'source', load: (tx) => getSource(tx, id) }, call.role, async (tx, existing) => {
       if (body.config) {
         const schema = sourceConfigByProvider[existing.provider_key as keyof typeof sourceConfigByProvider];
         const parsed = schema.safeParse(body.config);
@@ -95,10 +101,10 @@ export function sourceRoutes({ db, workflows, secrets }: ApiDeps): Router {
     res.json(source);
   });
 
-  r.post('/sources/:sourceId/run', async (req, res) => {
+  serve('runSource', async (req, res, call) => {
     const id = pathId(req, 'sourceId', 'source');
-    parseBody(emptyBody, req);
-    const source = await withRecordRole(db, req, { what: 'source', load: (tx) => getSource(tx, id) }, WRITE, async (_tx, existing) => {
+    void call.body;
+    const source = await withRecordRole(db, req, { what: 'source', load: (tx) => getSource(tx, id) }, call.role, async (_tx, existing) => {
       if (!existing.enabled) throw conflict('The source is disabled; enable it before running it');
       return existing;
     });

@@ -2,14 +2,18 @@ import { Router } from 'express';
 import { getMessage, threadMessages } from '../../../db/queries/messages';
 import { getThread, insertThreadReply, isMember, listThreads, replyTarget, updateThread } from '../../../db/queries/threads';
 import type { Tx } from '../../../db/tenancy';
-import { userOf, visibleOr404, withRecordRole, withRole, WRITE } from '../access';
+import { userOf, visibleOr404, withRecordRole, withRole } from '../access';
 import { conflict, validationFailed } from '../errors';
-import type { ApiDeps } from '../app';
-import { listThreadsQuery, patchThreadBody, threadReplyBody } from '../schemas';
-import { parseBody, parseQuery, pathId } from '../validate';
+import type { ApiDeps } from '../deps';
+import { bind } from '../bind';
+import { operations } from './threads.schemas';
+import { pathId } from '../validate';
+
+/** GET /threads/{id} answers the newest this many messages (oldest first); message_count tells how many there are. */
+export const THREAD_VIEW_MESSAGES = 200;
 
 /**
- * Threads (issue 19): the conversations over the messages already stored, to read, assign and close,
+ * Threads: the conversations over the messages already stored, to read, assign and close,
  * and a reply written by a person. The reply is an approved outbound message of the thread's mailbox
  * answering the last inbound message (In-Reply-To, References), sent by its own run through the
  * send path every approved message takes (activities/send.ts: suppression and erasure at send time,
@@ -17,27 +21,28 @@ import { parseBody, parseQuery, pathId } from '../validate';
  */
 export function threadRoutes({ db, workflows }: ApiDeps): Router {
   const r = Router();
+  const serve = bind(r, operations);
   const loader = (id: string) => ({ what: 'thread', load: (tx: Tx) => getThread(tx, id) });
 
-  r.get('/threads', async (req, res) => {
-    const q = parseQuery(listThreadsQuery, req);
-    res.json(await withRole(db, req, q.organizationId, 'viewer', (tx) => listThreads(tx, q)));
+  serve('listThreads', async (req, res, call) => {
+    const q = call.query;
+    res.json(await withRole(db, req, q.organizationId, call.role, (tx) => listThreads(tx, q)));
   });
 
-  r.get('/threads/:threadId', async (req, res) => {
+  serve('getThread', async (req, res) => {
     const id = pathId(req, 'threadId', 'thread');
     res.json(
       await visibleOr404(db, req, 'thread', async (tx) => {
         const thread = await getThread(tx, id);
-        return thread && { ...thread, messages: await threadMessages(tx, id) };
+        return thread && { ...thread, messages: await threadMessages(tx, id, THREAD_VIEW_MESSAGES) };
       }),
     );
   });
 
-  r.patch('/threads/:threadId', async (req, res) => {
+  serve('updateThread', async (req, res, call) => {
     const id = pathId(req, 'threadId', 'thread');
-    const body = parseBody(patchThreadBody, req);
-    const thread = await withRecordRole(db, req, loader(id), WRITE, async (tx, found) => {
+    const body = call.body;
+    const thread = await withRecordRole(db, req, loader(id), call.role, async (tx, found) => {
       if (body.assignedTo && !(await isMember(tx, found.organization_id, body.assignedTo))) {
         throw validationFailed([{ path: 'body.assignedTo', message: 'is not a member of the organization' }]);
       }
@@ -47,10 +52,10 @@ export function threadRoutes({ db, workflows }: ApiDeps): Router {
     res.json(thread);
   });
 
-  r.post('/threads/:threadId/reply', async (req, res) => {
+  serve('replyToThread', async (req, res, call) => {
     const id = pathId(req, 'threadId', 'thread');
-    const body = parseBody(threadReplyBody, req);
-    const message = await withRecordRole(db, req, loader(id), WRITE, async (tx, thread) => {
+    const body = call.body;
+    const message = await withRecordRole(db, req, loader(id), call.role, async (tx, thread) => {
       if (!thread.mailbox_id) throw conflict('The thread has no mailbox to answer from');
       const target = await replyTarget(tx, thread);
       if (target.contact.erased_at || !target.contact.email) throw conflict('The contact was erased or has no e-mail address');
@@ -70,8 +75,15 @@ export function threadRoutes({ db, workflows }: ApiDeps): Router {
       });
       return (await getMessage(tx, messageId))!;
     });
-    // After the commit, as an approved reply draft is released (routes/messages.ts).
-    await workflows.startMessageSend(message.organization_id, message.id, message.mailbox_id);
+    // After the commit, as an approved reply draft is released (routes/messages.ts). The reply is
+    // written and approved: when its run cannot be started now, the outreach reconcile starts it
+    // (an approved message outside a sequence without a run), so the answer is still 201. A 500
+    // here would free the Idempotency-Key and the client's retry would write the reply a second time.
+    try {
+      await workflows.startMessageSend(message.organization_id, message.id, message.mailbox_id);
+    } catch (err) {
+      req.log?.warn({ err, messageId: message.id }, 'the reply is stored; its send run could not be started now and is left to the outreach reconcile');
+    }
     res.status(201).json(message);
   });
 

@@ -1,10 +1,12 @@
 import express, { Request, RequestHandler, Router } from 'express';
-import type { ApiDeps } from '../app';
+import type { ApiDeps } from '../deps';
+import { bind } from '../bind';
+import { operations } from './unsubscribe.schemas';
 import { notFound, ProblemError, sendProblem } from '../errors';
 import { unsubscribeMessage } from '../../../db/queries/unsubscribe';
 
 /**
- * One-click unsubscribe (RFC 8058; api-contract "One-click unsubscribe"), no bearer token: the token
+ * One-click unsubscribe (RFC 8058), no bearer token: the token
  * in the path names one message and only this service can make one (domain/outreach/unsubscribe-token.ts).
  * - GET shows a page with a button that POSTs; it changes nothing, so a link scanner that follows
  *   every link in a mail unsubscribes no one.
@@ -64,37 +66,44 @@ const formOnly: RequestHandler = (req, res, next) => {
 
 export function unsubscribeRoutes({ db, unsubscribeTokens, workflows }: ApiDeps): Router {
   const r = Router();
+  const serve = bind(r, operations);
 
   const messageOf = (req: Request): string => {
-    if (!unsubscribeTokens) throw new ProblemError('SERVICE_UNAVAILABLE', 'Unsubscribe links are not configured (UNSUBSCRIBE_TOKEN_KEY or INTEGRATION_SECRET_KEY)');
+    if (!unsubscribeTokens)
+      throw new ProblemError('SERVICE_UNAVAILABLE', 'Unsubscribe links are not configured (UNSUBSCRIBE_TOKEN_KEY or INTEGRATION_SECRET_KEY)');
     const id = unsubscribeTokens.verify(String(req.params.token));
     if (!id) throw notFound('unsubscribe link');
     return id;
   };
 
-  r.get('/u/:token', (req, res) => {
+  serve('showUnsubscribePage', (req, res) => {
     messageOf(req);
     res.set(PAGE_HEADERS).type('text/html; charset=utf-8').send(CONFIRM_PAGE);
   });
 
-  r.post('/u/:token', formOnly, express.urlencoded({ extended: false, limit: FORM_LIMIT, type: 'application/x-www-form-urlencoded' }), async (req, res) => {
-    const messageId = messageOf(req);
-    const result = await unsubscribeMessage(db, messageId);
-    if (!result) throw notFound('unsubscribe link');
-    req.log?.info(
-      {
-        messageId,
-        organizationId: result.organizationId,
-        suppressionCreated: result.suppressionCreated,
-        skippedMessages: result.skippedMessageIds.length,
-        stoppedEnrollments: result.stoppedEnrollmentIds,
-      },
-      'one-click unsubscribe',
-    );
-    // Their sequence runs end now rather than at their next timer.
-    await workflows.notifyEnrollments(result.stoppedEnrollmentIds);
-    res.set(PAGE_HEADERS).type('text/html; charset=utf-8').send(DONE_PAGE);
-  });
+  serve(
+    'unsubscribeRecipient',
+    formOnly,
+    express.urlencoded({ extended: false, limit: FORM_LIMIT, type: 'application/x-www-form-urlencoded' }),
+    async (req, res) => {
+      const messageId = messageOf(req);
+      const result = await unsubscribeMessage(db, messageId);
+      if (!result) throw notFound('unsubscribe link');
+      req.log?.info(
+        {
+          messageId,
+          organizationId: result.organizationId,
+          suppressionCreated: result.suppressionCreated,
+          skippedMessages: result.skippedMessageIds.length,
+          stoppedEnrollments: result.stoppedEnrollmentIds,
+        },
+        'one-click unsubscribe',
+      );
+      // Their sequence runs end now rather than at their next timer.
+      await workflows.notifyEnrollments(result.stoppedEnrollmentIds);
+      res.set(PAGE_HEADERS).type('text/html; charset=utf-8').send(DONE_PAGE);
+    },
+  );
 
   return r;
 }

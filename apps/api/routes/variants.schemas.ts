@@ -1,16 +1,12 @@
 import { z } from 'zod';
-import * as r from '../responses';
+import { record, type Operation } from '../contract';
 
 /**
- * Step variants (issue 19 point 2): the results per variant answered by GET
- * /campaigns/{campaignId}/variants (db/queries/variants.ts defines each figure). Registered with the
- * OpenAPI document where it is built (apps/api/openapi.ts).
+ * The HTTP contract of apps/api/routes/variants.ts: the results per variant of a campaign's steps
+ * (db/queries/variants.ts defines each figure). Its request schemas, the records it answers
+ * (registered with `record`) and its operations, which apps/api/openapi.ts assembles into the OpenAPI
+ * document.
  */
-function record<S extends z.ZodType>(id: string, description: string, schema: S): S {
-  r.records.add(schema, { id, description });
-  r.RECORD_DESCRIPTIONS.set(id, description);
-  return schema;
-}
 
 const count = z.number().int().min(0);
 
@@ -27,3 +23,15 @@ export const VariantResult = record(
     won: count.describe("Of those followed by a meeting, the ones whose campaign's opportunity is won"),
   }),
 );
+
+export const operations = [
+  {
+    id: 'campaignVariants',
+    method: 'get',
+    path: '/campaigns/{campaignId}/variants',
+    tag: 'Campaigns',
+    summary: 'Results per step variant: sent, replied, positive replies, meetings and won, counted per sent message of each variant (opens are not measured)',
+    role: 'viewer',
+    answer: z.array(VariantResult),
+  },
+] as const satisfies readonly Operation[];

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import express, { Request, Router } from 'express';
 import { webhookIntegration } from '../../../db/queries/webhooks';
 import { secretContext } from '../../../db/secrets';
-import {
-  bookingEvent, BookingProvider, BookingShapeError, verifyCalcomSignature, verifyCalendlySignature,
-} from '../../../domain/meetings/bookings';
-import type { ApiDeps } from '../app';
+import { bookingEvent, BookingProvider, BookingShapeError, verifyCalcomSignature, verifyCalendlySignature } from '../../../domain/meetings/bookings';
+import type { ApiDeps } from '../deps';
+import { bind } from '../bind';
+import { operations } from './webhooks.schemas';
 import { notFound, ProblemError, validationFailed } from '../errors';
 import { pathId, unsafeInputErrors } from '../validate';
 
@@ -23,6 +23,7 @@ import { pathId, unsafeInputErrors } from '../validate';
  */
 export function webhookRoutes({ db, secrets, workflows, bodyLimit }: ApiDeps): Router {
   const r = Router();
+  const serve = bind(r, operations);
   const raw = express.raw({ type: () => true, limit: bodyLimit });
 
   const unauthenticated = (res: express.Response, detail: string) => {
@@ -39,7 +40,8 @@ export function webhookRoutes({ db, secrets, workflows, bodyLimit }: ApiDeps): R
     const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
 
     if (provider === 'calcom') {
-      if (!verifyCalcomSignature(body, req.get('X-Cal-Signature-256'), secret)) throw unauthenticated(res, 'The X-Cal-Signature-256 signature is missing or does not match the body');
+      if (!verifyCalcomSignature(body, req.get('X-Cal-Signature-256'), secret))
+        throw unauthenticated(res, 'The X-Cal-Signature-256 signature is missing or does not match the body');
     } else {
       const verdict = verifyCalendlySignature(body, req.get('Calendly-Webhook-Signature'), secret, Date.now());
       if (verdict === 'stale') throw unauthenticated(res, 'The Calendly-Webhook-Signature is older than 3 minutes');
@@ -72,7 +74,7 @@ export function webhookRoutes({ db, secrets, workflows, bodyLimit }: ApiDeps): R
   };
 
   // The parameters are named by provider (the id of a calcom or a calendly integration).
-  r.post('/webhooks/calcom/:calcomIntegrationId', raw, handle('calcom'));
-  r.post('/webhooks/calendly/:calendlyIntegrationId', raw, handle('calendly'));
+  serve('receiveCalcomWebhook', raw, handle('calcom'));
+  serve('receiveCalendlyWebhook', raw, handle('calendly'));
   return r;
 }

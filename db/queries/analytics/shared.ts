@@ -7,8 +7,7 @@ import type { Reader, Tx } from '../../tenancy';
 export const windowStart = (days: number): RawBuilder<Date> => sql<Date>`(now() - make_interval(days => ${days}::int))`;
 
 /** A timestamptz as the API's ISO 8601 UTC string (for timestamps built into JSON in SQL). */
-export const isoUtc = (column: RawBuilder<unknown>): RawBuilder<string> =>
-  sql<string>`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+export const isoUtc = (column: RawBuilder<unknown>): RawBuilder<string> => sql<string>`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * The organization's meetings with the opportunity each belongs to: its own opportunity_id, else that

@@ -4,8 +4,8 @@ import type { Tx } from '../../tenancy';
 import { writeAudit } from '../audit';
 import { stopContactEnrollments } from '../enrollments';
 import { complianceSettings } from './settings';
-import { findSuppressions } from './suppressions';
-import { recordEvent } from '../webhook-events';
+import { findSuppressions, getSuppression } from './suppressions';
+import { deleteContactEvents, recordEvent } from '../webhook-events';
 
 /**
  * GDPR Art. 17 erasure of one contact: personal fields anonymized, message bodies and addresses
@@ -29,23 +29,83 @@ export async function eraseContact(tx: Tx, contactId: string, actorId: string | 
   if (markers.length) {
     const made = await tx
       .insertInto('suppressions')
-      .values(markers.map((m) => ({ organization_id: contact.organization_id, scope: m.scope, value: m.value, reason: 'erasure', note: `erased on ${reason}`, created_by: actorId })))
+      .values(
+        markers.map((m) => ({
+          organization_id: contact.organization_id,
+          scope: m.scope,
+          value: m.value,
+          reason: 'erasure',
+          note: `erased on ${reason}`,
+          created_by: actorId,
+        })),
+      )
       .onConflict((oc) => oc.columns(['organization_id', 'scope', 'value']).doNothing())
       .returning('id')
       .execute();
-    for (const s of made) await recordEvent(tx, 'suppression.created', { organizationId: contact.organization_id, id: s.id });
+    for (const s of made) await recordEvent(tx, 'suppression.created', { organizationId: contact.organization_id, id: s.id }, getSuppression);
   }
   await tx
     .updateTable('contacts')
-    .set({ full_name: 'erased', title: null, email: null, phone: null, linkedin_url: null, source_description: null, timezone: null, erased_at: sql`now()`, updated_at: sql`now()` })
+    .set({
+      full_name: 'erased',
+      title: null,
+      email: null,
+      phone: null,
+      linkedin_url: null,
+      source_description: null,
+      timezone: null,
+      erased_at: sql`now()`,
+      updated_at: sql`now()`,
+    })
     .where('id', '=', contactId)
     .execute();
   await tx
     .updateTable('messages')
-    .set({ subject: '[redacted]', body: '[redacted]', original_body: null, to_address: null, from_address: null, why: JSON.stringify({ redacted: true }), updated_at: sql`now()` })
+    .set({
+      subject: '[redacted]',
+      body: '[redacted]',
+      original_body: null,
+      to_address: null,
+      from_address: null,
+      why: JSON.stringify({ redacted: true }),
+      // A bounce's or a refusal's text quotes the address; a kept raw message is the person's mail.
+      error: sql`CASE WHEN error IS NULL THEN NULL ELSE '[redacted]' END`,
+      processing_error: sql`CASE WHEN processing_error IS NULL THEN NULL ELSE '[redacted]' END`,
+      inbound_source: null,
+      updated_at: sql`now()`,
+    })
     .where('contact_id', '=', contactId)
     .execute();
-  await tx.updateTable('threads').set({ subject: '[redacted]', updated_at: sql`now()` }).where('contact_id', '=', contactId).execute();
+  // Mail of the person that matched no contact: by its address, or (kept unprocessed, raw) by the address in its source.
+  if (contact.email) {
+    const address = contact.email.trim().toLowerCase();
+    await tx
+      .updateTable('messages')
+      .set({
+        subject: '[redacted]',
+        body: '[redacted]',
+        to_address: null,
+        from_address: null,
+        error: sql`CASE WHEN error IS NULL THEN NULL ELSE '[redacted]' END`,
+        processing_error: sql`CASE WHEN processing_error IS NULL THEN NULL ELSE '[redacted]' END`,
+        inbound_source: null,
+        updated_at: sql`now()`,
+      })
+      .where('organization_id', '=', contact.organization_id)
+      .where((eb) =>
+        eb.or([
+          eb(sql`lower(from_address)`, '=', address),
+          eb(sql`lower(to_address)`, '=', address),
+          eb.and([eb('inbound_source', 'is not', null), sql<boolean>`strpos(lower(encode(inbound_source, 'escape')), ${address}) > 0`]),
+        ]),
+      )
+      .execute();
+  }
+  await tx
+    .updateTable('threads')
+    .set({ subject: '[redacted]', updated_at: sql`now()` })
+    .where('contact_id', '=', contactId)
+    .execute();
   await tx
     .updateTable('meetings')
     .set({ attendee_email: null, title: '[redacted]', join_url: null, updated_at: sql`now()` })
@@ -68,6 +128,18 @@ export async function eraseContact(tx: Tx, contactId: string, actorId: string | 
     })
     .where('contact_id', '=', contactId)
     .execute();
+  // The outbox: events about the person go, with their deliveries (a pending one would send the
+  // person's data after the erasure). A suppression of the address in clear gives way to its hashed
+  // marker (written above), which blocks the address as well.
+  await deleteContactEvents(tx, contact.organization_id, contactId, contact.email);
+  if (contact.email) {
+    await tx
+      .deleteFrom('suppressions')
+      .where('organization_id', '=', contact.organization_id)
+      .where('scope', '=', 'email')
+      .where('value', '=', contact.email.trim().toLowerCase())
+      .execute();
+  }
   await writeAudit(tx, { organizationId: contact.organization_id, actorId, entity: 'contact', entityId: contactId, action: `erase_${reason}`, changes: [] });
   return { id: contact.id, alreadyErased: false, stoppedEnrollments };
 }

@@ -14,13 +14,32 @@ export type GateResult = GateDecision;
  * lets domain/compliance/gate.ts decide. Undefined when the contact is not visible to the caller.
  */
 const GATE_COLUMNS = [
-  'contacts.id', 'contacts.organization_id', 'contacts.company_id', 'contacts.full_name', 'contacts.email', 'contacts.erased_at',
-  'companies.kvk_number', 'companies.domain', 'companies.website', 'companies.generic_email', 'companies.recipient_kind', 'companies.country_code',
+  'contacts.id',
+  'contacts.organization_id',
+  'contacts.company_id',
+  'contacts.full_name',
+  'contacts.email',
+  'contacts.erased_at',
+  'companies.kvk_number',
+  'companies.domain',
+  'companies.website',
+  'companies.generic_email',
+  'companies.recipient_kind',
+  'companies.country_code',
 ] as const;
 
 function gateSubjects(row: {
-  id: string; company_id: string; full_name: string; email: string | null; erased_at: Date | null; kvk_number: string | null; domain: string | null;
-  website: string | null; generic_email: string | null; recipient_kind: string; country_code: string | null;
+  id: string;
+  company_id: string;
+  full_name: string;
+  email: string | null;
+  erased_at: Date | null;
+  kvk_number: string | null;
+  domain: string | null;
+  website: string | null;
+  generic_email: string | null;
+  recipient_kind: string;
+  country_code: string | null;
 }): { contact: GateContact; company: GateCompany } {
   return {
     contact: { id: row.id, companyId: row.company_id, fullName: row.full_name, email: row.email, erased: row.erased_at !== null },
@@ -54,7 +73,9 @@ export async function complianceGate(tx: Tx, contactId: string): Promise<GateRes
     contact,
     company,
     suppressions,
-    lawfulBasis: basis ? { basis: basis.basis as LawfulBasisRecord['basis'], recipient_kind: basis.recipient_kind as RecipientKind, country: basis.country } : null,
+    lawfulBasis: basis
+      ? { basis: basis.basis as LawfulBasisRecord['basis'], recipient_kind: basis.recipient_kind as RecipientKind, country: basis.country }
+      : null,
     defaultCountry: settings?.default_country ?? 'NL',
   });
 }
@@ -112,7 +133,9 @@ export async function complianceGates(tx: Tx, organizationId: string, contactIds
         contact,
         company,
         suppressions: own,
-        lawfulBasis: basis ? { basis: basis.basis as LawfulBasisRecord['basis'], recipient_kind: basis.recipient_kind as RecipientKind, country: basis.country } : null,
+        lawfulBasis: basis
+          ? { basis: basis.basis as LawfulBasisRecord['basis'], recipient_kind: basis.recipient_kind as RecipientKind, country: basis.country }
+          : null,
         defaultCountry: settings?.default_country ?? 'NL',
       }),
     );

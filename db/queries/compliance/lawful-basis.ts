@@ -4,8 +4,18 @@ import type { Tx } from '../../tenancy';
 import { diff, writeAudit } from '../audit';
 
 export const LAWFUL_BASIS_COLUMNS = [
-  'id', 'organization_id', 'contact_id', 'basis', 'recipient_kind', 'country', 'source_description', 'assessment', 'consent_evidence',
-  'recorded_by', 'created_at', 'updated_at',
+  'id',
+  'organization_id',
+  'contact_id',
+  'basis',
+  'recipient_kind',
+  'country',
+  'source_description',
+  'assessment',
+  'consent_evidence',
+  'recorded_by',
+  'created_at',
+  'updated_at',
 ] as const;
 
 /** The contact was erased (or is gone): no lawful basis may be recorded for it. */
@@ -39,7 +49,12 @@ export async function recordLawfulBasis(
   const contact = await tx.selectFrom('contacts').select('erased_at').where('id', '=', r.contactId).forUpdate().executeTakeFirst();
   if (!contact || contact.erased_at) throw new ContactErasedError();
   const previous = await currentLawfulBasis(tx, r.contactId);
-  await tx.updateTable('lawful_basis_records').set({ is_current: false, updated_at: sql`now()` }).where('contact_id', '=', r.contactId).where('is_current', '=', true).execute();
+  await tx
+    .updateTable('lawful_basis_records')
+    .set({ is_current: false, updated_at: sql`now()` })
+    .where('contact_id', '=', r.contactId)
+    .where('is_current', '=', true)
+    .execute();
   const record = await tx
     .insertInto('lawful_basis_records')
     .values({
@@ -71,5 +86,10 @@ export async function recordLawfulBasis(
 }
 
 export function currentLawfulBasis(tx: Tx, contactId: string) {
-  return tx.selectFrom('lawful_basis_records').select(LAWFUL_BASIS_COLUMNS).where('contact_id', '=', contactId).where('is_current', '=', true).executeTakeFirst();
+  return tx
+    .selectFrom('lawful_basis_records')
+    .select(LAWFUL_BASIS_COLUMNS)
+    .where('contact_id', '=', contactId)
+    .where('is_current', '=', true)
+    .executeTakeFirst();
 }

@@ -4,8 +4,19 @@ import { diff, writeAudit } from '../audit';
 import { newestFirst } from '../pagination';
 
 export const SETTINGS_COLUMNS = [
-  'organization_id', 'default_country', 'default_locale', 'default_formality', 'retention_months', 'ai_disclosure', 'sender_legal_name',
-  'sender_address', 'privacy_url', 'unsubscribe_mailto', 'created_at', 'updated_at',
+  'organization_id',
+  'default_country',
+  'default_locale',
+  'default_formality',
+  'retention_months',
+  'ai_disclosure',
+  'sender_legal_name',
+  'sender_address',
+  'privacy_url',
+  'unsubscribe_mailto',
+  'feedback_loop_senders',
+  'created_at',
+  'updated_at',
 ] as const;
 
 export function complianceSettings(tx: Tx, organizationId: string) {
@@ -22,11 +33,17 @@ export type SettingsPatch = Partial<{
   sender_address: string | null;
   privacy_url: string | null;
   unsubscribe_mailto: string | null;
+  feedback_loop_senders: string[];
 }>;
 
 /** The change and one audit row per changed field (actor, time, before, after) commit together. */
 export async function changeComplianceSettings(tx: Tx, organizationId: string, actorId: string, patch: SettingsPatch) {
-  const current = await tx.selectFrom('compliance_settings').select(SETTINGS_COLUMNS).where('organization_id', '=', organizationId).forUpdate().executeTakeFirst();
+  const current = await tx
+    .selectFrom('compliance_settings')
+    .select(SETTINGS_COLUMNS)
+    .where('organization_id', '=', organizationId)
+    .forUpdate()
+    .executeTakeFirst();
   if (!current) return undefined;
   const changes = diff(current as unknown as Record<string, unknown>, patch);
   if (!changes.length) return current;
@@ -38,6 +55,12 @@ export async function changeComplianceSettings(tx: Tx, organizationId: string, a
     .executeTakeFirstOrThrow();
   await writeAudit(tx, { organizationId, actorId, entity: 'compliance_settings', entityId: organizationId, action: 'update', changes });
   return updated;
+}
+
+/** The organization's own feedback-loop senders (domain/replies/feedback-loops.ts), none when unset. */
+export async function feedbackLoopSenders(tx: Tx, organizationId: string): Promise<string[]> {
+  const row = await tx.selectFrom('compliance_settings').select('feedback_loop_senders').where('organization_id', '=', organizationId).executeTakeFirst();
+  return row?.feedback_loop_senders ?? [];
 }
 
 /** The append-only compliance audit log, newest first. */

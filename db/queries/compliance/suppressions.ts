@@ -18,7 +18,7 @@ export async function addSuppression(
     .onConflict((oc) => oc.columns(['organization_id', 'scope', 'value']).doNothing())
     .returning(SUPPRESSION_COLUMNS)
     .executeTakeFirst();
-  if (inserted) await recordEvent(tx, 'suppression.created', { organizationId: s.organizationId, id: inserted.id });
+  if (inserted) await recordEvent(tx, 'suppression.created', { organizationId: s.organizationId, id: inserted.id }, getSuppression);
   if (inserted) return { suppression: inserted, created: true };
   const existing = await tx
     .selectFrom('suppressions')
@@ -82,5 +82,8 @@ export async function addressSuppressed(tx: Tx, organizationId: string, address:
 /** The suppression keys that stop mail to an address: the address and its domain. */
 export function addressSuppressionKeys(address: string): Array<Pick<SuppressionKey, 'scope' | 'value'>> {
   const a = address.toLowerCase();
-  return [{ scope: 'email', value: a }, { scope: 'domain', value: a.split('@')[1] ?? '' }];
+  return [
+    { scope: 'email', value: a },
+    { scope: 'domain', value: a.split('@')[1] ?? '' },
+  ];
 }

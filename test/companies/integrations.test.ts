@@ -1,0 +1,223 @@
+import { SecretBox, secretContext } from '../../db/secrets';
+import { startApi, newOrganization, addMember, expectProblem, TestApi } from '../helpers/api';
+import { capturedLogger } from '../helpers/log-capture';
+import type { FieldError, Schema } from '../helpers/client';
+import { startChatServer, ChatServer } from '../helpers/chat-server';
+import { startFeedServer, FeedServer } from '../helpers/feed-server';
+import { startGzipBomb } from '../helpers/gzip-bomb';
+import { startProviderServer, ProviderServer } from '../helpers/provider-server';
+import { rssFeed } from '../helpers/rss';
+import { testEnv, type TestUser } from '../helpers/tokens';
+import { useStack } from '../helpers/stack';
+
+const HUBSPOT_TOKEN = 'pat-eu1-5d0c1e9a-hubspot-secret-value';
+let api: TestApi;
+let logLines: string[];
+let hubspot: ProviderServer;
+const { owners } = useStack({ owners: true });
+let owner: TestUser;
+let orgId: string;
+
+beforeAll(async () => {
+  // Everything the API logs, at the most verbose level, goes to logLines.
+  const captured = capturedLogger();
+  logLines = captured.lines;
+  api = await startApi({ logger: captured.logger });
+  hubspot = await startProviderServer();
+  hubspot.route('GET', '/account-info/v3/details', (req) =>
+    req.headers.authorization === `Bearer ${HUBSPOT_TOKEN}`
+      ? {
+          body: {
+            portalId: 26144811,
+            accountType: 'STANDARD',
+            timeZone: 'Europe/Amsterdam',
+            companyCurrency: 'EUR',
+            uiDomain: 'app-eu1.hubspot.com',
+            dataHostingLocation: 'eu1',
+          },
+        }
+      : {
+          status: 401,
+          body: {
+            status: 'error',
+            message:
+              'Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview',
+            correlationId: '0f4a7c55-7a7b-4b2a-9a41-0d5b8f0e8a11',
+            category: 'INVALID_AUTHENTICATION',
+          },
+        },
+  );
+  ({ owner, orgId } = await newOrganization(api, 'Integrations B.V.'));
+});
+afterAll(async () => {
+  await hubspot.close();
+  await api.close();
+});
+
+test('a CRM integration: the secret is write-only, encrypted at rest, and verified against the provider', async () => {
+  const created = await api.call('POST', '/integrations', {
+    token: owner.token,
+    body: {
+      organizationId: orgId,
+      providerKey: 'hubspot',
+      kind: 'crm',
+      config: { baseUrl: hubspot.url },
+      mapping: { company: { name: 'name' } },
+      secret: HUBSPOT_TOKEN,
+    },
+  });
+  expect(created.status).toBe(201);
+  expect(created.body).toMatchObject({
+    provider_key: 'hubspot',
+    kind: 'crm',
+    status: 'disconnected',
+    config: { baseUrl: hubspot.url },
+    mapping: { company: { name: 'name' } },
+  });
+  expect(Object.keys(created.body)).not.toEqual(expect.arrayContaining(['secret']));
+
+  const tested = await api.call('POST', `/integrations/${created.body.id}/test`, { token: owner.token, body: {} });
+  expect(tested.body).toMatchObject({ id: created.body.id, status: 'connected', last_error: null });
+  expect(hubspot.requests.at(-1)!.headers.authorization).toBe(`Bearer ${HUBSPOT_TOKEN}`);
+
+  const list = await api.call('GET', `/integrations?organizationId=${orgId}`, { token: owner.token });
+  const one = await api.call('GET', `/integrations/${created.body.id}`, { token: owner.token });
+  for (const body of [created.body, tested.body, list.body, one.body]) {
+    expect(JSON.stringify(body)).not.toContain(HUBSPOT_TOKEN);
+    expect(JSON.stringify(body)).not.toContain('secret_ciphertext');
+  }
+
+  // At rest: AES-256-GCM ciphertext, bound to its row.
+  const row = (await owners.query('SELECT secret_ciphertext FROM integrations WHERE id = $1', [created.body.id])).rows[0];
+  expect(row.secret_ciphertext.toString('latin1')).not.toContain(HUBSPOT_TOKEN);
+  const box = new SecretBox(testEnv('INTEGRATION_SECRET_KEY'));
+  expect(box.open(row.secret_ciphertext, secretContext(orgId, created.body.id))).toBe(HUBSPOT_TOKEN);
+  expect(() => box.open(row.secret_ciphertext, secretContext(orgId, '00000000-0000-4000-8000-000000000000'))).toThrow();
+
+  // Never in a log line, whatever was logged.
+  expect(logLines.length).toBeGreaterThan(0);
+  expect(logLines.join('\n')).not.toContain(HUBSPOT_TOKEN);
+});
+
+test('a wrong secret ends in status error with the provider’s message', async () => {
+  const created = await api.call('POST', '/integrations', {
+    token: owner.token,
+    body: { organizationId: orgId, providerKey: 'hubspot', kind: 'crm', config: { baseUrl: hubspot.url }, secret: 'pat-eu1-wrong' },
+  });
+  const tested = await api.call('POST', `/integrations/${created.body.id}/test`, { token: owner.token, body: {} });
+  expect(tested.body).toMatchObject({ status: 'error' });
+  expect(tested.body.last_error).toBe(
+    'HubSpot 401 INVALID_AUTHENTICATION: Authentication credentials not found. This API supports OAuth 2.0 authentication and you can find more details at https://developers.hubspot.com/docs/methods/auth/oauth-overview',
+  );
+  const gone = await api.call('POST', '/integrations', {
+    token: owner.token,
+    body: { organizationId: orgId, providerKey: 'hubspot', kind: 'crm', config: { baseUrl: 'http://127.0.0.1:9' }, secret: 'x' },
+  });
+  const unreachable = await api.call('POST', `/integrations/${gone.body.id}/test`, { token: owner.token, body: {} });
+  expect(unreachable.body).toMatchObject({ status: 'error', last_error: expect.stringContaining('request failed') });
+});
+
+test('a provider whose answer is a gzip bomb: a 400 naming config.baseUrl, nothing recorded, and the API does not grow', async () => {
+  const bomb = await startGzipBomb(512);
+  try {
+    for (const [providerKey, kind, config] of [
+      ['hubspot', 'crm', { baseUrl: bomb.url }],
+      ['hunter', 'enrichment', { baseUrl: bomb.url }],
+      ['openai_compatible', 'llm', { baseUrl: bomb.url, model: 'gpt-4o-mini' }],
+    ] as const) {
+      const created = await api.call('POST', '/integrations', { token: owner.token, body: { organizationId: orgId, providerKey, kind, config, secret: 'k' } });
+      expect(created.status).toBe(201);
+      const before = process.memoryUsage().rss;
+      const tested = await api.call('POST', `/integrations/${created.body.id}/test`, { token: owner.token, body: {} });
+      expect(process.memoryUsage().rss - before).toBeLessThan(96 * 1024 * 1024);
+      expectProblem(tested, 400, 'VALIDATION_FAILED');
+      expect(tested.body.errors).toEqual([{ path: 'config.baseUrl', message: expect.stringContaining('-byte limit') }]);
+      const after = await api.call('GET', `/integrations/${created.body.id}`, { token: owner.token });
+      expect(after.body).toMatchObject({ status: 'disconnected', last_error: null });
+    }
+    expect(bomb.requests).toBe(3);
+  } finally {
+    await bomb.close();
+  }
+}, 60_000);
+
+test('validation: provider and kind must agree, config per provider, a secret is required; admin only', async () => {
+  const res = await api.call('POST', '/integrations', {
+    token: owner.token,
+    body: { organizationId: orgId, providerKey: 'hubspot', kind: 'llm', config: { apiVersion: 3 }, secret: 'x' },
+  });
+  expectProblem(res, 400, 'VALIDATION_FAILED');
+  expect(res.body.errors.map((e: FieldError) => e.path).sort()).toEqual(['body.config', 'body.kind']);
+  const noSecret = await api.call('POST', '/integrations', { token: owner.token, body: { organizationId: orgId, providerKey: 'hubspot', kind: 'crm' } });
+  expect(noSecret.body.errors.map((e: FieldError) => e.path)).toEqual(['body.secret']);
+  const member = await addMember(api, owner, orgId, 'member');
+  expectProblem(
+    await api.call('POST', '/integrations', { token: member.token, body: { organizationId: orgId, providerKey: 'hubspot', kind: 'crm', secret: 'x' } }),
+    403,
+    'FORBIDDEN',
+  );
+  const other = await newOrganization(api, 'Other tenant');
+  const mine = (await api.call('GET', `/integrations?organizationId=${orgId}`, { token: owner.token })).body[0] as Schema<'Integration'>;
+  for (const [method, path] of [
+    ['GET', `/integrations/${mine.id}`],
+    ['POST', `/integrations/${mine.id}/test`],
+    ['GET', `/integrations?organizationId=${orgId}`],
+  ] as const) {
+    expectProblem(await api.call(method, path, { token: other.owner.token, body: method === 'POST' ? {} : undefined }), 404, 'NOT_FOUND');
+  }
+});
+
+describe('an organization’s llm integration classifies its signals', () => {
+  let chat: ChatServer;
+  let feeds: FeedServer;
+  beforeAll(async () => {
+    chat = await startChatServer('org-model-7b');
+    feeds = await startFeedServer();
+  });
+  afterAll(async () => {
+    await chat.close();
+    await feeds.close();
+  });
+
+  test('connected through /models, then used by the classification stage', async () => {
+    const { owner, orgId } = await newOrganization(api, 'LLM user B.V.');
+    const created = await api.call('POST', '/integrations', {
+      token: owner.token,
+      body: {
+        organizationId: orgId,
+        providerKey: 'openai_compatible',
+        kind: 'llm',
+        config: { baseUrl: chat.baseUrl, model: 'org-model-7b' },
+        secret: 'sk-org-secret',
+      },
+    });
+    chat.reply(
+      JSON.stringify({
+        commercial_relevance: true,
+        relevance_reasons: ['school renovation'],
+        project_category: 'education',
+        project_stage: 'tender',
+        estimated_size_eur: 2500000,
+        confidence: 0.77,
+        fit_matches: [],
+      }),
+    );
+    feeds.set('/llm.xml', { body: rssFeed('LLM', [{ guid: 'llm-1', title: 'Tender: renovatie basisschool De Regenboog', pubDate: new Date() }]) });
+    const src = await api.call('POST', '/sources', {
+      token: owner.token,
+      body: { organizationId: orgId, providerKey: 'rss', name: 'LLM feed', config: { url: `${feeds.url}/llm.xml` } },
+    });
+    const run = await api.call('POST', `/sources/${src.body.id}/run`, { token: owner.token, body: {} });
+    const outcome = await api.temporal.workflow.getHandle(run.body.workflow_id, run.body.run_id).result();
+    await api.temporal.workflow.getHandle(`signal/${outcome.signalIds[0]}`).result();
+    const detail = (await api.call('GET', `/signals/${outcome.signalIds[0]}`, { token: owner.token })).body as Schema<'SignalDetail'>;
+    expect(detail.classification).toMatchObject({
+      model: 'org-model-7b',
+      prompt_key: 'signal-classification',
+      project_category: 'education',
+      confidence: 0.77,
+    });
+    expect(chat.requests.at(-1)!.headers.authorization).toBe('Bearer sk-org-secret');
+    expect(created.status).toBe(201);
+  });
+});
