@@ -104,10 +104,14 @@ export async function startTemporalDevServer(opts: {
   for (const [name, type] of Object.entries(config.searchAttributes)) args.push('--search-attribute', `${name}=${type}`);
 
   const child = spawn(opts.cli, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: opts.ownProcessGroup ?? false });
-  let output = '';
+  // A Go panic names its cause in its first lines and where it happened in its last: keep both ends.
+  let head = '';
+  let tail = '';
   const collect = (b: Buffer) => {
-    output = (output + b.toString()).slice(-4000);
+    if (head.length < 4000) head += b.toString();
+    else tail = (tail + b.toString()).slice(-4000);
   };
+  const output = () => (tail ? `${head.slice(0, 4000)}\n…\n${tail}` : head);
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -115,7 +119,7 @@ export async function startTemporalDevServer(opts: {
   const address = `${config.ip}:${grpcPort}`;
   const deadline = Date.now() + config.startTimeoutSeconds * 1000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`Temporal dev server exited (${child.exitCode}):\n${output}`);
+    if (child.exitCode !== null) throw new Error(`Temporal dev server exited (${child.exitCode}):\n${output()}`);
     // lazy + close in finally: a failed attempt must not leave a gRPC channel retrying behind us.
     const connection = Connection.lazy({ address, connectTimeout: 1000 });
     try {
@@ -134,7 +138,7 @@ export async function startTemporalDevServer(opts: {
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`Temporal dev server did not answer on ${address} within ${config.startTimeoutSeconds}s:\n${output}`);
+      throw new Error(`Temporal dev server did not answer on ${address} within ${config.startTimeoutSeconds}s:\n${output()}`);
     }
     await new Promise((r) => setTimeout(r, 250));
   }
