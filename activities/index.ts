@@ -31,6 +31,7 @@ import { dbRefreshTokenStore } from './providers/mail/oauth-store';
 import type { MailSender } from './providers/mail/types';
 import { createSendActivities } from './send';
 import { createSequenceActivities } from './sequence';
+import { createVerificationActivities } from './verification';
 import { createWebhookActivities } from './webhooks';
 
 export interface ActivityDeps {
@@ -142,6 +143,7 @@ export function createActivities(deps: ActivityDeps) {
       dns: dnsResolverFrom(deps.config),
     }),
     ...createEnrichmentActivities({ db: deps.db, limits, secrets }),
+    ...createVerificationActivities({ db: deps.db, secrets, dns: dnsResolverFrom(deps.config) }),
     ...createRetentionActivities({ db: deps.db }),
     ...createImportActivities({ db: deps.db }),
     ...createMailboxHealthActivities({ db: deps.db, dns: dnsResolverFrom(deps.config) }),

@@ -161,6 +161,9 @@ export interface Contacts {
   created_at: Generated<Timestamp>;
   data_source: Generated<string>;
   email: string | null;
+  email_check: Json | null;
+  email_checked_at: Timestamp | null;
+  email_status: Generated<string>;
   erased_at: Timestamp | null;
   full_name: string;
   id: Generated<string>;

@@ -3,6 +3,7 @@
 export { ingestSourceWorkflow } from './ingest-source';
 export { processSignalWorkflow } from './process-signal';
 export { enrichCompanyWorkflow } from './enrich-company';
+export { verifyContactsWorkflow } from './verify-contacts';
 export { retentionSweepWorkflow } from './retention';
 export { reconcileSignalsWorkflow } from './reconcile';
 export { reconcileOutreachWorkflow } from './reconcile-outreach';

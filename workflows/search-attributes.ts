@@ -28,6 +28,10 @@ export const workflowIds = {
   processSignal: (signalId: string) => `signal/${signalId}`,
   sourceSchedule: (sourceId: string) => `source/${sourceId}`,
   enrichCompany: (companyId: string) => `company/${companyId}/enrich`,
+  /** One contact's address check (verifyContactsWorkflow). */
+  verifyContact: (contactId: string) => `contact/${contactId}/verify`,
+  /** A check of an organization's contacts started by POST /contacts/verify: one run per request. */
+  verifyContacts: (organizationId: string, runKey: string) => `organization/${organizationId}/verify-contacts/${runKey}`,
   retention: (organizationId: string) => `retention/${organizationId}`,
   strategist: (opportunityId: string) => `opportunity/${opportunityId}/strategist`,
   /** The per-enrollment sequence workflow (accept stores this id on the enrollment). */

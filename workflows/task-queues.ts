@@ -13,6 +13,7 @@ export function providerTaskQueue(taskQueue: string): string {
 export const PROVIDER_ACTIVITIES = [
   'classifySignal',
   'enrichFromProvider',
+  'verifyContactEmail',
   'writeProposal',
   'writeDraft',
   'syncMeetingToCrm',

@@ -3,6 +3,8 @@ import { OpenAiCompatibleClassifier } from './classification/openai-compatible';
 import { HubSpotClient } from './crm/hubspot';
 import { SALESFORCE_DEFAULT_TOKEN_URL, SalesforceClient, type SalesforceApp, type SalesforceTokenStore } from './crm/salesforce';
 import { HunterClient } from './enrichment/hunter';
+import { createReacherVerifier } from './verification/reacher';
+import { VerifierUnavailableError, type EmailVerifier } from './verification/types';
 import { requestJson, ProviderRequestError, VerifyOutcome } from './outcome';
 
 /**
@@ -48,6 +50,9 @@ export function storedMapping(providerKey: string, mapping: Record<string, unkno
   return { ...mapping, opportunities: Object.fromEntries(Object.entries(links).map(([id, sfId]) => [id.toLowerCase(), sfId])) };
 }
 
+/** What an integration is for; integrations.kind holds one of these (migration 0044's CHECK lists the same). */
+export const INTEGRATION_KINDS = ['crm', 'calendar', 'enrichment', 'llm', 'verification'] as const;
+
 export const INTEGRATION_PROVIDERS = {
   hubspot: { kind: 'crm', config: z.object({ baseUrl: baseUrl.optional(), autoSync: z.boolean().optional() }).strict() },
   // The secret is the organization's OAuth refresh token for the service's connected app (SALESFORCE_*).
@@ -58,7 +63,9 @@ export const INTEGRATION_PROVIDERS = {
   calendly: { kind: 'calendar', config: z.object({ bookingUrl: baseUrl.optional() }).strict() },
   hunter: { kind: 'enrichment', config: z.object({ baseUrl: baseUrl.optional(), minConfidence: z.number().int().min(0).max(100).optional() }).strict() },
   openai_compatible: { kind: 'llm', config: z.object({ baseUrl, model: z.string().min(1).max(200) }).strict() },
-} as const;
+  // A self-hosted Reacher backend; the secret is its x-reacher-secret.
+  reacher: { kind: 'verification', config: z.object({ baseUrl }).strict() },
+} as const satisfies Record<string, { kind: (typeof INTEGRATION_KINDS)[number]; config: z.ZodType; mapping?: z.ZodType }>;
 export type IntegrationProviderKey = keyof typeof INTEGRATION_PROVIDERS;
 
 /** The service's own provider apps (from the configuration): Salesforce's connected app. */
@@ -89,6 +96,15 @@ export async function verifyIntegration(
         ok: true,
         detail: `signing secret stored; point the ${providerKey === 'calcom' ? 'Cal.com' : 'Calendly'} webhook at /webhooks/${providerKey}/<this integration's id>`,
       };
+    case 'reacher':
+      // Reacher has no account endpoint: a check of an address with no domain is answered without SMTP.
+      try {
+        await reacherFrom(config, secret).verify('connection-check@invalid');
+        return { ok: true, detail: `Reacher answered at ${config.baseUrl}` };
+      } catch (err) {
+        if (err instanceof VerifierUnavailableError) return { ok: false, message: err.message };
+        throw err;
+      }
     case 'openai_compatible':
       // OpenAI-compatible servers list their models to any valid key.
       try {
@@ -132,6 +148,10 @@ export function salesforceAppFrom(config: {
 
 export function hunterFrom(config: Record<string, unknown>, secret: string): HunterClient {
   return new HunterClient(secret, config.baseUrl as string | undefined, (config.minConfidence as number | undefined) ?? 50);
+}
+
+export function reacherFrom(config: Record<string, unknown>, secret: string): EmailVerifier {
+  return createReacherVerifier({ baseUrl: String(config.baseUrl), secret: secret || null });
 }
 
 export function llmClassifierFrom(config: Record<string, unknown>, secret: string): OpenAiCompatibleClassifier {

@@ -12,11 +12,13 @@ import {
 import type { Config } from './config';
 import { temporalConnectionOptions, type TemporalConnectionConfig } from './temporal-connection';
 import { searchAttributes, workflowIds } from '../../workflows/search-attributes';
+import type { EmailStatus } from '../../domain/contacts/email-verification';
 import type {
   bookingWorkflow,
   contactImportWorkflow,
   crmOutcomeWorkflow,
   enrichCompanyWorkflow,
+  verifyContactsWorkflow,
   ingestSourceWorkflow,
   meetingWorkflow,
   processSignalWorkflow,
@@ -270,6 +272,31 @@ export class WorkflowStarter {
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
       args: [{ organizationId, companyId, retryInitialIntervalMs: this.retryInitialIntervalMs }],
       typedSearchAttributes: searchAttributes({ OrganizationId: organizationId, CompanyId: companyId }),
+    });
+    return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };
+  }
+
+  /** Checks one contact's address; while a check of it is in progress, that run is returned. */
+  async startContactVerification(organizationId: string, contactId: string) {
+    const handle = await this.client.workflow.start<typeof verifyContactsWorkflow>('verifyContactsWorkflow', {
+      taskQueue: this.taskQueue,
+      workflowId: workflowIds.verifyContact(contactId),
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      args: [{ organizationId, contactIds: [contactId], retryInitialIntervalMs: this.retryInitialIntervalMs }],
+      typedSearchAttributes: searchAttributes({ OrganizationId: organizationId }),
+    });
+    return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };
+  }
+
+  /** Checks an organization's contacts with an address (of a company, of a status): a run of its own per request. */
+  async startContactsVerification(organizationId: string, runKey: string, filter: { companyId?: string; status?: EmailStatus }) {
+    const handle = await this.client.workflow.start<typeof verifyContactsWorkflow>('verifyContactsWorkflow', {
+      taskQueue: this.taskQueue,
+      workflowId: workflowIds.verifyContacts(organizationId, runKey),
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      args: [{ organizationId, ...filter, retryInitialIntervalMs: this.retryInitialIntervalMs }],
+      typedSearchAttributes: searchAttributes({ OrganizationId: organizationId, CompanyId: filter.companyId }),
     });
     return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };
   }

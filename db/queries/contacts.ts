@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Tx } from '../tenancy';
 import { wasErased } from './compliance/erasure';
 import { newestFirst } from './pagination';
+import type { EmailCheck } from '../../domain/contacts/email-verification';
 
 export const CONTACT_COLUMNS = [
   'id',
@@ -10,6 +11,10 @@ export const CONTACT_COLUMNS = [
   'full_name',
   'title',
   'email',
+  'email_status',
+  'email_checked_at',
+  // jsonb reads as any JSON; the column holds an object of checks or null (migration 0044's CHECK).
+  sql<EmailCheck | null>`email_check`.as('email_check'),
   'phone',
   'linkedin_url',
   'source_description',

@@ -1856,6 +1856,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/contacts/{contactId}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check the contact’s e-mail address again (answers the contact; email_status and email_check change when the check ends); 409 for an erased contact or one without an address
+         * @description The member role or above in the organization.
+         */
+        post: operations["verifyContact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/contacts/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check the addresses of the organization’s contacts (of a company, of a status) in a durable run
+         * @description The member role or above in the organization.
+         */
+        post: operations["verifyContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "opportunity.created": {
@@ -2700,6 +2740,14 @@ export interface components {
             full_name: string;
             title: string | null;
             email: string | null;
+            /**
+             * @description valid; risky (a catch-all domain, a role address, a probe that could not decide); invalid; unknown until checked
+             * @enum {string}
+             */
+            email_status: "unknown" | "valid" | "risky" | "invalid";
+            /** @description when the address was last checked */
+            email_checked_at: string | null;
+            email_check: components["schemas"]["EmailCheck"] | null;
             phone: string | null;
             linkedin_url: string | null;
             source_description: string | null;
@@ -2780,6 +2828,14 @@ export interface components {
             full_name: string;
             title: string | null;
             email: string | null;
+            /**
+             * @description valid; risky (a catch-all domain, a role address, a probe that could not decide); invalid; unknown until checked
+             * @enum {string}
+             */
+            email_status: "unknown" | "valid" | "risky" | "invalid";
+            /** @description when the address was last checked */
+            email_checked_at: string | null;
+            email_check: components["schemas"]["EmailCheck"] | null;
             phone: string | null;
             linkedin_url: string | null;
             source_description: string | null;
@@ -2939,9 +2995,9 @@ export interface components {
             /** Format: uuid */
             organization_id: string;
             /** @enum {string} */
-            provider_key: "hubspot" | "salesforce" | "calcom" | "calendly" | "hunter" | "openai_compatible";
+            provider_key: "hubspot" | "salesforce" | "calcom" | "calendly" | "hunter" | "openai_compatible" | "reacher";
             /** @enum {string} */
-            kind: "crm" | "calendar" | "enrichment" | "llm";
+            kind: "crm" | "calendar" | "enrichment" | "llm" | "verification";
             /** @enum {string} */
             status: "connected" | "error" | "disconnected";
             config: {
@@ -3664,6 +3720,35 @@ export interface components {
                 /** @description From this many: the domain's further e-mails to that provider wait for the next UTC day, unless it passes SPF, DKIM and DMARC */
                 hold: number;
             };
+        };
+        /** @description The checks made on a contact’s address: each pass, fail, unknown (it ran and could not decide) or null (not run) */
+        EmailCheck: {
+            /** @description well formed, with a registrable domain */
+            syntax: ("pass" | "fail" | "unknown") | null;
+            /** @description the domain accepts mail (MX, or an A record without one; a null MX fails) */
+            mx: ("pass" | "fail" | "unknown") | null;
+            /** @description pass: not a disposable (throw-away) domain */
+            disposable: ("pass" | "fail" | "unknown") | null;
+            /** @description pass: a person’s address, not a role one such as info@ or sales@ */
+            role: ("pass" | "fail" | "unknown") | null;
+            /** @description pass: the domain refuses addresses that cannot exist; fail: it accepts every address */
+            catch_all: ("pass" | "fail" | "unknown") | null;
+            /** @description the recipient’s server at RCPT TO: pass accepted, fail refused, unknown could not tell */
+            smtp: ("pass" | "fail" | "unknown") | null;
+            /** @description the verifier that made the checks: builtin, reacher, or a provider */
+            provider: string;
+            /** @description what decided the status, for a person */
+            detail: string | null;
+        };
+        /** @description A durable run checking contacts’ addresses; each contact’s email_status changes as it is checked */
+        VerificationRun: {
+            /** @description the run in the Temporal Web UI */
+            workflow_id: string;
+            /** Format: uuid */
+            organization_id: string;
+            company_id: string | null;
+            /** @description only contacts of this status are checked */
+            status: ("unknown" | "valid" | "risky" | "invalid") | null;
         };
     };
     responses: {
@@ -5550,7 +5635,7 @@ export interface operations {
                 organizationId: string;
                 limit?: number;
                 before?: string;
-                kind?: "crm" | "calendar" | "enrichment" | "llm";
+                kind?: "crm" | "calendar" | "enrichment" | "llm" | "verification";
             };
             header?: never;
             path?: never;
@@ -5590,9 +5675,9 @@ export interface operations {
                     /** Format: uuid */
                     organizationId: string;
                     /** @enum {string} */
-                    providerKey: "hubspot" | "salesforce" | "calcom" | "calendly" | "hunter" | "openai_compatible";
+                    providerKey: "hubspot" | "salesforce" | "calcom" | "calendly" | "hunter" | "openai_compatible" | "reacher";
                     /** @enum {string} */
-                    kind: "crm" | "calendar" | "enrichment" | "llm";
+                    kind: "crm" | "calendar" | "enrichment" | "llm" | "verification";
                     config?: {
                         [key: string]: unknown;
                     };
@@ -7949,6 +8034,89 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifyContact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to repeat: the first answer is kept 24 hours per caller and key and answered again (Idempotent-Replayed: true) to the same request */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                contactId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Check the contact’s e-mail address again (answers the contact; email_status and email_check change when the check ends); 409 for an erased contact or one without an address */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contact"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    verifyContacts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to repeat: the first answer is kept 24 hours per caller and key and answered again (Idempotent-Replayed: true) to the same request */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    organizationId: string;
+                    /** Format: uuid */
+                    companyId?: string;
+                    /** @enum {string} */
+                    status?: "unknown" | "valid" | "risky" | "invalid";
+                };
+            };
+        };
+        responses: {
+            /** @description Check the addresses of the organization’s contacts (of a company, of a status) in a durable run */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerificationRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     opportunityCreatedWebhook: {

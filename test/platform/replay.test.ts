@@ -67,6 +67,7 @@ test('every recorded history replays against the current workflow code', async (
     'strategist-no-company',
     'strategist-proposal',
     'strategist-proposal-before-writer-queue',
+    'verify-contacts',
     'webhook-endpoint',
   ]);
   const failures: string[] = [];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   channelRule,
+  emptyBody,
   id,
   isIsoCountry,
   listBase,
@@ -16,6 +17,7 @@ import {
 } from '../contract';
 import { email, ianaTimezone, linkedinUrl, name, optionalText } from '../../../domain/companies/fields';
 import { CHANNELS } from '../../../domain/compliance/channel-policy';
+import { CHECK_RESULTS, EMAIL_STATUSES } from '../../../domain/contacts/email-verification';
 import type { getContact } from '../../../db/queries/contacts';
 import type { GateResult, currentLawfulBasis } from '../../../db/queries/compliance';
 
@@ -51,6 +53,9 @@ export const patchContactBody = z
   .strict()
   .refine((v) => Object.values(v).some((x) => x !== undefined), 'must change at least one field');
 
+/** POST /contacts/verify: the organization's contacts with an address, of one company or one status when given. */
+export const verifyContactsBody = z.object({ organizationId: uuid, companyId: uuid.optional(), status: z.enum(EMAIL_STATUSES).optional() }).strict();
+
 export const listContactsQuery = z.object({ ...listBase, companyId: uuid.optional() }).strict();
 
 export const lawfulBasisBody = z
@@ -70,6 +75,23 @@ export const lawfulBasisBody = z
       ctx.addIssue({ code: 'custom', path: ['assessment'], message: 'legitimate_interest needs an assessment (the balancing test)' });
   });
 
+const checkResult = nullable(z.enum(CHECK_RESULTS));
+
+export const EmailCheck = record(
+  'EmailCheck',
+  'The checks made on a contact’s address: each pass, fail, unknown (it ran and could not decide) or null (not run)',
+  z.object({
+    syntax: checkResult.describe('well formed, with a registrable domain'),
+    mx: checkResult.describe('the domain accepts mail (MX, or an A record without one; a null MX fails)'),
+    disposable: checkResult.describe('pass: not a disposable (throw-away) domain'),
+    role: checkResult.describe('pass: a person’s address, not a role one such as info@ or sales@'),
+    catch_all: checkResult.describe('pass: the domain refuses addresses that cannot exist; fail: it accepts every address'),
+    smtp: checkResult.describe('the recipient’s server at RCPT TO: pass accepted, fail refused, unknown could not tell'),
+    provider: z.string().describe('the verifier that made the checks: builtin, reacher, or a provider'),
+    detail: nullable(z.string()).describe('what decided the status, for a person'),
+  }),
+);
+
 export const Contact = record(
   'Contact',
   'A person at a company; an erased contact keeps only its id, company and timestamps',
@@ -80,6 +102,11 @@ export const Contact = record(
     full_name: z.string(),
     title: nullable(z.string()),
     email: nullable(z.string()),
+    email_status: z
+      .enum(EMAIL_STATUSES)
+      .describe('valid; risky (a catch-all domain, a role address, a probe that could not decide); invalid; unknown until checked'),
+    email_checked_at: nullable(timestamp).describe('when the address was last checked'),
+    email_check: nullable(EmailCheck),
     phone: nullable(z.string()),
     linkedin_url: nullable(z.string()),
     source_description: nullable(z.string()),
@@ -166,6 +193,17 @@ export const ComplianceGate = record(
   }),
 );
 
+export const VerificationRun = record(
+  'VerificationRun',
+  'A durable run checking contacts’ addresses; each contact’s email_status changes as it is checked',
+  z.object({
+    workflow_id: z.string().describe('the run in the Temporal Web UI'),
+    organization_id: id,
+    company_id: nullable(id),
+    status: nullable(z.enum(EMAIL_STATUSES)).describe('only contacts of this status are checked'),
+  }),
+);
+
 /** Fails to compile, naming the fields, when a query's column list and its response schema drift apart. */
 export const ROWS_MATCH: {
   Contact: Agrees<Row<typeof getContact>, typeof Contact>;
@@ -236,6 +274,30 @@ export const operations = [
     body: lawfulBasisBody,
     answer: LawfulBasis,
     problems: [409],
+  },
+  {
+    id: 'verifyContact',
+    method: 'post',
+    path: '/contacts/{contactId}/verify',
+    tag: 'Contacts',
+    summary:
+      'Check the contact’s e-mail address again (answers the contact; email_status and email_check change when the check ends); 409 for an erased contact or one without an address',
+    role: 'member',
+    body: emptyBody,
+    status: 202,
+    answer: Contact,
+    problems: [409],
+  },
+  {
+    id: 'verifyContacts',
+    method: 'post',
+    path: '/contacts/verify',
+    tag: 'Contacts',
+    summary: 'Check the addresses of the organization’s contacts (of a company, of a status) in a durable run',
+    role: 'member',
+    body: verifyContactsBody,
+    status: 202,
+    answer: VerificationRun,
   },
   {
     id: 'eraseContact',

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import { sql } from 'kysely';
 import { toE164 } from '../../../domain/companies/identity';
@@ -109,6 +110,31 @@ export function contactRoutes({ db, workflows }: ApiDeps): Router {
       });
     });
     res.json(record);
+  });
+
+  /** The check runs in a workflow; the contact is answered as it stands. */
+  serve('verifyContact', async (req, res, call) => {
+    const id = pathId(req, 'contactId', 'contact');
+    void call.body;
+    const contact = await withRecordRole(db, req, { what: 'contact', load: (tx) => getContact(tx, id) }, call.role, async (tx, existing) => {
+      if (existing.erased_at) throw conflict('The contact was erased');
+      if (!existing.email) throw conflict('The contact has no e-mail address to check');
+      await workflows.startContactVerification(existing.organization_id, id);
+      return existing;
+    });
+    res.status(202).json(contact);
+  });
+
+  serve('verifyContacts', async (req, res, call) => {
+    const body = call.body;
+    await withRole(db, req, body.organizationId, call.role, async (tx) => {
+      if (body.companyId) {
+        const company = await getCompany(tx, body.companyId);
+        if (!company || company.organization_id !== body.organizationId) throw notFound('company');
+      }
+    });
+    const { workflowId } = await workflows.startContactsVerification(body.organizationId, randomUUID(), { companyId: body.companyId, status: body.status });
+    res.status(202).json({ workflow_id: workflowId, organization_id: body.organizationId, company_id: body.companyId ?? null, status: body.status ?? null });
   });
 
   /**

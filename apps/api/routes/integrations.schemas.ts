@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { emptyBody, id, jsonObject, listBase, nullable, record, stamps, timestamp, uuid, type Agrees, type Operation, type Row } from '../contract';
-import { INTEGRATION_PROVIDERS, IntegrationProviderKey } from '../../../activities/providers/registry';
+import { INTEGRATION_KINDS, INTEGRATION_PROVIDERS, IntegrationProviderKey } from '../../../activities/providers/registry';
 import type { getIntegration } from '../../../db/queries/integrations';
 
 /**
@@ -13,7 +13,7 @@ export const createIntegrationBody = z
   .object({
     organizationId: uuid,
     providerKey: z.enum(Object.keys(INTEGRATION_PROVIDERS) as [IntegrationProviderKey, ...IntegrationProviderKey[]]),
-    kind: z.enum(['crm', 'calendar', 'enrichment', 'llm']),
+    kind: z.enum(INTEGRATION_KINDS),
     config: jsonObject.optional(),
     mapping: jsonObject.optional(),
     secret: z.string().min(1).max(4096),
@@ -28,7 +28,7 @@ export const createIntegrationBody = z
     if (mapping && !mapping.success) for (const i of mapping.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: ['mapping', ...i.path] });
   });
 
-export const listIntegrationsQuery = z.object({ ...listBase, kind: z.enum(['crm', 'calendar', 'enrichment', 'llm']).optional() }).strict();
+export const listIntegrationsQuery = z.object({ ...listBase, kind: z.enum(INTEGRATION_KINDS).optional() }).strict();
 
 export const Integration = record(
   'Integration',
@@ -37,7 +37,7 @@ export const Integration = record(
     id,
     organization_id: id,
     provider_key: z.enum(Object.keys(INTEGRATION_PROVIDERS) as [IntegrationProviderKey, ...IntegrationProviderKey[]]),
-    kind: z.enum(['crm', 'calendar', 'enrichment', 'llm']),
+    kind: z.enum(INTEGRATION_KINDS),
     status: z.enum(['connected', 'error', 'disconnected']),
     config: jsonObject,
     mapping: jsonObject,

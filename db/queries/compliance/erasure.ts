@@ -50,6 +50,10 @@ export async function eraseContact(tx: Tx, contactId: string, actorId: string | 
       full_name: 'erased',
       title: null,
       email: null,
+      // The checks name the address's domain and what its server said of it.
+      email_check: null,
+      email_checked_at: null,
+      email_status: 'unknown',
       phone: null,
       linkedin_url: null,
       source_description: null,

@@ -1,0 +1,71 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { DB } from '../db/pool';
+import { secretContext, type SecretBox } from '../db/secrets';
+import { usableIntegration } from '../db/queries/integrations';
+import { contactsToVerify, recordEmailCheck } from '../db/queries/contact-verification';
+import { asOrganization } from '../db/tenancy';
+import { emailStatus, type EmailStatus } from '../domain/contacts/email-verification';
+import type { DnsResolver } from './providers/dns/resolver';
+import { reacherFrom } from './providers/registry';
+import { createBuiltinVerifier } from './providers/verification/builtin';
+import { VerifierUnavailableError, type EmailVerifier } from './providers/verification/types';
+
+export interface VerificationDeps {
+  db: DB;
+  secrets: SecretBox | null;
+  dns: DnsResolver;
+}
+
+export interface VerifyContactResult {
+  contactId: string;
+  /** null: nothing to check (no address, or the contact is erased), or the address changed while it was checked. */
+  status: EmailStatus | null;
+  provider: string | null;
+}
+
+/**
+ * Address verification: one contact's address checked by the organization's verifier (its
+ * integration of kind `verification`, else the built-in checks) and the result stored only if the
+ * address is still the one checked; and the contacts a run goes through, a page at a time.
+ */
+export function createVerificationActivities(deps: VerificationDeps) {
+  const builtin = createBuiltinVerifier({ dns: deps.dns });
+
+  async function verifierFor(organizationId: string): Promise<EmailVerifier> {
+    const integration = await asOrganization(deps.db, organizationId, (tx) => usableIntegration(tx, organizationId, 'verification'));
+    if (!integration) return builtin;
+    if (!deps.secrets && integration.secret_ciphertext)
+      throw ApplicationFailure.nonRetryable('the verification integration cannot be used: INTEGRATION_SECRET_KEY is not configured', 'VerifierUnavailable');
+    const secret = integration.secret_ciphertext
+      ? deps.secrets!.open(integration.secret_ciphertext, secretContext(integration.organization_id, integration.id))
+      : '';
+    return reacherFrom(integration.config as Record<string, unknown>, secret);
+  }
+
+  return {
+    async verifyContactEmail(ref: { organizationId: string; contactId: string }): Promise<VerifyContactResult> {
+      const contact = await asOrganization(deps.db, ref.organizationId, (tx) =>
+        tx.selectFrom('contacts').select(['email', 'erased_at']).where('id', '=', ref.contactId).executeTakeFirst(),
+      );
+      if (!contact?.email || contact.erased_at) return { contactId: ref.contactId, status: null, provider: null };
+      const verifier = await verifierFor(ref.organizationId);
+      let check;
+      try {
+        check = await verifier.verify(contact.email);
+      } catch (err) {
+        if (err instanceof VerifierUnavailableError && !err.retryable) throw ApplicationFailure.nonRetryable(err.message, 'VerifierUnavailable');
+        throw err;
+      }
+      const status = emailStatus(check);
+      const stored = await asOrganization(deps.db, ref.organizationId, (tx) => recordEmailCheck(tx, ref.contactId, contact.email!, status, check));
+      return { contactId: ref.contactId, status: stored ? status : null, provider: check.provider };
+    },
+
+    /** The next page of a run's contacts with an address, in id order after `after`. */
+    async contactsToVerify(f: { organizationId: string; companyId?: string; status?: EmailStatus; after?: string; limit: number }): Promise<string[]> {
+      return asOrganization(deps.db, f.organizationId, (tx) => contactsToVerify(tx, f));
+    },
+  };
+}
+
+export type VerificationActivities = ReturnType<typeof createVerificationActivities>;

@@ -1,0 +1,30 @@
+import { Kysely, sql } from 'kysely';
+
+/**
+ * Whether each contact's address exists: its status, when it was checked and the checks made
+ * (domain/contacts/email-verification.ts). The status is checked in the table, so no code path can
+ * write one accept does not know. Existing contacts start `unknown`; an index serves the runs that
+ * verify an organization's contacts by status. Integrations gain the kind `verification`.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await sql`
+    ALTER TABLE contacts
+      ADD COLUMN email_status text NOT NULL DEFAULT 'unknown' CHECK (email_status IN ('unknown', 'valid', 'risky', 'invalid')),
+      ADD COLUMN email_checked_at timestamptz,
+      ADD COLUMN email_check jsonb CHECK (email_check IS NULL OR jsonb_typeof(email_check) = 'object')
+  `.execute(db);
+  // A verifier is an integration of its own kind (activities/providers/registry.ts INTEGRATION_KINDS).
+  await sql`ALTER TABLE integrations DROP CONSTRAINT integrations_kind_check`.execute(db);
+  await sql`ALTER TABLE integrations ADD CONSTRAINT integrations_kind_check CHECK (kind IN ('crm', 'calendar', 'enrichment', 'llm', 'verification'))`.execute(
+    db,
+  );
+  await sql`CREATE INDEX contacts_email_status_idx ON contacts (organization_id, email_status) WHERE email IS NOT NULL`.execute(db);
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`DROP INDEX IF EXISTS contacts_email_status_idx`.execute(db);
+  await sql`DELETE FROM integrations WHERE kind = 'verification'`.execute(db);
+  await sql`ALTER TABLE integrations DROP CONSTRAINT integrations_kind_check`.execute(db);
+  await sql`ALTER TABLE integrations ADD CONSTRAINT integrations_kind_check CHECK (kind IN ('crm', 'calendar', 'enrichment', 'llm'))`.execute(db);
+  await sql`ALTER TABLE contacts DROP COLUMN email_check, DROP COLUMN email_checked_at, DROP COLUMN email_status`.execute(db);
+}

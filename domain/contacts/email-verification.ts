@@ -1,0 +1,66 @@
+/**
+ * Whether a contact's e-mail address exists, as the checks that were run found it. Each check is
+ * `pass`, `fail`, `unknown` (it ran and could not decide) or null (not run). The status is read from
+ * the checks in one place, whichever verifier ran them, so that a built-in check and a provider's
+ * answer mean the same thing to accept and to the API.
+ */
+
+export const EMAIL_STATUSES = ['unknown', 'valid', 'risky', 'invalid'] as const;
+export type EmailStatus = (typeof EMAIL_STATUSES)[number];
+
+export const CHECK_RESULTS = ['pass', 'fail', 'unknown'] as const;
+export type CheckResult = (typeof CHECK_RESULTS)[number] | null;
+
+export interface EmailCheck {
+  /** The address is well formed with a registrable domain. */
+  syntax: CheckResult;
+  /** The domain accepts mail: an MX record, or an A record when it has none (RFC 5321 §5.1); a null MX fails. */
+  mx: CheckResult;
+  /** pass: not a disposable (throw-away) domain. */
+  disposable: CheckResult;
+  /** pass: a person's address, not a role one (info@, sales@). */
+  role: CheckResult;
+  /** pass: the domain refuses an address that cannot exist; fail: it accepts every address. */
+  catch_all: CheckResult;
+  /** The recipient's server at RCPT TO: pass accepted, fail refused the address, unknown could not tell. */
+  smtp: CheckResult;
+  /** Which verifier ran the checks: builtin, reacher, or a provider's key. */
+  provider: string;
+  /** A line for a person: the first thing that decided the status. */
+  detail: string | null;
+}
+
+/** A check older than this is run again before the address is mailed by a new campaign. */
+export const CHECK_MAX_AGE_DAYS = 90;
+
+/**
+ * The status the checks give. Invalid when the address cannot receive mail (bad syntax, no mail
+ * host, a throw-away domain, a refusal from its server). Risky when it may exist but a bounce or no
+ * reader is likely (a catch-all domain, a role address, a probe that could not decide). Unknown
+ * while a check that decides validity has not answered (syntax or the mail host). Valid otherwise:
+ * without a probe, an address passing the checks that ran is as good as the checks can tell.
+ */
+export function emailStatus(c: Pick<EmailCheck, 'syntax' | 'mx' | 'disposable' | 'role' | 'catch_all' | 'smtp'>): EmailStatus {
+  if (c.syntax === 'fail' || c.mx === 'fail' || c.disposable === 'fail' || c.smtp === 'fail') return 'invalid';
+  if (c.syntax !== 'pass' || c.mx !== 'pass') return 'unknown';
+  if (c.catch_all === 'fail' || c.role === 'fail' || c.smtp === 'unknown') return 'risky';
+  return 'valid';
+}
+
+/** Whether a check made at `checkedAt` must be made again before `now` (never checked: yes). */
+export function checkIsStale(checkedAt: Date | null, now: Date, maxAgeDays = CHECK_MAX_AGE_DAYS): boolean {
+  return checkedAt === null || now.getTime() - checkedAt.getTime() > maxAgeDays * 86_400_000;
+}
+
+export type AddressSkipReason = 'invalid_email' | 'risky_email';
+
+/**
+ * Whether accept enrolls a contact with this status: a skip reason, `wait` while the check has not
+ * answered, or null to go. A campaign that allows risky addresses takes catch-all and role ones.
+ */
+export function acceptDecision(status: EmailStatus, allowRisky: boolean): AddressSkipReason | 'wait' | null {
+  if (status === 'invalid') return 'invalid_email';
+  if (status === 'risky') return allowRisky ? null : 'risky_email';
+  if (status === 'unknown') return 'wait';
+  return null;
+}

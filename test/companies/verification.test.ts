@@ -1,0 +1,136 @@
+import { emailStatus, type EmailCheck } from '../../domain/contacts/email-verification';
+import { createReacherVerifier } from '../../activities/providers/verification/reacher';
+import { VerifierUnavailableError } from '../../activities/providers/verification/types';
+import { startReacherServer, type ReacherStandIn } from '../helpers/reacher-server';
+import { randomUUID } from 'node:crypto';
+import { addMember, newOrganization } from '../helpers/api';
+import type { TestUser } from '../helpers/tokens';
+import { useStack } from '../helpers/stack';
+import { resultWithin } from '../helpers/workflow-result';
+
+const { api } = useStack({ api: true });
+
+/**
+ * Address verification by a self-hosted Reacher: its answers, read from a stand-in that speaks its
+ * shapes; and the checks started through the API, run by the worker, stored on the contacts.
+ */
+describe('Reacher, against its stand-in', () => {
+  let reacher: ReacherStandIn;
+  beforeAll(async () => {
+    reacher = await startReacherServer({ secret: 'reacher-shared-secret' });
+  });
+  afterAll(() => reacher.close());
+
+  test.each<[string, Partial<EmailCheck>, string]>([
+    ['known@refusing-server.nl', { smtp: 'pass', catch_all: 'pass', mx: 'pass' }, 'valid'],
+    ['nobody@refusing-server.nl', { smtp: 'fail' }, 'invalid'],
+    ['anyone@accepts-all.nl', { smtp: 'pass', catch_all: 'fail' }, 'risky'],
+    ['someone@greylisting.nl', { smtp: 'unknown', catch_all: null }, 'risky'],
+    ['piet@nowhere-at-all.nl', { mx: 'fail' }, 'invalid'],
+    ['info@accepts-all.nl', { role: 'fail' }, 'risky'],
+    ['x@mailinator.com', { disposable: 'fail' }, 'invalid'],
+  ])('%s', async (address, expected, status) => {
+    const c = await createReacherVerifier({ baseUrl: reacher.url, secret: 'reacher-shared-secret' }).verify(address);
+    expect(c).toMatchObject({ provider: 'reacher', ...expected });
+    expect(emailStatus(c)).toBe(status);
+    expect(reacher.asked.at(-1)).toBe(address);
+  });
+
+  test('a refused secret is the verifier unavailable, not an answer about the address', async () => {
+    const err = await createReacherVerifier({ baseUrl: reacher.url, secret: 'wrong' })
+      .verify('known@refusing-server.nl')
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(VerifierUnavailableError);
+    expect((err as VerifierUnavailableError).message).toMatch(/x-reacher-secret/);
+    expect((err as VerifierUnavailableError).retryable).toBe(false);
+  });
+});
+
+describe('POST /contacts/{contactId}/verify and POST /contacts/verify, through the worker', () => {
+  let reacher: ReacherStandIn;
+  let org: { owner: TestUser; orgId: string };
+  let companyId: string;
+  const contacts: Record<string, string> = {};
+  beforeAll(async () => {
+    reacher = await startReacherServer({ secret: 'reacher-org-secret' });
+    org = await newOrganization(api, 'Verificatie B.V.');
+    const integration = await api.call('POST', '/integrations', {
+      token: org.owner.token,
+      body: { organizationId: org.orgId, providerKey: 'reacher', kind: 'verification', config: { baseUrl: reacher.url }, secret: 'reacher-org-secret' },
+    });
+    expect(integration.status).toBe(201);
+    const tested = await api.call('POST', `/integrations/${integration.body.id}/test`, { token: org.owner.token, body: {} });
+    expect(tested.body).toMatchObject({ status: 'connected', last_error: null });
+    const company = await api.call('POST', '/companies', { token: org.owner.token, body: { organizationId: org.orgId, name: 'Server Test B.V.' } });
+    companyId = company.body.id;
+    for (const email of ['known@refusing-server.nl', 'nobody@refusing-server.nl', 'anyone@accepts-all.nl', 'someone@greylisting.nl']) {
+      const c = await api.call('POST', '/contacts', {
+        token: org.owner.token,
+        body: { organizationId: org.orgId, companyId, fullName: `Piet ${email}`, email },
+      });
+      expect(c.status).toBe(201);
+      expect(c.body).toMatchObject({ email_status: 'unknown', email_checked_at: null, email_check: null });
+      contacts[email] = c.body.id;
+    }
+  });
+  afterAll(() => reacher.close());
+
+  test('one contact: 202 with the contact, then its status and checks from the organization’s verifier', async () => {
+    const id = contacts['nobody@refusing-server.nl']!;
+    const started = await api.call('POST', `/contacts/${id}/verify`, { token: org.owner.token, body: {} });
+    expect(started.status).toBe(202);
+    expect(started.body).toMatchObject({ id, email_status: 'unknown' });
+    await resultWithin(api.temporal.workflow.getHandle(`contact/${id}/verify`));
+    const after = await api.call('GET', `/contacts/${id}`, { token: org.owner.token });
+    expect(after.body).toMatchObject({
+      email_status: 'invalid',
+      email_checked_at: expect.any(String),
+      email_check: { provider: 'reacher', syntax: 'pass', mx: 'pass', smtp: 'fail' },
+    });
+  });
+
+  test('the organization’s contacts in one durable run, each with its status', async () => {
+    const run = await api.call('POST', '/contacts/verify', { token: org.owner.token, body: { organizationId: org.orgId, companyId } });
+    expect(run.status).toBe(202);
+    expect(run.body).toMatchObject({ organization_id: org.orgId, company_id: companyId, status: null, workflow_id: expect.stringMatching(/^organization\//) });
+    const counts = await resultWithin(api.temporal.workflow.getHandle(run.body.workflow_id));
+    expect(counts).toEqual({ valid: 1, invalid: 1, risky: 2, unknown: 0, not_checked: 0 });
+    const list = await api.call('GET', `/contacts?organizationId=${org.orgId}&companyId=${companyId}`, { token: org.owner.token });
+    const byEmail = Object.fromEntries(list.body.map((c: { email: string; email_status: string }) => [c.email, c.email_status]));
+    expect(byEmail).toEqual({
+      'known@refusing-server.nl': 'valid',
+      'nobody@refusing-server.nl': 'invalid',
+      'anyone@accepts-all.nl': 'risky',
+      'someone@greylisting.nl': 'risky',
+    });
+  });
+
+  test('another organization gets 404, a viewer 403, bad input 400, and nothing starts', async () => {
+    const other = await newOrganization(api, 'Andere B.V.');
+    const id = contacts['known@refusing-server.nl']!;
+    const asked = reacher.asked.length;
+    expect((await api.call('POST', `/contacts/${id}/verify`, { token: other.owner.token, body: {} })).status).toBe(404);
+    expect((await api.call('POST', '/contacts/verify', { token: other.owner.token, body: { organizationId: org.orgId } })).status).toBe(404);
+    expect((await api.call('POST', '/contacts/verify', { token: org.owner.token, body: { organizationId: org.orgId, companyId: randomUUID() } })).status).toBe(
+      404,
+    );
+    const viewer = await addMember(api, org.owner, org.orgId, 'viewer');
+    expect((await api.call('POST', `/contacts/${id}/verify`, { token: viewer.token, body: {} })).status).toBe(403);
+    expect((await api.call('POST', '/contacts/verify', { token: viewer.token, body: { organizationId: org.orgId } })).status).toBe(403);
+    const bad = await api.call('POST', '/contacts/verify', { token: org.owner.token, body: { organizationId: org.orgId, status: 'maybe' } });
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect((await api.call('POST', `/contacts/${id}/verify`, { token: org.owner.token, body: { now: true } })).status).toBe(400);
+    expect(reacher.asked.length).toBe(asked);
+  });
+
+  test('an erased contact, or one without an address, is a 409; erasure clears its checks', async () => {
+    const noMail = await api.call('POST', '/contacts', { token: org.owner.token, body: { organizationId: org.orgId, companyId, fullName: 'Zonder Adres' } });
+    expect((await api.call('POST', `/contacts/${noMail.body.id}/verify`, { token: org.owner.token, body: {} })).status).toBe(409);
+    const id = contacts['known@refusing-server.nl']!;
+    const erased = await api.call('DELETE', `/contacts/${id}`, { token: org.owner.token });
+    expect(erased.body).toMatchObject({ email: null, email_status: 'unknown', email_checked_at: null, email_check: null });
+    const again = await api.call('POST', `/contacts/${id}/verify`, { token: org.owner.token, body: {} });
+    expect(again.status).toBe(409);
+  });
+});

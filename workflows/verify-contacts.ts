@@ -1,0 +1,58 @@
+import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { EmailStatus } from '../domain/contacts/email-verification';
+import { dbActivityOptions, providerActivityOptions } from './retry';
+
+export interface VerifyContactsInput {
+  organizationId: string;
+  /** The contacts to check; without them, the organization's contacts with an address (of companyId, of status). */
+  contactIds?: string[];
+  companyId?: string;
+  status?: EmailStatus;
+  /** Where a run over the organization's contacts stands: the last contact id checked. */
+  afterId?: string;
+  /** Counts carried across continue-as-new. */
+  counts?: VerifyContactsCounts;
+  retryInitialIntervalMs?: number;
+}
+
+export type VerifyContactsCounts = Record<EmailStatus | 'not_checked', number>;
+
+const PAGE = 100;
+
+/**
+ * Checks contacts' addresses, one at a time on the rate-limited providers queue (a verifier's SMTP
+ * probe and a provider's quota both want a steady pace). A run over an organization goes a page at a
+ * time in id order and continues as new between pages, so a run over 100,000 contacts keeps a short
+ * history; a contact whose check fails for good is counted `not_checked` and the run goes on.
+ */
+export async function verifyContactsWorkflow(input: VerifyContactsInput): Promise<VerifyContactsCounts> {
+  const retry = input.retryInitialIntervalMs ?? 2000;
+  const db = proxyActivities<Activities>(dbActivityOptions(retry));
+  const providers = proxyActivities<Activities>({ ...providerActivityOptions(workflowInfo().taskQueue, retry), startToCloseTimeout: '3 minutes' });
+  const counts: VerifyContactsCounts = input.counts ?? { unknown: 0, valid: 0, risky: 0, invalid: 0, not_checked: 0 };
+  const check = async (contactId: string) => {
+    try {
+      const r = await providers.verifyContactEmail({ organizationId: input.organizationId, contactId });
+      counts[r.status ?? 'not_checked'] += 1;
+    } catch {
+      counts.not_checked += 1;
+    }
+  };
+  if (input.contactIds) {
+    for (const id of input.contactIds) await check(id);
+    return counts;
+  }
+  for (;;) {
+    const ids = await db.contactsToVerify({
+      organizationId: input.organizationId,
+      companyId: input.companyId,
+      status: input.status,
+      after: input.afterId,
+      limit: PAGE,
+    });
+    for (const id of ids) await check(id);
+    if (ids.length < PAGE) return counts;
+    await continueAsNew<typeof verifyContactsWorkflow>({ ...input, afterId: ids[ids.length - 1], counts });
+  }
+}
