@@ -55,6 +55,7 @@ export interface CampaignMailboxes {
 }
 
 export interface Campaigns {
+  allow_risky: Generated<boolean>;
   brief: string | null;
   country_code: string | null;
   created_at: Generated<Timestamp>;

@@ -289,8 +289,8 @@ export class WorkflowStarter {
     return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };
   }
 
-  /** Checks an organization's contacts with an address (of a company, of a status): a run of its own per request. */
-  async startContactsVerification(organizationId: string, runKey: string, filter: { companyId?: string; status?: EmailStatus }) {
+  /** Checks an organization's contacts with an address (of a company, of a status), or the ones given: a run of its own per request. */
+  async startContactsVerification(organizationId: string, runKey: string, filter: { companyId?: string; status?: EmailStatus; contactIds?: string[] }) {
     const handle = await this.client.workflow.start<typeof verifyContactsWorkflow>('verifyContactsWorkflow', {
       taskQueue: this.taskQueue,
       workflowId: workflowIds.verifyContacts(organizationId, runKey),

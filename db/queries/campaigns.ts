@@ -20,6 +20,7 @@ export const CAMPAIGN_COLUMNS = [
   'campaigns.min_score',
   'campaigns.mailbox_id',
   'campaigns.send_in',
+  'campaigns.allow_risky',
   'campaigns.proposed_by',
   'campaigns.opportunity_id',
   'campaigns.suggested_contact_ids',
@@ -57,6 +58,8 @@ export interface CampaignInput {
   mode?: 'review' | 'auto';
   /** Sending in the recipient's time (default mailbox). */
   sendIn?: 'mailbox' | 'recipient';
+  /** Enroll contacts whose address is risky (default no). */
+  allowRisky?: boolean;
   goal?: string | null;
   brief?: string | null;
   countryCode?: string | null;
@@ -161,6 +164,7 @@ export async function insertCampaign(tx: Tx, c: CampaignInput): Promise<{ create
       status: 'proposed',
       mode: c.mode ?? 'review',
       send_in: c.sendIn ?? 'mailbox',
+      allow_risky: c.allowRisky ?? false,
       goal: c.goal ?? null,
       brief: c.brief ?? null,
       country_code: c.countryCode ?? null,
@@ -223,7 +227,7 @@ export function transitionCampaign(
   id: string,
   action: CampaignAction,
   to: string,
-  patch: { mailbox_id?: string | null; mode?: string; send_in?: string; dismissed_reason?: string | null } = {},
+  patch: { mailbox_id?: string | null; mode?: string; send_in?: string; allow_risky?: boolean; dismissed_reason?: string | null } = {},
 ) {
   return tx
     .updateTable('campaigns')
@@ -252,8 +256,8 @@ export async function setCampaignPool(tx: Tx, organizationId: string, campaignId
     .execute();
 }
 
-/** A campaign's name, mode and send_in (PATCH /campaigns/{id}); its pool is setCampaignPool's. */
-export function updateCampaign(tx: Tx, id: string, patch: { name?: string; mode?: string; send_in?: string }) {
+/** A campaign's name, mode, send_in and allow_risky (PATCH /campaigns/{id}); its pool is setCampaignPool's. */
+export function updateCampaign(tx: Tx, id: string, patch: { name?: string; mode?: string; send_in?: string; allow_risky?: boolean }) {
   return tx
     .updateTable('campaigns')
     .set({ ...patch, updated_at: sql`now()` })

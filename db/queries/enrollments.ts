@@ -161,7 +161,15 @@ export function contactsForEnrollment(tx: Tx, organizationId: string, contactIds
   return tx
     .selectFrom('contacts')
     .innerJoin('companies', 'companies.id', 'contacts.company_id')
-    .select(['contacts.id', 'contacts.email', 'contacts.phone', 'companies.generic_email', 'companies.phone as company_phone'])
+    .select([
+      'contacts.id',
+      'contacts.email',
+      'contacts.email_status',
+      'contacts.email_checked_at',
+      'contacts.phone',
+      'companies.generic_email',
+      'companies.phone as company_phone',
+    ])
     .where('contacts.organization_id', '=', organizationId)
     .where('contacts.id', 'in', contactIds)
     .execute();

@@ -1,3 +1,4 @@
+import { acceptDecision, type EmailStatus } from '../contacts/email-verification';
 import type { GateDecision } from '../compliance/gate';
 
 /**
@@ -58,7 +59,17 @@ export const WAITING_MESSAGE_STATUSES = ['pending_approval', 'approved', 'schedu
 export const STEP_CHANNELS = ['email', 'phone', 'linkedin'] as const;
 export type StepChannel = (typeof STEP_CHANNELS)[number];
 
-export const SKIP_REASONS = ['already_enrolled', 'erased', 'suppressed', 'no_lawful_basis', 'no_allowed_channel', 'channel_not_allowed', 'no_email'] as const;
+export const SKIP_REASONS = [
+  'already_enrolled',
+  'erased',
+  'suppressed',
+  'no_lawful_basis',
+  'no_allowed_channel',
+  'channel_not_allowed',
+  'no_email',
+  'invalid_email',
+  'risky_email',
+] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
 /** Where an e-mail step to this contact goes: the person's own address, the company's generic one, or nowhere. */
@@ -101,11 +112,18 @@ export function enrollmentDecision(
   gate: Pick<GateDecision, 'contactable' | 'reasons' | 'channels'>,
   channels: ContactChannels,
   stepChannels: readonly StepChannel[],
+  address: { status: EmailStatus; allowRisky: boolean } = { status: 'valid', allowRisky: false },
 ): { enroll: true } | { enroll: false; reason: SkipReason } {
   for (const code of ['erased', 'suppressed', 'no_lawful_basis', 'no_allowed_channel'] as const) {
     if (gate.reasons.includes(code)) return { enroll: false, reason: code };
   }
   if (!gate.contactable) return { enroll: false, reason: 'no_allowed_channel' };
+  // The person's own address must be one the checks found deliverable; an unknown one goes, and is
+  // checked again before its first e-mail.
+  if (stepChannels.includes('email') && channels.email === 'personal') {
+    const verdict = acceptDecision(address.status, address.allowRisky);
+    if (verdict === 'invalid_email' || verdict === 'risky_email') return { enroll: false, reason: verdict };
+  }
   if (stepChannels.some((c) => channels.usable.includes(c))) return { enroll: true };
   const emailAllowed = gate.channels.some((x) => (x.channel === 'email_personal' || x.channel === 'email_generic') && x.allowed);
   if (stepChannels.includes('email') && emailAllowed && !channels.email) return { enroll: false, reason: 'no_email' };

@@ -345,6 +345,64 @@ test('accept enrolls who the gate lets through and names why the others are skip
   expect((await call('GET', `/campaigns/${third.id}`)).body.status).toBe('proposed');
 });
 
+test('accept skips contacts whose address is invalid or risky (risky ones taken when the campaign allows them) and checks again the ones never checked', async () => {
+  const co = await company();
+  // With consent a Dutch contact's e-mail goes to the person's own address, whose check decides.
+  const withStatus = async (status: string | null) => {
+    const c = await contact(co.id, { basis: 'consent' });
+    if (status)
+      await owners.query(`UPDATE contacts SET email_status = $2, email_checked_at = now(), email_check = '{"provider": "builtin"}' WHERE id = $1`, [
+        c.id,
+        status,
+      ]);
+    return c;
+  };
+  const valid = await withStatus('valid');
+  const invalid = await withStatus('invalid');
+  const risky = await withStatus('risky');
+  const never = await withStatus(null);
+  const mailboxId = await mailbox(orgId);
+  const strict = await created('POST', '/campaigns', {
+    organizationId: orgId,
+    name: 'Checked addresses only',
+    contactIds: [valid.id, invalid.id, risky.id, never.id],
+    steps: [{ channel: 'email', delayDays: 0 }],
+  });
+  expect(strict.allow_risky).toBe(false);
+  const res = await call('POST', `/campaigns/${strict.id}/accept`, { mailboxId });
+  expect(res.status).toBe(200);
+  expect(res.body.result.skipped).toEqual([
+    { contactId: invalid.id, reason: 'invalid_email' },
+    { contactId: risky.id, reason: 'risky_email' },
+  ]);
+  expect(res.body.result.enrolled.map((e: { contactId: string }) => e.contactId)).toEqual([valid.id, never.id]);
+  // The address never checked is checked now (in a run of its own, after the accept committed).
+  const deadline = Date.now() + 30_000;
+  let checked = (await call('GET', `/contacts/${never.id}`)).body;
+  while (!checked.email_checked_at && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    checked = (await call('GET', `/contacts/${never.id}`)).body;
+  }
+  expect(checked.email_checked_at).toEqual(expect.any(String));
+  expect(checked.email_check).toMatchObject({ provider: 'builtin', syntax: 'pass' });
+
+  // allowRisky on accept: the risky address is enrolled, the invalid one never.
+  const lenient = await created('POST', '/campaigns', {
+    organizationId: orgId,
+    name: 'Risky allowed',
+    contactIds: [invalid.id, risky.id],
+    steps: [{ channel: 'email', delayDays: 0 }],
+  });
+  const taken = await call('POST', `/campaigns/${lenient.id}/accept`, { mailboxId, allowRisky: true });
+  expect(taken.body.result).toEqual({
+    enrolled: [{ enrollmentId: expect.any(String), contactId: risky.id }],
+    skipped: [{ contactId: invalid.id, reason: 'invalid_email' }],
+  });
+  expect(taken.body.campaign.allow_risky).toBe(true);
+  expect((await call('PATCH', `/campaigns/${lenient.id}`, { allowRisky: false })).body.allow_risky).toBe(false);
+  expectProblem(await call('PATCH', `/campaigns/${lenient.id}`, { allowRisky: 'yes' }), 400, 'VALIDATION_FAILED');
+});
+
 test('dismiss archives a proposal (409 unless proposed); afterwards the opportunity may get a new one', async () => {
   const opportunity = await created('POST', '/opportunities', { organizationId: orgId, summary: 'Tender scholen' });
   const c = await created('POST', '/campaigns', { organizationId: orgId, name: 'To dismiss', opportunityId: opportunity.id, steps });

@@ -3212,6 +3212,8 @@ export interface components {
              * @enum {string}
              */
             send_in: "mailbox" | "recipient";
+            /** @description Whether contacts with a risky address are enrolled (invalid ones never are) */
+            allow_risky: boolean;
             /** @enum {string} */
             proposed_by: "user" | "agent";
             opportunity_id: string | null;
@@ -3264,8 +3266,11 @@ export interface components {
                 skipped: {
                     /** Format: uuid */
                     contactId: string;
-                    /** @enum {string} */
-                    reason: "already_enrolled" | "no_lawful_basis" | "suppressed" | "no_email" | "channel_not_allowed" | "no_allowed_channel" | "erased";
+                    /**
+                     * @description invalid_email and risky_email: the address the e-mail steps would go to, as its check found it (email_status)
+                     * @enum {string}
+                     */
+                    reason: "already_enrolled" | "erased" | "suppressed" | "no_lawful_basis" | "no_allowed_channel" | "channel_not_allowed" | "no_email" | "invalid_email" | "risky_email";
                 }[];
             };
         };
@@ -6301,6 +6306,8 @@ export interface operations {
                     mode?: "review" | "auto";
                     /** @enum {string} */
                     sendIn?: "mailbox" | "recipient";
+                    /** @description Enroll contacts whose address is risky (a catch-all domain, a role address, a probe that could not decide); default false */
+                    allowRisky?: boolean;
                     goal?: string;
                     brief?: string;
                     countryCode?: string;
@@ -6388,6 +6395,8 @@ export interface operations {
                     mode?: "review" | "auto";
                     /** @enum {string} */
                     sendIn?: "mailbox" | "recipient";
+                    /** @description Enroll contacts whose address is risky (a catch-all domain, a role address, a probe that could not decide); default false */
+                    allowRisky?: boolean;
                 };
             };
         };
@@ -6435,6 +6444,8 @@ export interface operations {
                     mode?: "review" | "auto";
                     /** @enum {string} */
                     sendIn?: "mailbox" | "recipient";
+                    /** @description Enroll contacts whose address is risky (a catch-all domain, a role address, a probe that could not decide); default false */
+                    allowRisky?: boolean;
                 };
             };
         };

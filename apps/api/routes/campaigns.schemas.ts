@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { sendInModes } from '../../../domain/sending/recipient-time';
+import { SKIP_REASONS } from '../../../domain/outreach/enrollments';
 import { id, listBase, nullable, reasonBody, record, stamps, uuid, type Agrees, type Operation, type Row } from '../contract';
 import { countryCode, name } from '../../../domain/companies/fields';
 import type { getCampaign } from '../../../db/queries/campaigns';
@@ -58,6 +59,10 @@ const mailboxPool = z
   .max(50)
   .refine((ids) => new Set(ids).size === ids.length, 'must not repeat a mailbox');
 
+const allowRisky = z
+  .boolean()
+  .describe('Enroll contacts whose address is risky (a catch-all domain, a role address, a probe that could not decide); default false');
+
 export const createCampaignBody = z
   .object({
     organizationId: uuid,
@@ -67,6 +72,7 @@ export const createCampaignBody = z
     mailboxIds: mailboxPool.optional(),
     mode: z.enum(campaignModes).optional(),
     sendIn: sendIn.optional(),
+    allowRisky: allowRisky.optional(),
     goal: z.string().trim().min(1).max(2000).optional(),
     brief: z.string().trim().min(1).max(20000).optional(),
     countryCode: countryCode.optional(),
@@ -87,16 +93,20 @@ export const acceptCampaignBody = z
     mailboxIds: mailboxPool.optional(),
     mode: z.enum(campaignModes).optional(),
     sendIn: sendIn.optional(),
+    allowRisky: allowRisky.optional(),
   })
   .strict();
 
 export const patchCampaignBody = z
-  .object({ name: name.optional(), mailboxIds: mailboxPool.optional(), mode: z.enum(campaignModes).optional(), sendIn: sendIn.optional() })
+  .object({
+    name: name.optional(),
+    mailboxIds: mailboxPool.optional(),
+    mode: z.enum(campaignModes).optional(),
+    sendIn: sendIn.optional(),
+    allowRisky: allowRisky.optional(),
+  })
   .strict()
-  .refine(
-    (v) => v.name !== undefined || v.mailboxIds !== undefined || v.mode !== undefined || v.sendIn !== undefined,
-    'must change name, mailboxIds, mode or sendIn',
-  );
+  .refine((v) => Object.values(v).some((x) => x !== undefined), 'must change name, mailboxIds, mode, sendIn or allowRisky');
 
 export const addCampaignContactsBody = z
   .object({
@@ -165,6 +175,7 @@ export const Campaign = record(
       .describe(
         "Whose time the e-mails go in: the mailbox's window and sending days in the mailbox's zone, or (recipient) in the recipient's zone with the recipient country's holidays; the daily cap stays the mailbox's day",
       ),
+    allow_risky: z.boolean().describe('Whether contacts with a risky address are enrolled (invalid ones never are)'),
     proposed_by: z.enum(['user', 'agent']),
     opportunity_id: nullable(id),
     suggested_contact_ids: z.array(id),
@@ -193,7 +204,9 @@ export const CampaignAcceptance = record(
       skipped: z.array(
         z.object({
           contactId: id,
-          reason: z.enum(['already_enrolled', 'no_lawful_basis', 'suppressed', 'no_email', 'channel_not_allowed', 'no_allowed_channel', 'erased']),
+          reason: z
+            .enum(SKIP_REASONS)
+            .describe('invalid_email and risky_email: the address the e-mail steps would go to, as its check found it (email_status)'),
         }),
       ),
     }),

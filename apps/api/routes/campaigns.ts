@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Router, type Request } from 'express';
 import {
   addSuggestedContacts,
@@ -17,6 +18,7 @@ import {
 import { complianceGates } from '../../../db/queries/compliance';
 import { contactsForEnrollment, insertEnrollments } from '../../../db/queries/enrollments';
 import type { Tx } from '../../../db/tenancy';
+import { checkIsStale, type EmailStatus } from '../../../domain/contacts/email-verification';
 import { CAMPAIGN_TRANSITIONS, contactChannels, enrollmentDecision, type SkipReason, type StepChannel } from '../../../domain/outreach/enrollments';
 import { userOf, visibleOr404, withRecordRole, withRole } from '../access';
 import { conflict, notFound, validationFailed } from '../errors';
@@ -30,6 +32,12 @@ type CampaignRecord = NonNullable<Awaited<ReturnType<typeof getCampaign>>>;
 export interface AcceptResult {
   enrolled: Array<{ enrollmentId: string; contactId: string }>;
   skipped: Array<{ contactId: string; reason: SkipReason }>;
+}
+
+/** What enroll decided, and the enrolled contacts whose address is checked again (never checked, or too long ago). */
+interface Enrolment {
+  result: AcceptResult;
+  recheck: string[];
 }
 
 /** Every given contact must be the organization's (another tenant's, or none: 404). */
@@ -64,7 +72,7 @@ function poolOf(body: { mailboxId?: string; mailboxIds?: string[] }): string[] |
  * company's generic inbox shared by several people) is in another running enrollment, a concurrent
  * accept's included (unique (campaign_id, contact_id) and 0016's partial unique indexes).
  */
-async function enroll(tx: Tx, campaign: CampaignRecord, contactIds: string[]): Promise<AcceptResult> {
+async function enroll(tx: Tx, campaign: CampaignRecord, contactIds: string[], allowRisky = campaign.allow_risky): Promise<Enrolment> {
   const contacts = new Map((await requireContacts(tx, campaign.organization_id, contactIds)).map((c) => [c.id, c]));
   const stepChannels = [...new Set(campaign.steps.map((s) => s.channel as StepChannel))];
   // Concurrent accepts sharing contacts take turns per contact, in id order, so they never deadlock
@@ -79,7 +87,7 @@ async function enroll(tx: Tx, campaign: CampaignRecord, contactIds: string[]): P
     const gate = gates.get(contactId);
     if (!gate) throw notFound('contact');
     const channels = contactChannels(gate, contact, { generic_email: contact.generic_email, phone: contact.company_phone });
-    const decision = enrollmentDecision(gate, channels, stepChannels);
+    const decision = enrollmentDecision(gate, channels, stepChannels, { status: contact.email_status as EmailStatus, allowRisky });
     if (!decision.enroll) {
       skipped.set(contactId, decision.reason);
       continue;
@@ -112,14 +120,19 @@ async function enroll(tx: Tx, campaign: CampaignRecord, contactIds: string[]): P
     wanted.filter((w) => w.fallback && !enrolled.has(w.contactId)).map((w) => row(w.contactId, null)),
   );
   const result: AcceptResult = { enrolled: [], skipped: [] };
+  const recheck: string[] = [];
+  const now = new Date();
   for (const contactId of contactIds) {
     const reason = skipped.get(contactId);
     const enrollmentId = enrolled.get(contactId) ?? again.get(contactId);
     if (reason) result.skipped.push({ contactId, reason });
-    else if (enrollmentId) result.enrolled.push({ enrollmentId, contactId });
-    else result.skipped.push({ contactId, reason: 'already_enrolled' });
+    else if (enrollmentId) {
+      result.enrolled.push({ enrollmentId, contactId });
+      const c = contacts.get(contactId)!;
+      if (c.email && checkIsStale(c.email_checked_at, now)) recheck.push(contactId);
+    } else result.skipped.push({ contactId, reason: 'already_enrolled' });
   }
-  return result;
+  return { result, recheck };
 }
 
 export function campaignRoutes({ db, workflows }: ApiDeps): Router {
@@ -142,6 +155,15 @@ export function campaignRoutes({ db, workflows }: ApiDeps): Router {
       (err, enrollmentId) => req.log?.warn({ err, enrollmentId }, 'sequence start failed; reconcile/outreach will start it'),
     );
 
+  // Committed: addresses never checked, or checked too long ago, are checked again. A start that fails
+  // is logged: the send re-reads the address's status before each first e-mail.
+  const recheckAddresses = async (req: Request, { campaign: c, recheck }: { campaign: CampaignRecord; recheck: string[] }) => {
+    if (recheck.length === 0) return;
+    await workflows
+      .startContactsVerification(c.organization_id, randomUUID(), { contactIds: recheck })
+      .catch((err: unknown) => req.log?.warn({ err, campaignId: c.id }, 'address re-check could not start'));
+  };
+
   /** A person's campaign: proposed, proposed_by user; its steps are its sequence. */
   serve('createCampaign', async (req, res, call) => {
     const body = call.body;
@@ -158,6 +180,7 @@ export function campaignRoutes({ db, workflows }: ApiDeps): Router {
         mailboxIds: pool,
         mode: body.mode,
         sendIn: body.sendIn,
+        allowRisky: body.allowRisky,
         goal: body.goal,
         brief: body.brief,
         countryCode: body.countryCode,
@@ -199,22 +222,24 @@ export function campaignRoutes({ db, workflows }: ApiDeps): Router {
       if (!mailboxId && campaign.steps.some((s) => s.channel === 'email')) {
         throw conflict('The campaign has e-mail steps and the organization has no sendable mailbox; give one (mailboxId) or add a mailbox first');
       }
-      const result = await enroll(tx, campaign, body.contactIds ?? campaign.suggested_contact_ids);
-      // sendIn: the body's, else the proposal's (the strategist's proposal, or the person's).
+      const { result, recheck } = await enroll(tx, campaign, body.contactIds ?? campaign.suggested_contact_ids, body.allowRisky ?? campaign.allow_risky);
+      // sendIn and allowRisky: the body's, else the proposal's (the strategist's proposal, or the person's).
       await transitionCampaign(tx, id, 'accept', CAMPAIGN_TRANSITIONS.accept.to, {
         ...(body.mode ? { mode: body.mode } : {}),
         ...(body.sendIn ? { send_in: body.sendIn } : {}),
+        ...(body.allowRisky !== undefined ? { allow_risky: body.allowRisky } : {}),
       });
       if (pool) await setCampaignPool(tx, campaign.organization_id, id, pool);
       else if (mailboxId && campaign.mailbox_ids.length === 0) await setCampaignPool(tx, campaign.organization_id, id, [mailboxId]);
       if (campaign.opportunity_id && result.enrolled.length > 0) await markOpportunityInOutreach(tx, campaign.opportunity_id);
-      return { campaign: (await getCampaign(tx, id))!, result };
+      return { campaign: (await getCampaign(tx, id))!, result, recheck };
     });
     await startSequences(req, answer);
-    res.json(answer);
+    await recheckAddresses(req, answer);
+    res.json({ campaign: answer.campaign, result: answer.result });
   });
 
-  /** Name, mode, sendIn and the pool; a pool can grow or shrink while the campaign runs (not once archived). */
+  /** Name, mode, sendIn, allowRisky and the pool; a pool can grow or shrink while the campaign runs (not once archived). */
   serve('patchCampaign', async (req, res, call) => {
     const id = pathId(req, 'campaignId', 'campaign');
     const body = call.body;
@@ -225,8 +250,8 @@ export function campaignRoutes({ db, workflows }: ApiDeps): Router {
         await requireMailboxes(tx, existing.organization_id, body.mailboxIds);
         await setCampaignPool(tx, existing.organization_id, id, body.mailboxIds);
       }
-      if (body.name !== undefined || body.mode !== undefined || body.sendIn !== undefined)
-        await updateCampaign(tx, id, { name: body.name, mode: body.mode, send_in: body.sendIn });
+      if (body.name !== undefined || body.mode !== undefined || body.sendIn !== undefined || body.allowRisky !== undefined)
+        await updateCampaign(tx, id, { name: body.name, mode: body.mode, send_in: body.sendIn, allow_risky: body.allowRisky });
       return (await getCampaign(tx, id))!;
     });
     res.json(campaign);
@@ -241,22 +266,23 @@ export function campaignRoutes({ db, workflows }: ApiDeps): Router {
     const body = call.body;
     const answer = await withRecordRole(db, req, loader(id), call.role, async (tx, campaign) => {
       const locked = await lockCampaign(tx, id);
-      const result: AcceptResult = { enrolled: [], skipped: [] };
+      let enrolment: Enrolment = { result: { enrolled: [], skipped: [] }, recheck: [] };
       if (locked?.status === 'proposed') {
         await requireContacts(tx, campaign.organization_id, body.contactIds);
         await addSuggestedContacts(tx, id, body.contactIds);
       } else if (locked?.status === 'active') {
         if (!campaign.mailbox_id && campaign.steps.some((s) => s.channel === 'email'))
           throw conflict('The campaign has e-mail steps and no mailbox; give it a pool first (PATCH mailboxIds)');
-        Object.assign(result, await enroll(tx, campaign, body.contactIds));
-        if (campaign.opportunity_id && result.enrolled.length > 0) await markOpportunityInOutreach(tx, campaign.opportunity_id);
+        enrolment = await enroll(tx, campaign, body.contactIds);
+        if (campaign.opportunity_id && enrolment.result.enrolled.length > 0) await markOpportunityInOutreach(tx, campaign.opportunity_id);
       } else {
         throw conflict(`The campaign is ${locked?.status ?? 'gone'}; contacts join a proposed or active campaign only`);
       }
-      return { campaign: (await getCampaign(tx, id))!, result };
+      return { campaign: (await getCampaign(tx, id))!, ...enrolment };
     });
     await startSequences(req, answer);
-    res.json(answer);
+    await recheckAddresses(req, answer);
+    res.json({ campaign: answer.campaign, result: answer.result });
   });
 
   /** archived; nobody is contacted, and the strategist may propose again for the opportunity. */
