@@ -72,21 +72,27 @@ describe('POST /contacts/{contactId}/verify and POST /contacts/verify, through t
       expect(c.body).toMatchObject({ email_status: 'unknown', email_checked_at: null, email_check: null });
       contacts[email] = c.body.id;
     }
+    // Each created contact's address is checked in the background.
+    for (const id of Object.values(contacts)) await resultWithin(api.temporal.workflow.getHandle(`contact/${id}/verify`));
   });
   afterAll(() => reacher.close());
 
-  test('one contact: 202 with the contact, then its status and checks from the organization’s verifier', async () => {
+  test('a created contact is checked in the background; POST verify checks it again: 202 with the contact, then its new check', async () => {
     const id = contacts['nobody@refusing-server.nl']!;
+    const first = await api.call('GET', `/contacts/${id}`, { token: org.owner.token });
+    expect(first.body).toMatchObject({ email_status: 'invalid', email_checked_at: expect.any(String), email_check: { provider: 'reacher', smtp: 'fail' } });
+    const asked = reacher.asked.length;
     const started = await api.call('POST', `/contacts/${id}/verify`, { token: org.owner.token, body: {} });
     expect(started.status).toBe(202);
-    expect(started.body).toMatchObject({ id, email_status: 'unknown' });
+    expect(started.body).toMatchObject({ id, email_status: 'invalid', email_checked_at: first.body.email_checked_at });
     await resultWithin(api.temporal.workflow.getHandle(`contact/${id}/verify`));
     const after = await api.call('GET', `/contacts/${id}`, { token: org.owner.token });
     expect(after.body).toMatchObject({
       email_status: 'invalid',
-      email_checked_at: expect.any(String),
       email_check: { provider: 'reacher', syntax: 'pass', mx: 'pass', smtp: 'fail' },
     });
+    expect(Date.parse(after.body.email_checked_at)).toBeGreaterThan(Date.parse(first.body.email_checked_at));
+    expect(reacher.asked.slice(asked)).toEqual(['nobody@refusing-server.nl']);
   });
 
   test('the organization’s contacts in one durable run, each with its status', async () => {

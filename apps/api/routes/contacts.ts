@@ -45,6 +45,12 @@ export function contactRoutes({ db, workflows }: ApiDeps): Router {
         timezone: body.timezone,
       });
     });
+    // Committed: the address is checked in the background. A start that fails is logged; the contact
+    // stays unknown, and accept starts its check.
+    if (contact.email)
+      await workflows
+        .startContactVerification(contact.organization_id, contact.id)
+        .catch((err: unknown) => req.log?.warn({ err, contactId: contact.id }, 'address check could not start'));
     res.status(201).json(contact);
   });
 
