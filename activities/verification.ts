@@ -6,7 +6,7 @@ import { contactsToVerify, recordEmailCheck } from '../db/queries/contact-verifi
 import { asOrganization } from '../db/tenancy';
 import { emailStatus, type EmailStatus } from '../domain/contacts/email-verification';
 import type { DnsResolver } from './providers/dns/resolver';
-import { reacherFrom } from './providers/registry';
+import { verifierFrom } from './providers/registry';
 import { createBuiltinVerifier } from './providers/verification/builtin';
 import { VerifierUnavailableError, type EmailVerifier } from './providers/verification/types';
 
@@ -39,7 +39,7 @@ export function createVerificationActivities(deps: VerificationDeps) {
     const secret = integration.secret_ciphertext
       ? deps.secrets!.open(integration.secret_ciphertext, secretContext(integration.organization_id, integration.id))
       : '';
-    return reacherFrom(integration.config as Record<string, unknown>, secret);
+    return verifierFrom(integration.provider_key, integration.config as Record<string, unknown>, secret);
   }
 
   return {
@@ -48,10 +48,9 @@ export function createVerificationActivities(deps: VerificationDeps) {
         tx.selectFrom('contacts').select(['email', 'erased_at']).where('id', '=', ref.contactId).executeTakeFirst(),
       );
       if (!contact?.email || contact.erased_at) return { contactId: ref.contactId, status: null, provider: null };
-      const verifier = await verifierFor(ref.organizationId);
       let check;
       try {
-        check = await verifier.verify(contact.email);
+        check = await (await verifierFor(ref.organizationId)).verify(contact.email);
       } catch (err) {
         if (err instanceof VerifierUnavailableError && !err.retryable) throw ApplicationFailure.nonRetryable(err.message, 'VerifierUnavailable');
         throw err;

@@ -4,6 +4,7 @@ import { HubSpotClient } from './crm/hubspot';
 import { SALESFORCE_DEFAULT_TOKEN_URL, SalesforceClient, type SalesforceApp, type SalesforceTokenStore } from './crm/salesforce';
 import { HunterClient } from './enrichment/hunter';
 import { createReacherVerifier } from './verification/reacher';
+import { createZeroBounceVerifier, type ZeroBounceVerifier } from './verification/zerobounce';
 import { VerifierUnavailableError, type EmailVerifier } from './verification/types';
 import { requestJson, ProviderRequestError, VerifyOutcome } from './outcome';
 
@@ -65,6 +66,8 @@ export const INTEGRATION_PROVIDERS = {
   openai_compatible: { kind: 'llm', config: z.object({ baseUrl, model: z.string().min(1).max(200) }).strict() },
   // A self-hosted Reacher backend; the secret is its x-reacher-secret.
   reacher: { kind: 'verification', config: z.object({ baseUrl }).strict() },
+  // ZeroBounce's API; the secret is its API key. baseUrl: a regional host (https://api-eu.zerobounce.net), default https://api.zerobounce.net.
+  zerobounce: { kind: 'verification', config: z.object({ baseUrl: baseUrl.optional() }).strict() },
 } as const satisfies Record<string, { kind: (typeof INTEGRATION_KINDS)[number]; config: z.ZodType; mapping?: z.ZodType }>;
 export type IntegrationProviderKey = keyof typeof INTEGRATION_PROVIDERS;
 
@@ -101,6 +104,22 @@ export async function verifyIntegration(
       try {
         await reacherFrom(config, secret).verify('connection-check@invalid');
         return { ok: true, detail: `Reacher answered at ${config.baseUrl}` };
+      } catch (err) {
+        if (err instanceof VerifierUnavailableError) return { ok: false, message: err.message };
+        throw err;
+      }
+    case 'zerobounce':
+      // The credit balance is free to read and needs a valid key; -1 is ZeroBounce's answer for a key it does not know.
+      try {
+        const credits = await zeroBounceFrom(config, secret).credits();
+        if (credits < 0) return { ok: false, message: 'ZeroBounce does not know this API key' };
+        return {
+          ok: true,
+          detail:
+            credits > 0
+              ? `ZeroBounce: ${credits} credits left`
+              : 'ZeroBounce: the key works but no credits are left; checks are refused until credits are bought',
+        };
       } catch (err) {
         if (err instanceof VerifierUnavailableError) return { ok: false, message: err.message };
         throw err;
@@ -152,6 +171,22 @@ export function hunterFrom(config: Record<string, unknown>, secret: string): Hun
 
 export function reacherFrom(config: Record<string, unknown>, secret: string): EmailVerifier {
   return createReacherVerifier({ baseUrl: String(config.baseUrl), secret: secret || null });
+}
+
+export function zeroBounceFrom(config: Record<string, unknown>, secret: string): ZeroBounceVerifier {
+  return createZeroBounceVerifier({ apiKey: secret, baseUrl: config.baseUrl as string | undefined });
+}
+
+/** The client for an integration of kind `verification`, by its provider_key. */
+export function verifierFrom(providerKey: string, config: Record<string, unknown>, secret: string): EmailVerifier {
+  switch (providerKey as IntegrationProviderKey) {
+    case 'reacher':
+      return reacherFrom(config, secret);
+    case 'zerobounce':
+      return zeroBounceFrom(config, secret);
+    default:
+      throw new VerifierUnavailableError(`no verifier for provider "${providerKey}"`, false);
+  }
 }
 
 export function llmClassifierFrom(config: Record<string, unknown>, secret: string): OpenAiCompatibleClassifier {

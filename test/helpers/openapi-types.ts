@@ -2995,7 +2995,7 @@ export interface components {
             /** Format: uuid */
             organization_id: string;
             /** @enum {string} */
-            provider_key: "hubspot" | "salesforce" | "calcom" | "calendly" | "hunter" | "openai_compatible" | "reacher";
+            provider_key: "hubspot" | "salesforce" | "calcom" | "calendly" | "hunter" | "openai_compatible" | "reacher" | "zerobounce";
             /** @enum {string} */
             kind: "crm" | "calendar" | "enrichment" | "llm" | "verification";
             /** @enum {string} */
@@ -5680,7 +5680,7 @@ export interface operations {
                     /** Format: uuid */
                     organizationId: string;
                     /** @enum {string} */
-                    providerKey: "hubspot" | "salesforce" | "calcom" | "calendly" | "hunter" | "openai_compatible" | "reacher";
+                    providerKey: "hubspot" | "salesforce" | "calcom" | "calendly" | "hunter" | "openai_compatible" | "reacher" | "zerobounce";
                     /** @enum {string} */
                     kind: "crm" | "calendar" | "enrichment" | "llm" | "verification";
                     config?: {
