@@ -61,7 +61,14 @@ export function createVerificationActivities(deps: VerificationDeps) {
     },
 
     /** The next page of a run's contacts with an address, in id order after `after`. */
-    async contactsToVerify(f: { organizationId: string; companyId?: string; status?: EmailStatus; after?: string; limit: number }): Promise<string[]> {
+    async contactsToVerify(f: {
+      organizationId: string;
+      companyId?: string;
+      status?: EmailStatus;
+      uncheckedOnly?: boolean;
+      after?: string;
+      limit: number;
+    }): Promise<string[]> {
       return asOrganization(deps.db, f.organizationId, (tx) => contactsToVerify(tx, f));
     },
   };

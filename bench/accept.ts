@@ -66,8 +66,8 @@ async function seed(ownerUrl: string, n: number): Promise<{ mailboxId: string; c
       [ORG],
     );
     const contacts = await pool.query<{ id: string }>(
-      `INSERT INTO contacts (organization_id, company_id, full_name, title, email)
-       SELECT $1, $2, 'Contact ' || i, 'Projectleider', 'c' || i || '@bench-bouw.example' FROM generate_series(1, $3::int) i RETURNING id`,
+      `INSERT INTO contacts (organization_id, company_id, full_name, title, email, email_status, email_checked_at)
+       SELECT $1, $2, 'Contact ' || i, 'Projectleider', 'c' || i || '@bench-bouw.example', 'valid', now() FROM generate_series(1, $3::int) i RETURNING id`,
       [ORG, company.rows[0]!.id, n],
     );
     await pool.query(

@@ -271,8 +271,8 @@ export async function seedInbox(ownerUrl: string, n: number): Promise<void> {
         [org, sequence],
       );
       await pool.query(
-        `INSERT INTO contacts (organization_id, company_id, full_name, title, email)
-         SELECT $1, $2, 'Contact ' || i, 'Projectleider', 'c' || i || '@inbox-bouw.example' FROM generate_series(1, $3::int) i`,
+        `INSERT INTO contacts (organization_id, company_id, full_name, title, email, email_status, email_checked_at)
+         SELECT $1, $2, 'Contact ' || i, 'Projectleider', 'c' || i || '@inbox-bouw.example', 'valid', now() FROM generate_series(1, $3::int) i`,
         [org, company, n],
       );
       await pool.query(

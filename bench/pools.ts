@@ -63,7 +63,7 @@ async function seed(ownerUrl: string, workerUrl: string, mailboxes: number, mess
       [ORG],
     );
     await pool.query(
-      `INSERT INTO contacts (organization_id, company_id, full_name, email) SELECT $1, $2, 'Contact ' || i, 'c' || i || '@bench-bouw.example' FROM generate_series(1, $3::int) i`,
+      `INSERT INTO contacts (organization_id, company_id, full_name, email, email_status, email_checked_at) SELECT $1, $2, 'Contact ' || i, 'c' || i || '@bench-bouw.example', 'valid', now() FROM generate_series(1, $3::int) i`,
       [ORG, company.rows[0]!.id, messages],
     );
     await pool.query(

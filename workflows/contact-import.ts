@@ -1,7 +1,8 @@
-import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, patched, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ChunkProgress } from '../activities/imports';
 import { dbActivityOptions } from './retry';
+import { verifyUnchecked } from './verify-contacts';
 
 export interface ContactImportInput {
   organizationId: string;
@@ -19,7 +20,9 @@ export const DEFAULT_IMPORT_CHUNK = 500;
  * A contact import (`import/<id>`): the staged file in chunks by row offset, each chunk one
  * transaction that also records the new offset (activities/imports.ts). A worker killed mid-chunk
  * leaves nothing of it and the chunk runs again; a chunk already recorded is not run twice. When
- * the database stays unreachable past the retries, the import ends failed.
+ * the database stays unreachable past the retries, the import ends failed. A finished import starts
+ * the check of the organization's addresses never checked (the imported ones among them), a run of
+ * its own that outlives this one.
  */
 export async function contactImportWorkflow(input: ContactImportInput): Promise<ChunkProgress> {
   const options = dbActivityOptions(input.retryInitialIntervalMs ?? 2000);
@@ -30,7 +33,10 @@ export async function contactImportWorkflow(input: ContactImportInput): Promise<
   try {
     for (;;) {
       const progress = await importChunk({ ...ref, offset, limit });
-      if (progress.done) return progress;
+      if (progress.done) {
+        if (patched('verify-imported-addresses')) await verifyUnchecked(input.organizationId, `import-${input.importId}`, input.retryInitialIntervalMs);
+        return progress;
+      }
       offset = progress.processedRows;
     }
   } catch (err) {

@@ -1,7 +1,8 @@
-import { ActivityFailure, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, log, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { dbActivityOptions, NON_RETRYABLE_STAGE_ERRORS, providerActivityOptions } from './retry';
 import type { ProviderOutcome } from '../activities/enrichment';
+import { verifyUnchecked } from './verify-contacts';
 
 export interface EnrichCompanyInput {
   organizationId: string;
@@ -20,7 +21,8 @@ export interface EnrichCompanyResult {
 /**
  * The enrichment waterfall: each provider in turn until the company has enough contacts. A
  * provider that fails is recorded and the next one tried; the run ends `done`, or `failed` with
- * the reasons when no provider succeeded.
+ * the reasons when no provider succeeded. A done run starts the check of the company's addresses
+ * never checked.
  */
 export async function enrichCompanyWorkflow(input: EnrichCompanyInput): Promise<EnrichCompanyResult> {
   const db = proxyActivities<Activities>(dbActivityOptions(input.retryInitialIntervalMs ?? 5000));
@@ -62,6 +64,9 @@ export async function enrichCompanyWorkflow(input: EnrichCompanyInput): Promise<
     result.errors.push('no enrichment provider applies: the company has no website or domain and no enrichment integration is configured');
   result.status = result.providers.length > 0 ? 'done' : 'failed';
   await a.finishEnrichment({ ...ref, status: result.status, error: result.status === 'failed' ? result.errors.join('; ') : null });
+  // The addresses found are checked in a run of their own (histories recorded before this patch did not).
+  if (result.status === 'done' && patched('verify-found-addresses'))
+    await verifyUnchecked(input.organizationId, `enrich-${workflowInfo().runId}`, input.retryInitialIntervalMs, input.companyId);
   return result;
 }
 

@@ -1,7 +1,9 @@
-import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { continueAsNew, ParentClosePolicy, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { EmailStatus } from '../domain/contacts/email-verification';
 import { dbActivityOptions, providerActivityOptions } from './retry';
+import { searchAttributes, workflowIds } from './search-attributes';
 
 export interface VerifyContactsInput {
   organizationId: string;
@@ -9,6 +11,8 @@ export interface VerifyContactsInput {
   contactIds?: string[];
   companyId?: string;
   status?: EmailStatus;
+  /** Only addresses never checked (after an import or an enrichment). */
+  uncheckedOnly?: boolean;
   /** Where a run over the organization's contacts stands: the last contact id checked. */
   afterId?: string;
   /** Counts carried across continue-as-new. */
@@ -48,11 +52,30 @@ export async function verifyContactsWorkflow(input: VerifyContactsInput): Promis
       organizationId: input.organizationId,
       companyId: input.companyId,
       status: input.status,
+      uncheckedOnly: input.uncheckedOnly,
       after: input.afterId,
       limit: PAGE,
     });
     for (const id of ids) await check(id);
     if (ids.length < PAGE) return counts;
     await continueAsNew<typeof verifyContactsWorkflow>({ ...input, afterId: ids[ids.length - 1], counts });
+  }
+}
+
+/**
+ * From another workflow: starts the check of an organization's addresses never checked (of a
+ * company), a run of its own (`runKey` names its cause) abandoned to run on after the caller ends.
+ * A run under the same key already going is left to it.
+ */
+export async function verifyUnchecked(organizationId: string, runKey: string, retryInitialIntervalMs?: number, companyId?: string): Promise<void> {
+  try {
+    await startChild(verifyContactsWorkflow, {
+      workflowId: workflowIds.verifyContacts(organizationId, runKey),
+      args: [{ organizationId, companyId, uncheckedOnly: true, retryInitialIntervalMs }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      typedSearchAttributes: searchAttributes({ OrganizationId: organizationId, CompanyId: companyId }),
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
 }

@@ -20,11 +20,12 @@ export async function recordEmailCheck(tx: Tx, contactId: string, checkedAddress
 /** A page of an organization's contacts with an address (of a company, of a status), in id order after `after`. */
 export function contactsToVerify(
   tx: Tx,
-  f: { organizationId: string; companyId?: string; status?: EmailStatus; after?: string; limit: number },
+  f: { organizationId: string; companyId?: string; status?: EmailStatus; uncheckedOnly?: boolean; after?: string; limit: number },
 ): Promise<string[]> {
   let q = tx.selectFrom('contacts').select('id').where('organization_id', '=', f.organizationId).where('email', 'is not', null).where('erased_at', 'is', null);
   if (f.companyId) q = q.where('company_id', '=', f.companyId);
   if (f.status) q = q.where('email_status', '=', f.status);
+  if (f.uncheckedOnly) q = q.where('email_checked_at', 'is', null);
   if (f.after) q = q.where('id', '>', f.after);
   return q
     .orderBy('id')

@@ -1,3 +1,4 @@
+import { sendTimeAddressVerdict, type EmailStatus } from '../../domain/contacts/email-verification';
 import { sql } from 'kysely';
 import type { Tx } from '../tenancy';
 import { MESSAGE_TRANSITIONS, messageFrom } from '../../domain/outreach/messages';
@@ -342,6 +343,16 @@ export async function claimSend(
     await unschedule(tx, m.id, outOfPool);
     return { go: false, status: 'approved', requeue: true, hold: true, reason: outOfPool };
   }
+  const address = m.enrollment_id && m.channel === 'email' && m.contact_id ? await addressBlock(tx, m.enrollment_id, m.contact_id, m.to_address, at.now) : null;
+  if (address?.skip) {
+    await releaseSendSlot(tx, m.id);
+    await transitionMessage(tx, m.id, 'skip', MESSAGE_TRANSITIONS.skip.to, { error: address.reason });
+    return { go: false, status: 'skipped', reason: address.reason };
+  }
+  if (address) {
+    await unschedule(tx, m.id, address.reason);
+    return { go: false, status: 'approved', requeue: true, hold: true, reason: address.reason };
+  }
   await lockFor(tx, `send_slots:${m.mailbox_id}`);
   const block = await mailboxSendBlock(tx, m.mailbox_id!);
   if (block) {
@@ -373,6 +384,38 @@ export async function claimSend(
       claimedAt: at.now,
     },
   };
+}
+
+/**
+ * Whether the person's own address may be e-mailed now, as its check and the campaign have it
+ * (sendTimeAddressVerdict): null to go; skip for an invalid or a not-allowed risky address; else a
+ * wait for a check not yet made. A message to another address (the company's generic one) is not
+ * the contact's check's to decide.
+ */
+async function addressBlock(
+  tx: Tx,
+  enrollmentId: string,
+  contactId: string,
+  toAddress: string | null,
+  now: Date,
+): Promise<{ skip: boolean; reason: string } | null> {
+  const row = await tx
+    .selectFrom('enrollments')
+    .innerJoin('campaigns', 'campaigns.id', 'enrollments.campaign_id')
+    .innerJoin('contacts', 'contacts.id', 'enrollments.contact_id')
+    .select(['contacts.email', 'contacts.email_status', 'contacts.email_checked_at', 'campaigns.allow_risky', 'enrollments.created_at'])
+    .where('enrollments.id', '=', enrollmentId)
+    .where('contacts.id', '=', contactId)
+    .executeTakeFirst();
+  if (!row?.email || !toAddress || row.email.toLowerCase() !== toAddress.toLowerCase()) return null;
+  const verdict = sendTimeAddressVerdict(
+    { status: row.email_status as EmailStatus, checked: row.email_checked_at !== null, allowRisky: row.allow_risky },
+    new Date(row.created_at),
+    now,
+  );
+  if (verdict.go) return null;
+  if ('skip' in verdict) return { skip: true, reason: `${verdict.skip}: the address's check found it ${row.email_status}` };
+  return { skip: false, reason: `the address is being checked: waiting up to ${Math.ceil(verdict.waitMs / 60_000)} more minutes` };
 }
 
 /**

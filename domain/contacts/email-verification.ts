@@ -54,6 +54,27 @@ export function checkIsStale(checkedAt: Date | null, now: Date, maxAgeDays = CHE
 
 export type AddressSkipReason = 'invalid_email' | 'risky_email';
 
+/** How long the first e-mail to an address not yet checked waits for its check, from the enrollment. */
+export const UNCHECKED_ADDRESS_WAIT_MS = 10 * 60_000;
+
+/**
+ * The same rule again at the moment of sending (the address may have been checked, or checked again,
+ * since the accept): skip an invalid or (not allowed) risky address; an address never checked waits
+ * for its check at most UNCHECKED_ADDRESS_WAIT_MS from the enrollment, then goes. A check that ran
+ * and could not decide (unknown, checked) goes: waiting longer would not decide it.
+ */
+export function sendTimeAddressVerdict(
+  address: { status: EmailStatus; checked: boolean; allowRisky: boolean },
+  enrolledAt: Date,
+  now: Date,
+): { go: true } | { go: false; skip: AddressSkipReason } | { go: false; waitMs: number } {
+  const decision = acceptDecision(address.status, address.allowRisky);
+  if (decision === 'invalid_email' || decision === 'risky_email') return { go: false, skip: decision };
+  const waited = now.getTime() - enrolledAt.getTime();
+  if (decision === 'wait' && !address.checked && waited < UNCHECKED_ADDRESS_WAIT_MS) return { go: false, waitMs: UNCHECKED_ADDRESS_WAIT_MS - waited };
+  return { go: true };
+}
+
 /**
  * Whether accept enrolls a contact with this status: a skip reason, `wait` while the check has not
  * answered, or null to go. A campaign that allows risky addresses takes catch-all and role ones.

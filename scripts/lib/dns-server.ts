@@ -11,9 +11,19 @@ export type ZoneRecord =
 /**
  * Zones by owner name (lower case, no trailing dot). A name listed with records answers them (NOERROR
  * with no answer for other types); `servfail` answers SERVFAIL and `timeout` never answers, for the
- * name and every name below it; a name not listed (and with nothing listed below it) is NXDOMAIN.
+ * name and every name below it; a name not listed (and with nothing listed below it), or marked
+ * `nxdomain`, is NXDOMAIN.
  */
-export type Zones = Record<string, ZoneRecord[] | 'servfail' | 'timeout'>;
+export type Zones = Record<string, ZoneRecord[] | 'servfail' | 'timeout' | 'nxdomain'>;
+
+export interface DnsServerOptions {
+  /**
+   * A name not listed (nor marked `nxdomain`) answers an MX query with `mx.<name>`, and stays
+   * NXDOMAIN for every other type: the contacts of a test or demo world have addresses at made-up
+   * domains, and an address check asks only whether the domain takes mail.
+   */
+  unlistedReceiveMail?: boolean;
+}
 
 export interface TestDnsServer {
   /** `127.0.0.1:<port>`: UDP and TCP on one port, as DNS_SERVERS names it. */
@@ -31,7 +41,7 @@ const UDP_LIMIT = 512;
  * A real DNS server (dns2) on 127.0.0.1, UDP and TCP on the same port, serving these zones: the
  * mailbox health tests' zones, and the demo zone of `npm run dev`.
  */
-export async function startDnsServer(zones: Zones): Promise<TestDnsServer> {
+export async function startDnsServer(zones: Zones, opts: DnsServerOptions = {}): Promise<TestDnsServer> {
   const queries: TestDnsServer['queries'] = [];
   const server = dns2.createServer({
     udp: true,
@@ -55,6 +65,10 @@ export async function startDnsServer(zones: Zones): Promise<TestDnsServer> {
       }
       if (!Array.isArray(zone)) {
         const hasChildren = Object.keys(zones).some((n) => n.endsWith(`.${name}`));
+        if (opts.unlistedReceiveMail && zone === undefined && !hasChildren && question.type === Packet.TYPE.MX && name.includes('.')) {
+          response.answers.push({ name: question.name, type: Packet.TYPE.MX, class: Packet.CLASS.IN, ttl: 300, exchange: `mx.${name}`, priority: 10 } as never);
+          return void send(response);
+        }
         if (!hasChildren) response.header.rcode = 3; // NXDOMAIN
         return void send(response);
       }

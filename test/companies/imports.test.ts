@@ -8,6 +8,7 @@ import { until } from '../helpers/outreach';
 import { newUser, testEnv, TestUser } from '../helpers/tokens';
 import { startWorkerProcess, workerEnv } from '../helpers/worker-process';
 import { useStack } from '../helpers/stack';
+import { resultWithin } from '../helpers/workflow-result';
 
 /**
  * Contact import: a CSV file through POST /imports, imported by the durable run
@@ -329,6 +330,30 @@ test('the timezone column: checked as POST /contacts checks it, stored in its ca
   expect(rows).toEqual([
     { email: 'lee@abroad-a.com', timezone: null },
     { email: 'pat@abroad-a.com', timezone: 'America/New_York' },
+  ]);
+});
+
+test('a finished import starts the check of the addresses it brought: each imported contact gets its status', async () => {
+  const { owner, orgId } = await newOrganization(api, 'Import Checks B.V.');
+  const csv = [
+    'full_name,email,company,domain',
+    'Anna de Boer,anna@import-checks.nl,Import Checks,import-checks.nl',
+    'Info Balie,info@import-checks.nl,Import Checks,import-checks.nl',
+    'Wegwerp,wegwerp@mailinator.com,Import Checks,import-checks.nl',
+  ].join('\n');
+  const accepted = await importCsv(api, owner.token, orgId, csv);
+  const done = await finished(api, owner.token, accepted.body.id);
+  expect(done).toMatchObject({ status: 'completed', created_contacts: 3 });
+  const counts = await resultWithin(api.temporal.workflow.getHandle(`organization/${orgId}/verify-contacts/import-${accepted.body.id}`));
+  expect(counts).toEqual({ valid: 1, risky: 1, invalid: 1, unknown: 0, not_checked: 0 });
+  const { rows } = await owners.query(
+    `SELECT email, email_status, email_check->>'provider' AS provider FROM contacts WHERE organization_id = $1 AND email_checked_at IS NOT NULL ORDER BY email`,
+    [orgId],
+  );
+  expect(rows).toEqual([
+    { email: 'anna@import-checks.nl', email_status: 'valid', provider: 'builtin' },
+    { email: 'info@import-checks.nl', email_status: 'risky', provider: 'builtin' },
+    { email: 'wegwerp@mailinator.com', email_status: 'invalid', provider: 'builtin' },
   ]);
 });
 

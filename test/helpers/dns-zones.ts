@@ -14,8 +14,9 @@ const mx = (exchange: string, priority = 10): ZoneRecord => ({ type: 'MX', excha
  * The deliverability cases, one registrable domain each (all served only by the test DNS server):
  * a good domain, its subdomain without DMARC (organisational fallback), missing DMARC, +all, two SPF
  * records, an include loop, too many void lookups, weak settings (~all, 1024-bit key, p=none without
- * rua), a null MX, a revoked key, and SERVFAIL and timeout for everything under a domain. A domain
- * not here (nx-domain.nl) is NXDOMAIN.
+ * rua), a null MX, a revoked key, and SERVFAIL and timeout for everything under a domain, and a
+ * domain that does not exist (nx-domain.nl). Served with unlistedReceiveMail, any other domain takes
+ * mail (an MX answer) and has nothing else.
  */
 export function deliverabilityZones(): Zones {
   const key2048 = dkimRecord(2048);
@@ -25,6 +26,7 @@ export function deliverabilityZones(): Zones {
     [`_dmarc.${domain}`]: [txt(`v=DMARC1; p=reject; rua=mailto:dmarc@${domain}; adkim=s`)],
   });
   return {
+    'nx-domain.nl': 'nxdomain',
     '_spf.mailhost.nl': [txt('v=spf1 ip4:198.51.100.0/24 ip6:2001:db8::/32 -all')],
     ...good('good-mail.nl'),
     // A 4096-bit key: its TXT answer is over 512 bytes, so over UDP it comes back truncated and the resolver asks over TCP.

@@ -41,7 +41,11 @@ export async function seedReplyWorld(
     [orgId, domain],
   );
   const contact = (name: string, email: string) =>
-    q(`INSERT INTO contacts (organization_id, company_id, full_name, email) VALUES ($1, $2, $3, $4) RETURNING id`, [orgId, companyId, name, email]);
+    // A checked address, as a contact created through the API or an import soon has.
+    q(
+      `INSERT INTO contacts (organization_id, company_id, full_name, email, email_status, email_checked_at) VALUES ($1, $2, $3, $4, 'valid', now()) RETURNING id`,
+      [orgId, companyId, name, email],
+    );
   const replierId = await contact(opts.replierName ?? 'Jan de Vries', opts.replierEmail);
   const colleagueEmail = `collega.${randomUUID().slice(0, 6)}@${domain}`;
   const colleagueId = await contact('Karin Visser', colleagueEmail);

@@ -58,13 +58,10 @@ async function firstEmails(pool: string[], count: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const [contactId, enrollmentId, messageId] = [randomUUID(), randomUUID(), randomUUID()];
-    await owners.query(`INSERT INTO contacts (id, organization_id, company_id, full_name, email) VALUES ($1, $2, $3, $4, $5)`, [
-      contactId,
-      orgId,
-      company.id,
-      `Jan ${i}`,
-      `j${n}.${i}@keuze.nl`,
-    ]);
+    await owners.query(
+      `INSERT INTO contacts (id, organization_id, company_id, full_name, email, email_status, email_checked_at) VALUES ($1, $2, $3, $4, $5, 'valid', now())`,
+      [contactId, orgId, company.id, `Jan ${i}`, `j${n}.${i}@keuze.nl`],
+    );
     await owners.query(`INSERT INTO enrollments (id, organization_id, campaign_id, sequence_id, contact_id, workflow_id) VALUES ($1, $2, $3, $4, $5, $6)`, [
       enrollmentId,
       orgId,

@@ -60,13 +60,10 @@ async function pooledCampaign(pool: string[], count: number) {
   for (let i = 0; i < count; i++) {
     const contactId = randomUUID();
     const id = randomUUID();
-    await owners.query(`INSERT INTO contacts (id, organization_id, company_id, full_name, email) VALUES ($1, $2, $3, $4, $5)`, [
-      contactId,
-      orgId,
-      company.id,
-      `Piet ${i}`,
-      `p${n}.${i}@bouw.nl`,
-    ]);
+    await owners.query(
+      `INSERT INTO contacts (id, organization_id, company_id, full_name, email, email_status, email_checked_at) VALUES ($1, $2, $3, $4, $5, 'valid', now())`,
+      [contactId, orgId, company.id, `Piet ${i}`, `p${n}.${i}@bouw.nl`],
+    );
     await owners.query(`INSERT INTO enrollments (id, organization_id, campaign_id, sequence_id, contact_id, workflow_id) VALUES ($1, $2, $3, $4, $5, $6)`, [
       id,
       orgId,

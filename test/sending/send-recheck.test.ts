@@ -13,6 +13,7 @@ import { outreachOrg, type OutreachOrg } from '../helpers/outreach';
 import { startSmtpServer } from '../helpers/smtp-server';
 import { testEnv } from '../helpers/tokens';
 import { useStack } from '../helpers/stack';
+import { resultWithin } from '../helpers/workflow-result';
 
 /**
  * The send checks again at the moment of sending, on the real stack: the send activities against real PostgreSQL (as the worker role) and a
@@ -341,4 +342,54 @@ test('another organization cannot see the held mailbox nor its messages', async 
   const { owner: other, orgId: otherOrg } = await newOrganization(api, `Other ${randomUUID().slice(0, 6)} B.V.`);
   const res = await api.call('GET', `/mailboxes/${o.mailboxId}?organizationId=${otherOrg}`, { token: other.token });
   expect(res.status).toBe(404);
+});
+
+test("the person's address is checked again at the moment of sending: found invalid since the accept, the e-mail is skipped; never checked, it waits for its check at most 10 minutes from the enrollment", async () => {
+  const o = await sendingOrg({ sendingWindow: { start: '00:00', end: '24:00' }, sendingDays: [1, 2, 3, 4, 5, 6, 7] });
+  const enrolledMessage = async (status: 'invalid' | null) => {
+    const c = await o.contact();
+    // Its check, started at creation, is done before the test sets what a later check found.
+    await resultWithin(api.temporal.workflow.getHandle(`contact/${c.id}/verify`));
+    await owners.query(
+      `UPDATE contacts SET email_status = coalesce($2, 'unknown'), email_checked_at = CASE WHEN $2 IS NULL THEN NULL ELSE now() END WHERE id = $1`,
+      [c.id, status],
+    );
+    const enr = await enrollment(o, c.id);
+    const { rows } = await owners.query<{ id: string }>(
+      `INSERT INTO messages (organization_id, contact_id, mailbox_id, enrollment_id, direction, channel, status, subject, body, to_address, approved_at)
+       VALUES ($1, $2, $3, $4, 'outbound', 'email', 'approved', 'Uw project', 'Geachte heer Bakker,', $5, now()) RETURNING id`,
+      [o.orgId, c.id, o.mailboxId, enr, c.email],
+    );
+    return { id: rows[0]!.id, to: c.email as string };
+  };
+  const clock = { now: new Date() };
+  const send = activities(clock);
+  const bookAndReachSlot = async (id: string) => {
+    expect(await send.scheduleSend({ organizationId: o.orgId, messageId: id })).toMatchObject({ state: 'scheduled' });
+    clock.now = (await owners.query<{ scheduled_for: Date }>('SELECT scheduled_for FROM messages WHERE id = $1', [id])).rows[0]!.scheduled_for;
+  };
+
+  const invalid = await enrolledMessage('invalid');
+  await bookAndReachSlot(invalid.id);
+  expect(await send.sendMessage({ organizationId: o.orgId, messageId: invalid.id })).toMatchObject({ status: 'skipped' });
+  expect(await message(invalid.id)).toMatchObject({ status: 'skipped', send_attempted_at: null, error: expect.stringContaining('invalid_email') });
+  expect(await slots(invalid.id)).toBe(0);
+  expect(await smtp.received(invalid.to)).toHaveLength(0);
+
+  const unchecked = await enrolledMessage(null);
+  clock.now = new Date();
+  await bookAndReachSlot(unchecked.id);
+  expect(await send.sendMessage({ organizationId: o.orgId, messageId: unchecked.id })).toMatchObject({
+    status: 'approved',
+    requeue: true,
+    hold: true,
+    reason: expect.stringContaining('being checked'),
+  });
+  expect(await message(unchecked.id)).toMatchObject({ status: 'approved', send_attempted_at: null });
+  expect(await smtp.received(unchecked.to)).toHaveLength(0);
+  // Ten minutes after the enrollment the check has still not answered: the e-mail goes.
+  clock.now = new Date(Date.now() + 11 * 60_000);
+  await bookAndReachSlot(unchecked.id);
+  expect(await send.sendMessage({ organizationId: o.orgId, messageId: unchecked.id })).toMatchObject({ status: 'sent' });
+  expect(await smtp.received(unchecked.to)).toHaveLength(1);
 });

@@ -104,7 +104,8 @@ async function startStack(cleanups: Array<() => Promise<unknown>>): Promise<void
   cleanups.push(() => new Promise((r) => jwks.close(r)));
   const issuer = devIssuer(jwksPort);
 
-  const dns = await startDnsServer(deliverabilityZones());
+  // Contacts' addresses at made-up domains are checked by the workers: those domains take mail.
+  const dns = await startDnsServer(deliverabilityZones(), { unlistedReceiveMail: true });
   cleanups.push(() => dns.close());
 
   const taskQueue = `test-${runId}`;

@@ -1,4 +1,4 @@
-import { acceptDecision, checkIsStale, emailStatus, type EmailCheck } from '../../domain/contacts/email-verification';
+import { acceptDecision, checkIsStale, emailStatus, sendTimeAddressVerdict, type EmailCheck } from '../../domain/contacts/email-verification';
 import { createBuiltinVerifier } from '../../activities/providers/verification/builtin';
 import { createDnsResolver } from '../../activities/providers/dns/resolver';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
@@ -44,6 +44,18 @@ describe('the status from the checks', () => {
     expect(acceptDecision('risky', false)).toBe('risky_email');
     expect(acceptDecision('risky', true)).toBeNull();
     expect(acceptDecision('unknown', true)).toBe('wait');
+  });
+
+  test('at send time: invalid and not-allowed risky addresses skipped, one never checked waits 10 minutes from the enrollment, a check that could not decide goes', () => {
+    const enrolled = new Date('2026-12-06T12:00:00Z');
+    const at = (min: number) => new Date(enrolled.getTime() + min * 60_000);
+    expect(sendTimeAddressVerdict({ status: 'invalid', checked: true, allowRisky: true }, enrolled, at(60))).toEqual({ go: false, skip: 'invalid_email' });
+    expect(sendTimeAddressVerdict({ status: 'risky', checked: true, allowRisky: false }, enrolled, at(60))).toEqual({ go: false, skip: 'risky_email' });
+    expect(sendTimeAddressVerdict({ status: 'risky', checked: true, allowRisky: true }, enrolled, at(0))).toEqual({ go: true });
+    expect(sendTimeAddressVerdict({ status: 'valid', checked: true, allowRisky: false }, enrolled, at(0))).toEqual({ go: true });
+    expect(sendTimeAddressVerdict({ status: 'unknown', checked: false, allowRisky: false }, enrolled, at(4))).toEqual({ go: false, waitMs: 6 * 60_000 });
+    expect(sendTimeAddressVerdict({ status: 'unknown', checked: false, allowRisky: false }, enrolled, at(10))).toEqual({ go: true });
+    expect(sendTimeAddressVerdict({ status: 'unknown', checked: true, allowRisky: false }, enrolled, at(1))).toEqual({ go: true });
   });
 
   test('a check is stale after 90 days, and a contact never checked is', () => {
