@@ -105,12 +105,9 @@ describe('the probe through the built-in checks, 200 addresses at once', () => {
   const isKnown = (address: string) => KNOWN.includes(address.split('@')[0]!.replace(/\d+$/, ''));
 
   let first: Map<string, BuiltinCheck>;
-  let firstMs: number;
 
   test('every address gets the status its server gives it', async () => {
-    const started = Date.now();
     const results = await Promise.all(fixture.map(async (a) => [a, await builtin.check(a)] as const));
-    firstMs = Date.now() - started;
     first = new Map(results);
     const wrong: string[] = [];
     const counts: Record<string, number> = {};
@@ -178,8 +175,6 @@ describe('the probe through the built-in checks, 200 addresses at once', () => {
     }
     // The domains did not wait for each other: the refusing server had several at once.
     expect(servers.refusing.maxSimultaneous).toBeGreaterThan(1);
-    // About 18 addresses a domain, one after the other with a pause: far less than 200 in a row.
-    expect(firstMs).toBeLessThan(200 * INTERVAL_MS);
   });
 
   test('the preferred MX first, the next one when it cannot be reached; the host itself without MX', () => {
