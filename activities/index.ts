@@ -32,6 +32,7 @@ import type { MailSender } from './providers/mail/types';
 import { createSendActivities } from './send';
 import { createSequenceActivities } from './sequence';
 import { createVerificationActivities } from './verification';
+import { smtpProbeFrom } from './providers/verification/smtp-probe';
 import { createWebhookActivities } from './webhooks';
 
 export interface ActivityDeps {
@@ -52,6 +53,7 @@ export interface ActivityDeps {
     | 'DNS_TIMEOUT_MS'
     | 'IMAP_TIMEOUT_MS'
   > &
+    Partial<Pick<Config, 'VERIFY_SMTP_PROBE' | 'VERIFY_SMTP_HELO' | 'VERIFY_SMTP_FROM'>> &
     Partial<Pick<Config, 'SEND_SLOT_GRACE_SECONDS' | 'SALESFORCE_CLIENT_ID' | 'SALESFORCE_CLIENT_SECRET' | 'SALESFORCE_TOKEN_URL'>> &
     // OAuth mailboxes' clients (oauthClientsFrom reads OAUTH_<PROVIDER>_*).
     Partial<
@@ -143,7 +145,7 @@ export function createActivities(deps: ActivityDeps) {
       dns: dnsResolverFrom(deps.config),
     }),
     ...createEnrichmentActivities({ db: deps.db, limits, secrets }),
-    ...createVerificationActivities({ db: deps.db, secrets, dns: dnsResolverFrom(deps.config) }),
+    ...createVerificationActivities({ db: deps.db, secrets, dns: dnsResolverFrom(deps.config), probe: smtpProbeFrom(deps.config) }),
     ...createRetentionActivities({ db: deps.db }),
     ...createImportActivities({ db: deps.db }),
     ...createMailboxHealthActivities({ db: deps.db, dns: dnsResolverFrom(deps.config) }),

@@ -4,16 +4,19 @@ import { secretContext, type SecretBox } from '../db/secrets';
 import { usableIntegration } from '../db/queries/integrations';
 import { contactsToVerify, recordEmailCheck } from '../db/queries/contact-verification';
 import { asOrganization } from '../db/tenancy';
-import { emailStatus, type EmailStatus } from '../domain/contacts/email-verification';
+import { emailStatus, type EmailCheck, type EmailStatus } from '../domain/contacts/email-verification';
 import type { DnsResolver } from './providers/dns/resolver';
 import { verifierFrom } from './providers/registry';
 import { createBuiltinVerifier } from './providers/verification/builtin';
+import type { SmtpProbe } from './providers/verification/smtp-probe';
 import { VerifierUnavailableError, type EmailVerifier } from './providers/verification/types';
 
 export interface VerificationDeps {
   db: DB;
   secrets: SecretBox | null;
   dns: DnsResolver;
+  /** The built-in checks' SMTP probe (VERIFY_SMTP_PROBE); null: none. */
+  probe?: SmtpProbe | null;
 }
 
 export interface VerifyContactResult {
@@ -29,7 +32,7 @@ export interface VerifyContactResult {
  * address is still the one checked; and the contacts a run goes through, a page at a time.
  */
 export function createVerificationActivities(deps: VerificationDeps) {
-  const builtin = createBuiltinVerifier({ dns: deps.dns });
+  const builtin = createBuiltinVerifier({ dns: deps.dns, probe: deps.probe ?? undefined });
 
   async function verifierFor(organizationId: string): Promise<EmailVerifier> {
     const integration = await asOrganization(deps.db, organizationId, (tx) => usableIntegration(tx, organizationId, 'verification'));
@@ -48,13 +51,18 @@ export function createVerificationActivities(deps: VerificationDeps) {
         tx.selectFrom('contacts').select(['email', 'erased_at']).where('id', '=', ref.contactId).executeTakeFirst(),
       );
       if (!contact?.email || contact.erased_at) return { contactId: ref.contactId, status: null, provider: null };
-      let check;
+      let answer: { check: EmailCheck; temporary: boolean };
       try {
-        check = await (await verifierFor(ref.organizationId)).verify(contact.email);
+        const verifier = await verifierFor(ref.organizationId);
+        answer = verifier === builtin ? await builtin.check(contact.email) : { check: await verifier.verify(contact.email), temporary: false };
       } catch (err) {
         if (err instanceof VerifierUnavailableError && !err.retryable) throw ApplicationFailure.nonRetryable(err.message, 'VerifierUnavailable');
         throw err;
       }
+      // A greylisting server answers a stranger later: the check is tried again (the activity's retry
+      // backs off to minutes), and the address stays as it was meanwhile.
+      if (answer.temporary) throw ApplicationFailure.retryable(`the check must wait: ${answer.check.detail ?? 'a temporary answer'}`, 'AddressCheckDeferred');
+      const check = answer.check;
       const status = emailStatus(check);
       const stored = await asOrganization(deps.db, ref.organizationId, (tx) => recordEmailCheck(tx, ref.contactId, contact.email!, status, check));
       return { contactId: ref.contactId, status: stored ? status : null, provider: check.provider };

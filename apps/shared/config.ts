@@ -311,6 +311,24 @@ export const configSchema = z.object({
     ),
   DNS_TIMEOUT_MS: z.coerce.number().int().min(50).max(60000).default(5000).describe('Per DNS query of a health check, before its one retry'),
 
+  VERIFY_SMTP_PROBE: z
+    .enum(['true', 'false'])
+    .default('false')
+    .describe(
+      "The built-in address check asks the recipient's mail server at RCPT TO about the address and a made-up one (catch-all detection), never sending a message; only from a host whose outbound port 25 is open and whose address has a good reputation. `false`: syntax, mail host, disposable domain and role address only",
+    ),
+  VERIFY_SMTP_HELO: z
+    .string()
+    .regex(/^[A-Za-z0-9.-]{1,253}$/, 'must be a host name')
+    .optional()
+    .describe("The probe's EHLO name: this host's name as its reverse DNS gives it. Unset: the machine's host name"),
+  VERIFY_SMTP_FROM: z
+    .string()
+    .max(254)
+    .regex(/^$|^[^\s@<>]+@[^\s@<>]+$/, 'must be an e-mail address, or empty for the null sender')
+    .default('')
+    .describe("The probe's MAIL FROM: an address of a domain you control (empty: the null sender `<>`, which some servers refuse)"),
+
   RATE_LIMIT_USER_PER_MINUTE: z.coerce
     .number()
     .int()

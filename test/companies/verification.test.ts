@@ -7,8 +7,14 @@ import { addMember, newOrganization } from '../helpers/api';
 import type { TestUser } from '../helpers/tokens';
 import { useStack } from '../helpers/stack';
 import { resultWithin } from '../helpers/workflow-result';
+import { ApplicationFailure } from '@temporalio/common';
+import { createVerificationActivities } from '../../activities/verification';
+import { createDnsResolver } from '../../activities/providers/dns/resolver';
+import { createSmtpProbe } from '../../activities/providers/verification/smtp-probe';
+import { startDnsServer } from '../helpers/dns-server';
+import { startProbeSmtpServer } from '../helpers/probe-smtp-servers';
 
-const { api } = useStack({ api: true });
+const { api, owners, workerDb } = useStack({ api: true, owners: true, workerDb: true });
 
 /**
  * Address verification by a self-hosted Reacher: its answers, read from a stand-in that speaks its
@@ -138,5 +144,46 @@ describe('POST /contacts/{contactId}/verify and POST /contacts/verify, through t
     expect(erased.body).toMatchObject({ email: null, email_status: 'unknown', email_checked_at: null, email_check: null });
     const again = await api.call('POST', `/contacts/${id}/verify`, { token: org.owner.token, body: {} });
     expect(again.status).toBe(409);
+  });
+});
+
+describe('the built-in checks with the SMTP probe, through the activity', () => {
+  test('a greylisted address is tried again later and keeps its status meanwhile; the retry past the window stores what the server said', async () => {
+    const grey = await startProbeSmtpServer({ kind: 'greylisting', known: ['jan'], delayMs: 300 });
+    const dns = await startDnsServer({ 'grijs-lijst.nl': [{ type: 'MX', exchange: 'mx.grijs-lijst.nl', priority: 10 }] });
+    try {
+      const activities = createVerificationActivities({
+        db: workerDb,
+        secrets: null,
+        dns: createDnsResolver({ servers: [dns.address], timeoutMs: 1000, tries: 1 }),
+        probe: createSmtpProbe({
+          heloName: 'probe.test-sender.nl',
+          sender: 'checks@test-sender.nl',
+          perDomainIntervalMs: 0,
+          connect: () => ({ host: grey.host, port: grey.port }),
+        }),
+      });
+      const org = await newOrganization(api, 'Grijs B.V.');
+      const company = await api.call('POST', '/companies', { token: org.owner.token, body: { organizationId: org.orgId, name: 'Grijs B.V.' } });
+      // Inserted directly: the API would start the stack worker's own check of it.
+      const { rows } = await owners.query<{ id: string }>(
+        `INSERT INTO contacts (organization_id, company_id, full_name, email) VALUES ($1, $2, 'Jan Grijs', 'jan@grijs-lijst.nl') RETURNING id`,
+        [org.orgId, company.body.id],
+      );
+      const ref = { organizationId: org.orgId, contactId: rows[0]!.id };
+      const first = await activities.verifyContactEmail(ref).catch((e: unknown) => e);
+      expect(first).toBeInstanceOf(ApplicationFailure);
+      expect(first).toMatchObject({ type: 'AddressCheckDeferred', nonRetryable: false, message: expect.stringContaining('451') });
+      const stored = async () =>
+        (await owners.query(`SELECT email_status, email_checked_at, email_check->>'smtp' AS smtp FROM contacts WHERE id = $1`, [ref.contactId])).rows[0];
+      expect(await stored()).toEqual({ email_status: 'unknown', email_checked_at: null, smtp: null });
+      await new Promise((r) => setTimeout(r, 350));
+      expect(await activities.verifyContactEmail(ref)).toMatchObject({ status: 'valid', provider: 'builtin' });
+      expect(await stored()).toMatchObject({ email_status: 'valid', email_checked_at: expect.any(Date), smtp: 'pass' });
+      expect(grey.dataSeen).toBe(false);
+    } finally {
+      await grey.close();
+      await dns.close();
+    }
   });
 });

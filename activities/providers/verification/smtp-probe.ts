@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import net from 'node:net';
+import { hostname } from 'node:os';
 import type { CheckResult } from '../../../domain/contacts/email-verification';
 
 /**
@@ -405,4 +406,13 @@ class Session {
     }
     return true;
   }
+}
+
+/** The probe the configuration asks for (VERIFY_SMTP_PROBE, VERIFY_SMTP_HELO, VERIFY_SMTP_FROM); null when it is off. */
+export function smtpProbeFrom(
+  c: { VERIFY_SMTP_PROBE?: 'true' | 'false'; VERIFY_SMTP_HELO?: string; VERIFY_SMTP_FROM?: string },
+  log: (line: string) => void = (line) => console.warn(line),
+): SmtpProbe | null {
+  if (c.VERIFY_SMTP_PROBE !== 'true') return null;
+  return createSmtpProbe({ heloName: c.VERIFY_SMTP_HELO ?? hostname(), sender: c.VERIFY_SMTP_FROM ?? '', log });
 }
