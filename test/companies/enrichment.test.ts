@@ -99,6 +99,10 @@ test('a company enriched from its website gets contacts, and a re-run adds no du
     phone: '+31612345678',
     title: 'Projectleider',
   });
+  // The addresses found are checked in a run the enrichment starts as its last step.
+  const { runId } = await api.temporal.workflow.getHandle(`company/${c.id}/enrich`).describe();
+  expect(await resultWithin(api.temporal.workflow.getHandle(`organization/${orgId}/verify-contacts/enrich-${runId}`))).toMatchObject({ valid: 3 });
+  expect((await contactsOf(c.id)).map((x) => x.email_status)).toEqual(['valid', 'valid', 'valid']);
   // robots.txt disallows /intern/: never fetched, its person never stored.
   expect(site.requests.some((r) => r.url.startsWith('/intern'))).toBe(false);
   expect(contacts.some((x) => x.email === 'geheim@bouwjansen.nl')).toBe(false);

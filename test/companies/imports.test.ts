@@ -344,6 +344,8 @@ test('a finished import starts the check of the addresses it brought: each impor
   const accepted = await importCsv(api, owner.token, orgId, csv);
   const done = await finished(api, owner.token, accepted.body.id);
   expect(done).toMatchObject({ status: 'completed', created_contacts: 3 });
+  // The import's run starts the check as its last step, after the import reads completed.
+  await resultWithin(api.temporal.workflow.getHandle(`import/${accepted.body.id}`));
   const counts = await resultWithin(api.temporal.workflow.getHandle(`organization/${orgId}/verify-contacts/import-${accepted.body.id}`));
   expect(counts).toEqual({ valid: 1, risky: 1, invalid: 1, unknown: 0, not_checked: 0 });
   const { rows } = await owners.query(
