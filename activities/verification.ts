@@ -24,6 +24,8 @@ export interface VerifyContactResult {
   /** null: nothing to check (no address, or the contact is erased), or the address changed while it was checked. */
   status: EmailStatus | null;
   provider: string | null;
+  /** The answer was "not now" (greylisting, a mail host not reachable now): stored as unknown, to be checked again later. */
+  deferred: boolean;
 }
 
 /**
@@ -50,22 +52,21 @@ export function createVerificationActivities(deps: VerificationDeps) {
       const contact = await asOrganization(deps.db, ref.organizationId, (tx) =>
         tx.selectFrom('contacts').select(['email', 'erased_at']).where('id', '=', ref.contactId).executeTakeFirst(),
       );
-      if (!contact?.email || contact.erased_at) return { contactId: ref.contactId, status: null, provider: null };
+      if (!contact?.email || contact.erased_at) return { contactId: ref.contactId, status: null, provider: null, deferred: false };
+      const startedAt = new Date();
       let answer: { check: EmailCheck; temporary: boolean };
       try {
         const verifier = await verifierFor(ref.organizationId);
-        answer = verifier === builtin ? await builtin.check(contact.email) : { check: await verifier.verify(contact.email), temporary: false };
+        answer = await verifier.check(contact.email);
       } catch (err) {
         if (err instanceof VerifierUnavailableError && !err.retryable) throw ApplicationFailure.nonRetryable(err.message, 'VerifierUnavailable');
         throw err;
       }
-      // A greylisting server answers a stranger later: the check is tried again (the activity's retry
-      // backs off to minutes), and the address stays as it was meanwhile.
-      if (answer.temporary) throw ApplicationFailure.retryable(`the check must wait: ${answer.check.detail ?? 'a temporary answer'}`, 'AddressCheckDeferred');
+      // A greylisting server answers a stranger later: unknown now, and the run checks it again later.
       const check = answer.check;
-      const status = emailStatus(check);
-      const stored = await asOrganization(deps.db, ref.organizationId, (tx) => recordEmailCheck(tx, ref.contactId, contact.email!, status, check));
-      return { contactId: ref.contactId, status: stored ? status : null, provider: check.provider };
+      const status = emailStatus(check, { temporary: answer.temporary });
+      const stored = await asOrganization(deps.db, ref.organizationId, (tx) => recordEmailCheck(tx, ref.contactId, contact.email!, startedAt, status, check));
+      return { contactId: ref.contactId, status: stored ? status : null, provider: check.provider, deferred: stored && answer.temporary };
     },
 
     /** The next page of a run's contacts with an address, in id order after `after`. */

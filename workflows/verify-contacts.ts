@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { continueAsNew, ParentClosePolicy, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, ParentClosePolicy, proxyActivities, sleep, startChild, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { EmailStatus } from '../domain/contacts/email-verification';
 import { dbActivityOptions, providerActivityOptions } from './retry';
@@ -17,49 +17,74 @@ export interface VerifyContactsInput {
   afterId?: string;
   /** Counts carried across continue-as-new. */
   counts?: VerifyContactsCounts;
+  /** Contacts whose answer was "not now", carried across continue-as-new to be checked again at the end. */
+  deferred?: string[];
+  /** The wait before checking them again (default 15 minutes); tests shorten it. */
+  deferredWaitMs?: number;
   retryInitialIntervalMs?: number;
 }
 
 export type VerifyContactsCounts = Record<EmailStatus | 'not_checked', number>;
 
 const PAGE = 100;
+/** Contacts of a given list checked per run before it continues as new (a short history). */
+const LIST_CHUNK = 500;
+/** Rounds of checking again the addresses whose answer was "not now", and how many are kept for them. */
+const DEFERRED_ROUNDS = 3;
+const DEFERRED_MAX = 1000;
+const DEFERRED_WAIT_MS = 15 * 60_000;
 
 /**
  * Checks contacts' addresses, one at a time on the rate-limited providers queue (a verifier's SMTP
  * probe and a provider's quota both want a steady pace). A run over an organization goes a page at a
- * time in id order and continues as new between pages, so a run over 100,000 contacts keeps a short
- * history; a contact whose check fails for good is counted `not_checked` and the run goes on.
+ * time in id order, a given list a chunk at a time, continuing as new in between, so a run over
+ * 100,000 contacts keeps a short history. An answer "not now" (greylisting) leaves the address
+ * unknown and it is checked again after a durable wait, up to three rounds, without holding up the
+ * others. A contact whose check fails for good is counted `not_checked` and the run goes on.
  */
 export async function verifyContactsWorkflow(input: VerifyContactsInput): Promise<VerifyContactsCounts> {
   const retry = input.retryInitialIntervalMs ?? 2000;
   const db = proxyActivities<Activities>(dbActivityOptions(retry));
   const providers = proxyActivities<Activities>({ ...providerActivityOptions(workflowInfo().taskQueue, retry), startToCloseTimeout: '3 minutes' });
   const counts: VerifyContactsCounts = input.counts ?? { unknown: 0, valid: 0, risky: 0, invalid: 0, not_checked: 0 };
+  let deferred = input.deferred ?? [];
   const check = async (contactId: string) => {
     try {
       const r = await providers.verifyContactEmail({ organizationId: input.organizationId, contactId });
-      counts[r.status ?? 'not_checked'] += 1;
+      if (r.deferred && deferred.length < DEFERRED_MAX) deferred.push(contactId);
+      else counts[r.status ?? 'not_checked'] += 1;
     } catch {
       counts.not_checked += 1;
     }
   };
   if (input.contactIds) {
-    for (const id of input.contactIds) await check(id);
-    return counts;
+    for (const id of input.contactIds.slice(0, LIST_CHUNK)) await check(id);
+    const rest = input.contactIds.slice(LIST_CHUNK);
+    if (rest.length) await continueAsNew<typeof verifyContactsWorkflow>({ ...input, contactIds: rest, counts, deferred });
+  } else {
+    for (;;) {
+      const ids = await db.contactsToVerify({
+        organizationId: input.organizationId,
+        companyId: input.companyId,
+        status: input.status,
+        uncheckedOnly: input.uncheckedOnly,
+        after: input.afterId,
+        limit: PAGE,
+      });
+      for (const id of ids) await check(id);
+      if (ids.length < PAGE) break;
+      await continueAsNew<typeof verifyContactsWorkflow>({ ...input, afterId: ids[ids.length - 1], counts, deferred });
+    }
   }
-  for (;;) {
-    const ids = await db.contactsToVerify({
-      organizationId: input.organizationId,
-      companyId: input.companyId,
-      status: input.status,
-      uncheckedOnly: input.uncheckedOnly,
-      after: input.afterId,
-      limit: PAGE,
-    });
-    for (const id of ids) await check(id);
-    if (ids.length < PAGE) return counts;
-    await continueAsNew<typeof verifyContactsWorkflow>({ ...input, afterId: ids[ids.length - 1], counts });
+  for (let round = 0; round < DEFERRED_ROUNDS && deferred.length; round++) {
+    await sleep(input.deferredWaitMs ?? DEFERRED_WAIT_MS);
+    const again = deferred;
+    deferred = [];
+    for (const id of again) await check(id);
   }
+  // Still "not now" after the last round: they stay unknown (accept and the send look again).
+  counts.unknown += deferred.length;
+  return counts;
 }
 
 /**

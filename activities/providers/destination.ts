@@ -241,5 +241,7 @@ export async function guardedFetch(url: string, init: RequestInit = {}, policy: 
     }
     return res;
   }
-  throw new BlockedDestinationError(`too many redirects from ${url}`);
+  // Without the query: some providers (ZeroBounce) take the API key there, and this message is stored.
+  const from = new URL(url);
+  throw new BlockedDestinationError(`too many redirects from ${from.origin}${from.pathname}`);
 }

@@ -3,16 +3,25 @@ import type { Tx } from '../tenancy';
 import type { EmailCheck, EmailStatus } from '../../domain/contacts/email-verification';
 
 /**
- * Stores a check, fenced on the address: a contact whose address changed (or was erased) while the
- * check ran keeps what it has, so a check never describes an address it was not made on.
+ * Stores a check, fenced on the address and on time: a contact whose address changed (or was erased)
+ * while the check ran keeps what it has, so a check never describes an address it was not made on;
+ * and a slow check never replaces one that ended after it started.
  */
-export async function recordEmailCheck(tx: Tx, contactId: string, checkedAddress: string, status: EmailStatus, check: EmailCheck): Promise<boolean> {
+export async function recordEmailCheck(
+  tx: Tx,
+  contactId: string,
+  checkedAddress: string,
+  startedAt: Date,
+  status: EmailStatus,
+  check: EmailCheck,
+): Promise<boolean> {
   const r = await tx
     .updateTable('contacts')
     .set({ email_status: status, email_checked_at: sql`now()`, email_check: JSON.stringify(check), updated_at: sql`now()` })
     .where('id', '=', contactId)
     .where('email', '=', checkedAddress)
     .where('erased_at', 'is', null)
+    .where((eb) => eb.or([eb('email_checked_at', 'is', null), eb('email_checked_at', '<=', startedAt)]))
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }

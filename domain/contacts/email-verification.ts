@@ -37,12 +37,17 @@ export const CHECK_MAX_AGE_DAYS = 90;
  * The status the checks give. Invalid when the address cannot receive mail (bad syntax, no mail
  * host, a throw-away domain, a refusal from its server). Risky when it may exist but a bounce or no
  * reader is likely (a catch-all domain, a role address, a probe that could not decide). Unknown
- * while a check that decides validity has not answered (syntax or the mail host). Valid otherwise:
- * without a probe, an address passing the checks that ran is as good as the checks can tell.
+ * while a check that decides validity has not answered (syntax or the mail host), or when the answer
+ * was only "not now" (`temporary`: a greylisting server's 4xx, a mail host not reachable now): that
+ * check is made again later. Valid otherwise: without a probe, an address passing the checks that
+ * ran is as good as the checks can tell.
  */
-export function emailStatus(c: Pick<EmailCheck, 'syntax' | 'mx' | 'disposable' | 'role' | 'catch_all' | 'smtp'>): EmailStatus {
+export function emailStatus(
+  c: Pick<EmailCheck, 'syntax' | 'mx' | 'disposable' | 'role' | 'catch_all' | 'smtp'>,
+  opts: { temporary?: boolean } = {},
+): EmailStatus {
   if (c.syntax === 'fail' || c.mx === 'fail' || c.disposable === 'fail' || c.smtp === 'fail') return 'invalid';
-  if (c.syntax !== 'pass' || c.mx !== 'pass') return 'unknown';
+  if (c.syntax !== 'pass' || c.mx !== 'pass' || opts.temporary) return 'unknown';
   if (c.catch_all === 'fail' || c.role === 'fail' || c.smtp === 'unknown') return 'risky';
   return 'valid';
 }

@@ -7,7 +7,8 @@ import { addMember, newOrganization } from '../helpers/api';
 import type { TestUser } from '../helpers/tokens';
 import { useStack } from '../helpers/stack';
 import { resultWithin } from '../helpers/workflow-result';
-import { ApplicationFailure } from '@temporalio/common';
+import { testEnv } from '../helpers/tokens';
+import { until } from '../helpers/outreach';
 import { createVerificationActivities } from '../../activities/verification';
 import { createDnsResolver } from '../../activities/providers/dns/resolver';
 import { createSmtpProbe } from '../../activities/providers/verification/smtp-probe';
@@ -42,6 +43,14 @@ describe('Reacher, against its stand-in', () => {
     expect(reacher.asked.at(-1)).toBe(address);
   });
 
+  test('greylisted: the checks alone read risky, and the answer says "not now": the status is unknown and the address is checked again later', async () => {
+    const a = await createReacherVerifier({ baseUrl: reacher.url, secret: 'reacher-shared-secret' }).check('someone@greylisting.nl');
+    expect(a).toMatchObject({ temporary: true, check: { smtp: 'unknown' } });
+    expect(emailStatus(a.check, { temporary: a.temporary })).toBe('unknown');
+    const known = await createReacherVerifier({ baseUrl: reacher.url, secret: 'reacher-shared-secret' }).check('known@refusing-server.nl');
+    expect(known.temporary).toBe(false);
+  });
+
   test('a refused secret is the verifier unavailable, not an answer about the address', async () => {
     const err = await createReacherVerifier({ baseUrl: reacher.url, secret: 'wrong' })
       .verify('known@refusing-server.nl')
@@ -69,7 +78,7 @@ describe('POST /contacts/{contactId}/verify and POST /contacts/verify, through t
     expect(tested.body).toMatchObject({ status: 'connected', last_error: null });
     const company = await api.call('POST', '/companies', { token: org.owner.token, body: { organizationId: org.orgId, name: 'Server Test B.V.' } });
     companyId = company.body.id;
-    for (const email of ['known@refusing-server.nl', 'nobody@refusing-server.nl', 'anyone@accepts-all.nl', 'someone@greylisting.nl']) {
+    for (const email of ['known@refusing-server.nl', 'nobody@refusing-server.nl', 'anyone@accepts-all.nl', 'info@refusing-server.nl']) {
       const c = await api.call('POST', '/contacts', {
         token: org.owner.token,
         body: { organizationId: org.orgId, companyId, fullName: `Piet ${email}`, email },
@@ -106,14 +115,14 @@ describe('POST /contacts/{contactId}/verify and POST /contacts/verify, through t
     expect(run.status).toBe(202);
     expect(run.body).toMatchObject({ organization_id: org.orgId, company_id: companyId, status: null, workflow_id: expect.stringMatching(/^organization\//) });
     const counts = await resultWithin(api.temporal.workflow.getHandle(run.body.workflow_id));
-    expect(counts).toEqual({ valid: 1, invalid: 1, risky: 2, unknown: 0, not_checked: 0 });
+    expect(counts).toEqual({ valid: 1, invalid: 2, risky: 1, unknown: 0, not_checked: 0 });
     const list = await api.call('GET', `/contacts?organizationId=${org.orgId}&companyId=${companyId}`, { token: org.owner.token });
     const byEmail = Object.fromEntries(list.body.map((c: { email: string; email_status: string }) => [c.email, c.email_status]));
     expect(byEmail).toEqual({
       'known@refusing-server.nl': 'valid',
       'nobody@refusing-server.nl': 'invalid',
       'anyone@accepts-all.nl': 'risky',
-      'someone@greylisting.nl': 'risky',
+      'info@refusing-server.nl': 'invalid',
     });
   });
 
@@ -148,7 +157,7 @@ describe('POST /contacts/{contactId}/verify and POST /contacts/verify, through t
 });
 
 describe('the built-in checks with the SMTP probe, through the activity', () => {
-  test('a greylisted address is tried again later and keeps its status meanwhile; the retry past the window stores what the server said', async () => {
+  test('a greylisted address is unknown and marked for a later check; the check past the window stores what the server said', async () => {
     const grey = await startProbeSmtpServer({ kind: 'greylisting', known: ['jan'], delayMs: 300 });
     const dns = await startDnsServer({ 'grijs-lijst.nl': [{ type: 'MX', exchange: 'mx.grijs-lijst.nl', priority: 10 }] });
     try {
@@ -171,19 +180,58 @@ describe('the built-in checks with the SMTP probe, through the activity', () => 
         [org.orgId, company.body.id],
       );
       const ref = { organizationId: org.orgId, contactId: rows[0]!.id };
-      const first = await activities.verifyContactEmail(ref).catch((e: unknown) => e);
-      expect(first).toBeInstanceOf(ApplicationFailure);
-      expect(first).toMatchObject({ type: 'AddressCheckDeferred', nonRetryable: false, message: expect.stringContaining('451') });
       const stored = async () =>
         (await owners.query(`SELECT email_status, email_checked_at, email_check->>'smtp' AS smtp FROM contacts WHERE id = $1`, [ref.contactId])).rows[0];
-      expect(await stored()).toEqual({ email_status: 'unknown', email_checked_at: null, smtp: null });
+      // "Not now": unknown, with what the server said, and the run is told to check it again.
+      expect(await activities.verifyContactEmail(ref)).toMatchObject({ status: 'unknown', deferred: true, provider: 'builtin' });
+      expect(await stored()).toMatchObject({ email_status: 'unknown', email_checked_at: expect.any(Date), smtp: 'unknown' });
       await new Promise((r) => setTimeout(r, 350));
-      expect(await activities.verifyContactEmail(ref)).toMatchObject({ status: 'valid', provider: 'builtin' });
-      expect(await stored()).toMatchObject({ email_status: 'valid', email_checked_at: expect.any(Date), smtp: 'pass' });
+      expect(await activities.verifyContactEmail(ref)).toMatchObject({ status: 'valid', deferred: false, provider: 'builtin' });
+      expect(await stored()).toMatchObject({ email_status: 'valid', smtp: 'pass' });
       expect(grey.dataSeen).toBe(false);
     } finally {
       await grey.close();
       await dns.close();
+    }
+  });
+});
+
+describe('the run checks again, after a durable wait, the addresses whose answer was "not now"', () => {
+  test('a greylisted address: unknown at first, valid in the next round; the others are not held up', async () => {
+    const grey = await startReacherServer({ greylistMs: 500 });
+    try {
+      const org = await newOrganization(api, 'Grijze Lijst B.V.');
+      await api.call('POST', '/integrations', {
+        token: org.owner.token,
+        body: { organizationId: org.orgId, providerKey: 'reacher', kind: 'verification', config: { baseUrl: grey.url }, secret: 'x' },
+      });
+      const company = await api.call('POST', '/companies', { token: org.owner.token, body: { organizationId: org.orgId, name: 'Grijze Lijst B.V.' } });
+      // Inserted directly: the API would start a check of its own for each.
+      const ids: string[] = [];
+      for (const email of ['piet@greylisting.nl', 'known@refusing-server.nl']) {
+        const { rows } = await owners.query<{ id: string }>(
+          `INSERT INTO contacts (organization_id, company_id, full_name, email) VALUES ($1, $2, 'Piet', $3) RETURNING id`,
+          [org.orgId, company.body.id, email],
+        );
+        ids.push(rows[0]!.id);
+      }
+      const run = await api.temporal.workflow.start('verifyContactsWorkflow', {
+        taskQueue: testEnv('TEMPORAL_TASK_QUEUE'),
+        workflowId: `test-verify-deferred-${randomUUID()}`,
+        args: [{ organizationId: org.orgId, contactIds: ids, deferredWaitMs: 800 }],
+      });
+      // The second address is stored before the first one's next round.
+      await until(
+        'the second address checked',
+        async () => (await owners.query(`SELECT email_status FROM contacts WHERE id = $1`, [ids[1]])).rows[0].email_status === 'valid',
+        10_000,
+      );
+      expect((await owners.query(`SELECT email_status FROM contacts WHERE id = $1`, [ids[0]])).rows[0].email_status).toBe('unknown');
+      expect(await resultWithin(run)).toEqual({ valid: 2, invalid: 0, risky: 0, unknown: 0, not_checked: 0 });
+      expect((await owners.query(`SELECT email_status FROM contacts WHERE id = $1`, [ids[0]])).rows[0].email_status).toBe('valid');
+      expect(grey.asked.filter((a) => a === 'piet@greylisting.nl')).toHaveLength(2);
+    } finally {
+      await grey.close();
     }
   });
 });

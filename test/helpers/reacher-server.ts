@@ -4,7 +4,8 @@ import http from 'node:http';
  * A stand-in for a self-hosted Reacher backend: POST /v0/check_email with `{to_email}` answers the
  * JSON Reacher's check-if-email-exists gives, decided by the recipient's domain as a real SMTP
  * conversation would: `refusing-server.nl` knows only `known@`, `accepts-all.nl` takes everything,
- * `greylisting.nl` answers 4xx (SMTP error object), anything else has no mail host. The shared
+ * `greylisting.nl` answers 4xx (SMTP error object; with `greylistMs`, only until that long after an
+ * address was first asked, then it is deliverable), anything else has no mail host. The shared
  * secret is required in `x-reacher-secret` when one is set (401 otherwise, as the backend answers).
  */
 export interface ReacherStandIn {
@@ -27,7 +28,7 @@ const misc = (email: string) => ({
   haveibeenpwned: null,
 });
 
-export function reacherAnswer(email: string): unknown {
+export function reacherAnswer(email: string, greylisted = true): unknown {
   const syntax = syntaxOf(email);
   if (!syntax.is_valid_syntax)
     return { input: email, is_reachable: 'invalid', misc: misc(email), mx: { accepts_mail: false, records: [] }, smtp: smtpOf(false, false, false), syntax };
@@ -46,6 +47,7 @@ export function reacherAnswer(email: string): unknown {
     };
   }
   if (domain === 'accepts-all.nl') return { input: email, is_reachable: 'risky', misc: misc(email), mx, smtp: smtpOf(true, true, true), syntax };
+  if (domain === 'greylisting.nl' && !greylisted) return { input: email, is_reachable: 'safe', misc: misc(email), mx, smtp: smtpOf(true, true, false), syntax };
   if (domain === 'greylisting.nl')
     return {
       input: email,
@@ -62,8 +64,9 @@ function smtpOf(connect: boolean, deliverable: boolean, catchAll: boolean) {
   return { can_connect_smtp: connect, has_full_inbox: false, is_catch_all: catchAll, is_deliverable: deliverable, is_disabled: false };
 }
 
-export async function startReacherServer(opts: { secret?: string } = {}): Promise<ReacherStandIn> {
+export async function startReacherServer(opts: { secret?: string; greylistMs?: number } = {}): Promise<ReacherStandIn> {
   const asked: string[] = [];
+  const firstAsked = new Map<string, number>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -79,7 +82,9 @@ export async function startReacherServer(opts: { secret?: string } = {}): Promis
       }
       if (typeof body.to_email !== 'string') return json(400, { error: 'to_email is required' });
       asked.push(body.to_email);
-      json(200, reacherAnswer(body.to_email));
+      if (!firstAsked.has(body.to_email)) firstAsked.set(body.to_email, Date.now());
+      const greylisted = opts.greylistMs === undefined || Date.now() - firstAsked.get(body.to_email)! < opts.greylistMs;
+      json(200, reacherAnswer(body.to_email, greylisted));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -1,4 +1,4 @@
-import type net from 'node:net';
+import net from 'node:net';
 import { emailStatus, type EmailCheck } from '../../domain/contacts/email-verification';
 import { createBuiltinVerifier, type BuiltinCheck } from '../../activities/providers/verification/builtin';
 import { createSmtpProbe, type SmtpProbeOptions } from '../../activities/providers/verification/smtp-probe';
@@ -325,6 +325,8 @@ describe('servers that misbehave', () => {
     const later = await Promise.all(['vier', 'vijf', 'zes', 'zeven'].map((d) => probe.probe(`anna@${d}.nl`, [`mx.${d}.nl`])));
     expect(later.map((r) => r.smtp)).toEqual(['unknown', 'unknown', 'unknown', 'unknown']);
     expect(later[0]!.detail).toMatch(/port 25 looks blocked/);
+    // Not an answer about the addresses: "not now", so they stay unknown (not risky) and are checked again later.
+    expect([...firstThree, ...later].every((r) => r.temporary)).toBe(true);
     expect(attempts).toBe(3);
     // After the cool-down it tries again (three more domains, one after the other), blocks again, and does not say so twice.
     await sleep(350);
@@ -350,5 +352,30 @@ describe('servers that misbehave', () => {
     for (const d of ['een', 'twee', 'drie', 'vier']) await probe.probe(`anna@${d}.nl`, [`mx.${d}.nl`]);
     expect(attempts).toBe(5);
     expect(logs).toEqual([]);
+  });
+});
+
+describe('where the probe may connect', () => {
+  test('a mail host on this machine or a private network is never asked (anyone can point their MX there): unknown, nothing connected', async () => {
+    // A listener where the probe would go: port 25 of this machine.
+    let connected = 0;
+    const server = net.createServer((socket) => {
+      connected++;
+      socket.end('220 internal relay\r\n');
+    });
+    const listening = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(25, '127.0.0.1', () => resolve(true));
+    });
+    try {
+      const probe = createSmtpProbe({ ...baseOptions });
+      for (const mx of ['127.0.0.1', 'localhost', '10.0.0.25', '169.254.169.254']) {
+        const r = await probe.probe(`someone@internal-${connected}.nl`, [mx]);
+        expect(r).toMatchObject({ smtp: 'unknown', temporary: false, detail: expect.stringContaining('not a public mail host') });
+      }
+      if (listening) expect(connected).toBe(0);
+    } finally {
+      if (listening) await new Promise((r) => server.close(r));
+    }
   });
 });

@@ -28,9 +28,12 @@ const not = (r: CheckResult): CheckResult => (r === 'pass' ? 'fail' : r === 'fai
 
 export function createReacherVerifier(opts: { baseUrl: string; secret?: string | null; timeoutMs?: number }): EmailVerifier {
   const url = `${opts.baseUrl.replace(/\/$/, '')}/v0/check_email`;
-  return {
+  const verifier: EmailVerifier = {
     provider: 'reacher',
     async verify(address: string): Promise<EmailCheck> {
+      return (await verifier.check(address)).check;
+    },
+    async check(address: string) {
       let a: ReacherAnswer;
       try {
         a = await requestJson<ReacherAnswer>(url, {
@@ -46,9 +49,10 @@ export function createReacherVerifier(opts: { baseUrl: string; secret?: string |
         throw err;
       }
       if (!a || typeof a.is_reachable !== 'string') throw new VerifierUnavailableError('Reacher answered without is_reachable', false);
-      return fromReacher(a);
+      return { check: fromReacher(a), temporary: reacherTemporary(a) };
     },
   };
+  return verifier;
 }
 
 /** Reacher's answer as the service's checks; its own verdict decides what the checks cannot. */
@@ -76,4 +80,9 @@ export function fromReacher(a: ReacherAnswer): EmailCheck {
   // A full inbox exists but will bounce for now: Reacher calls it risky, and so do the checks.
   if (smtpAnswer?.has_full_inbox && check.smtp === 'pass') check.smtp = 'unknown';
   return check;
+}
+
+/** Reacher could not finish the SMTP conversation because the server said "later" (a 4xx: greylisting). */
+export function reacherTemporary(a: ReacherAnswer): boolean {
+  return isError(a.smtp) && /(^|\D)4\d\d(\D|$)|greylist/i.test(a.smtp.message);
 }

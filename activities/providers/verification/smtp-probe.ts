@@ -1,6 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { hostname } from 'node:os';
+import { BlockedDestinationError } from '../destination';
+import { resolveMailHost } from '../mail/connect';
 import type { CheckResult } from '../../../domain/contacts/email-verification';
 
 /**
@@ -43,8 +45,12 @@ export interface SmtpProbeOptions {
   perDomainIntervalMs?: number;
   /** The longest reply line taken, CRLF included (default 2048); a longer one is a protocol error. */
   maxLineBytes?: number;
-  /** Where to connect for a mail host (default: the host itself, port 25); the tests point it at their servers. */
-  connect?: (mxHost: string) => { host: string; port: number };
+  /**
+   * Where to connect for a mail host. Default: its address on port 25, resolved and checked by the
+   * destination policy (a mail host that resolves to this machine or a private network is never
+   * asked: anyone can point their domain's MX there). The tests point it at their servers.
+   */
+  connect?: (mxHost: string) => Promise<{ host: string; port: number }> | { host: string; port: number };
   /** After this many domains in a row could not be reached, with no greeting ever, outbound port 25 is taken as blocked (default 3). */
   blockedAfterDomains?: number;
   /** How long no probe is tried once port 25 is taken as blocked (default 30 min). */
@@ -81,7 +87,12 @@ export function createSmtpProbe(opts: SmtpProbeOptions): SmtpProbe {
   const readTimeoutMs = opts.readTimeoutMs ?? 10_000;
   const intervalMs = opts.perDomainIntervalMs ?? 2_000;
   const maxLineBytes = opts.maxLineBytes ?? 2048;
-  const connectTo = opts.connect ?? ((mxHost: string) => ({ host: mxHost, port: 25 }));
+  const connectTo =
+    opts.connect ??
+    (async (mxHost: string) => {
+      const target = await resolveMailHost('smtp', mxHost, 25);
+      return { host: target.address, port: 25 };
+    });
   const blockedAfter = opts.blockedAfterDomains ?? 3;
   const cooldownMs = opts.blockedCooldownMs ?? 30 * 60_000;
   const log = opts.log ?? (() => undefined);
@@ -139,17 +150,18 @@ export function createSmtpProbe(opts: SmtpProbeOptions): SmtpProbe {
   }
 
   async function probeAt(address: string, domain: string, mxHosts: string[]): Promise<SmtpProbeResult> {
-    if (blocked()) return unknown('no probe: outbound port 25 looks blocked on this host');
+    if (blocked()) return unknown('no probe: outbound port 25 looks blocked on this host', true);
     if (!mxHosts.length) return unknown('no mail host to ask');
     const deadline = now() + budgetMs;
     let lastError = '';
     for (const mxHost of mxHosts) {
       if (now() >= deadline) break;
-      const target = connectTo(mxHost);
       let session: Session;
       try {
+        const target = await connectTo(mxHost);
         session = await Session.open(target.host, target.port, { deadline, readTimeoutMs, maxLineBytes, now });
       } catch (err) {
+        if (err instanceof BlockedDestinationError) return unknown(`${mxHost} is not a public mail host; not asked`);
         lastError = `${mxHost}: ${(err as Error).message}`;
         continue;
       }
@@ -165,7 +177,8 @@ export function createSmtpProbe(opts: SmtpProbeOptions): SmtpProbe {
       }
     }
     noteUnreachable(domain);
-    return unknown(`could not reach the mail host: ${lastError}`);
+    // Unreachable now (its server down, or this host's port 25 closed) is not an answer: try later.
+    return unknown(`could not reach the mail host: ${lastError}`, true);
   }
 
   async function converse(s: Session, mxHost: string, address: string, domain: string, onGreeting: () => void): Promise<SmtpProbeResult> {
@@ -193,7 +206,7 @@ export function createSmtpProbe(opts: SmtpProbeOptions): SmtpProbe {
   return {
     async probe(address, mxHosts) {
       const domain = address.slice(address.lastIndexOf('@') + 1).toLowerCase();
-      if (blocked()) return unknown('no probe: outbound port 25 looks blocked on this host');
+      if (blocked()) return unknown('no probe: outbound port 25 looks blocked on this host', true);
       return oneAtATime(domain, () => probeAt(address, domain, mxHosts));
     },
   };

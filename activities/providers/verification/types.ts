@@ -8,6 +8,13 @@ import type { EmailCheck } from '../../../domain/contacts/email-verification';
 export interface EmailVerifier {
   readonly provider: string;
   verify(address: string): Promise<EmailCheck>;
+  /** verify, with whether the answer was only "not now" (a greylisting server's 4xx): a later check may decide. */
+  check(address: string): Promise<VerifierAnswer>;
+}
+
+export interface VerifierAnswer {
+  check: EmailCheck;
+  temporary: boolean;
 }
 
 /** The verifier could not be asked; retryable when a later attempt may succeed. */

@@ -51,7 +51,9 @@ export function createZeroBounceVerifier(opts: { apiKey: string; baseUrl?: strin
     try {
       body = await requestJson<T | { error?: unknown }>(url, { timeoutMs, errorMessage });
     } catch (err) {
-      if (err instanceof ProviderRequestError) throw new VerifierUnavailableError(err.message, err.retryable);
+      // The key travels in the query: a message that quotes the URL must not carry it on.
+      if (err instanceof ProviderRequestError)
+        throw new VerifierUnavailableError(opts.apiKey ? err.message.split(opts.apiKey).join('[api key]') : err.message, err.retryable);
       throw err;
     }
     // The key refused or the credits spent: nothing a retry changes until a person acts.
@@ -60,12 +62,16 @@ export function createZeroBounceVerifier(opts: { apiKey: string; baseUrl?: strin
     return body as T;
   }
 
-  return {
+  const verifier: ZeroBounceVerifier = {
     provider: 'zerobounce',
     async verify(address: string): Promise<EmailCheck> {
+      return (await verifier.check(address)).check;
+    },
+    async check(address: string) {
       const a = await get<ZeroBounceAnswer>('validate', { email: address, ip_address: '' }, opts.timeoutMs ?? VALIDATE_TIMEOUT_MS);
       if (!a || typeof a.status !== 'string') throw new VerifierUnavailableError('ZeroBounce answered without a status', false);
-      return fromZeroBounce(a);
+      // Greylisted: the recipient's server said "later"; ZeroBounce charges no credit for an unknown.
+      return { check: fromZeroBounce(a), temporary: a.status === 'unknown' && a.sub_status === 'greylisted' };
     },
     async credits(): Promise<number> {
       const a = await get<{ Credits?: unknown }>('getcredits', {}, 15_000);
@@ -75,6 +81,7 @@ export function createZeroBounceVerifier(opts: { apiKey: string; baseUrl?: strin
       return credits;
     },
   };
+  return verifier;
 }
 
 type Checks = Omit<EmailCheck, 'provider' | 'detail'>;

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import { sql } from 'kysely';
 import { toE164 } from '../../../domain/companies/identity';
@@ -139,7 +138,9 @@ export function contactRoutes({ db, workflows }: ApiDeps): Router {
         if (!company || company.organization_id !== body.organizationId) throw notFound('company');
       }
     });
-    const { workflowId } = await workflows.startContactsVerification(body.organizationId, randomUUID(), { companyId: body.companyId, status: body.status });
+    // One run per filter: asking again while it goes answers the same run (and spends a paid verifier's credits once).
+    const runKey = `request-${body.companyId ?? 'all'}-${body.status ?? 'any'}`;
+    const { workflowId } = await workflows.startContactsVerification(body.organizationId, runKey, { companyId: body.companyId, status: body.status });
     res.status(202).json({ workflow_id: workflowId, organization_id: body.organizationId, company_id: body.companyId ?? null, status: body.status ?? null });
   });
 
