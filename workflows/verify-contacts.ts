@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { continueAsNew, ParentClosePolicy, proxyActivities, sleep, startChild, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, isCancellation, ParentClosePolicy, proxyActivities, sleep, startChild, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { EmailStatus } from '../domain/contacts/email-verification';
 import { dbActivityOptions, providerActivityOptions } from './retry';
@@ -53,7 +53,9 @@ export async function verifyContactsWorkflow(input: VerifyContactsInput): Promis
       const r = await providers.verifyContactEmail({ organizationId: input.organizationId, contactId });
       if (r.deferred && deferred.length < DEFERRED_MAX) deferred.push(contactId);
       else counts[r.status ?? 'not_checked'] += 1;
-    } catch {
+    } catch (err) {
+      // A cancelled run stops; a check that failed for good is counted and the run goes on.
+      if (isCancellation(err)) throw err;
       counts.not_checked += 1;
     }
   };
