@@ -3,6 +3,7 @@ import { emailStatus, type EmailCheck } from '../../domain/contacts/email-verifi
 import { createBuiltinVerifier, type BuiltinCheck } from '../../activities/providers/verification/builtin';
 import { createSmtpProbe, type SmtpProbeOptions } from '../../activities/providers/verification/smtp-probe';
 import { createDnsResolver } from '../../activities/providers/dns/resolver';
+import { allowPrivateDestinations } from '../../activities/providers/destination';
 import { startDnsServer, type TestDnsServer, type Zones } from '../helpers/dns-server';
 import { closedPort, startProbeSmtpServer, startRawServer, type ProbeSmtpServer, type RawServer } from '../helpers/probe-smtp-servers';
 
@@ -367,6 +368,8 @@ describe('where the probe may connect', () => {
       server.once('error', () => resolve(false));
       server.listen(25, '127.0.0.1', () => resolve(true));
     });
+    // The rule as production has it, whatever this process allows (the full suite allows private networks).
+    allowPrivateDestinations(false);
     try {
       const probe = createSmtpProbe({ ...baseOptions });
       for (const mx of ['127.0.0.1', 'localhost', '10.0.0.25', '169.254.169.254']) {
@@ -375,6 +378,7 @@ describe('where the probe may connect', () => {
       }
       if (listening) expect(connected).toBe(0);
     } finally {
+      allowPrivateDestinations(process.env.OUTBOUND_ALLOW_PRIVATE_NETWORKS === 'true');
       if (listening) await new Promise((r) => server.close(r));
     }
   });
