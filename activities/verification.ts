@@ -4,12 +4,12 @@ import { secretContext, type SecretBox } from '../db/secrets';
 import { usableIntegration } from '../db/queries/integrations';
 import { contactsToVerify, recordEmailCheck } from '../db/queries/contact-verification';
 import { asOrganization } from '../db/tenancy';
-import { emailStatus, type EmailCheck, type EmailStatus } from '../domain/contacts/email-verification';
+import { emailStatus, type EmailStatus } from '../domain/contacts/email-verification';
 import type { DnsResolver } from './providers/dns/resolver';
 import { verifierFrom } from './providers/registry';
 import { createBuiltinVerifier } from './providers/verification/builtin';
 import type { SmtpProbe } from './providers/verification/smtp-probe';
-import { VerifierUnavailableError, type EmailVerifier } from './providers/verification/types';
+import { VerifierUnavailableError, type EmailVerifier, type VerifierAnswer } from './providers/verification/types';
 
 export interface VerificationDeps {
   db: DB;
@@ -54,7 +54,7 @@ export function createVerificationActivities(deps: VerificationDeps) {
       );
       if (!contact?.email || contact.erased_at) return { contactId: ref.contactId, status: null, provider: null, deferred: false };
       const startedAt = new Date();
-      let answer: { check: EmailCheck; temporary: boolean };
+      let answer: VerifierAnswer;
       try {
         const verifier = await verifierFor(ref.organizationId);
         answer = await verifier.check(contact.email);

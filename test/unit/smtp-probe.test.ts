@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { emailStatus, type EmailCheck } from '../../domain/contacts/email-verification';
-import { createBuiltinVerifier, type BuiltinCheck } from '../../activities/providers/verification/builtin';
+import { createBuiltinVerifier } from '../../activities/providers/verification/builtin';
+import type { VerifierAnswer } from '../../activities/providers/verification/types';
 import { createSmtpProbe, type SmtpProbeOptions } from '../../activities/providers/verification/smtp-probe';
 import { createDnsResolver } from '../../activities/providers/dns/resolver';
 import { allowPrivateDestinations } from '../../activities/providers/destination';
@@ -105,7 +106,7 @@ describe('the probe through the built-in checks, 200 addresses at once', () => {
   const behaviourOf = (address: string) => domains[address.split('@')[1]!]!;
   const isKnown = (address: string) => KNOWN.includes(address.split('@')[0]!.replace(/\d+$/, ''));
 
-  let first: Map<string, BuiltinCheck>;
+  let first: Map<string, VerifierAnswer>;
 
   test('every address gets the status its server gives it', async () => {
     const results = await Promise.all(fixture.map(async (a) => [a, await builtin.check(a)] as const));

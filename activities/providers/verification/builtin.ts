@@ -3,18 +3,7 @@ import { checkEmail, isGenericMailbox } from '../../../domain/companies/identity
 import type { CheckResult, EmailCheck } from '../../../domain/contacts/email-verification';
 import { lookupFailure, type DnsResolver } from '../dns/resolver';
 import type { SmtpProbe } from './smtp-probe';
-import type { EmailVerifier } from './types';
-
-/** The checks, and whether a later check may decide what this one could not (a greylisting server's 4xx). */
-export interface BuiltinCheck {
-  check: EmailCheck;
-  temporary: boolean;
-}
-
-export interface BuiltinVerifier extends EmailVerifier {
-  /** verify, with whether a retry later may decide (verify answers the stored checks alone). */
-  check(address: string): Promise<BuiltinCheck>;
-}
+import type { EmailVerifier, VerifierAnswer } from './types';
 
 /**
  * The checks this service makes itself: syntax, a mail host in DNS, a throw-away domain (the
@@ -22,8 +11,8 @@ export interface BuiltinVerifier extends EmailVerifier {
  * sent to the recipient's server unless a probe is given (VERIFY_SMTP_PROBE): then the mail host is
  * asked at RCPT TO about the address and a made-up one, and never sent a message.
  */
-export function createBuiltinVerifier(deps: { dns: DnsResolver; probe?: SmtpProbe }): BuiltinVerifier {
-  async function check(address: string): Promise<BuiltinCheck> {
+export function createBuiltinVerifier(deps: { dns: DnsResolver; probe?: SmtpProbe }): EmailVerifier {
+  async function check(address: string): Promise<VerifierAnswer> {
     const syntax = checkEmail(address);
     if (!syntax.ok)
       return {
