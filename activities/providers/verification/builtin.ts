@@ -1,4 +1,4 @@
-import { isDisposableEmailDomain } from 'disposable-email-domains-js';
+import { disposableEmailBlocklistSet } from 'disposable-email-domains-js';
 import { checkEmail, isGenericMailbox } from '../../../domain/companies/identity';
 import type { CheckResult, EmailCheck } from '../../../domain/contacts/email-verification';
 import { lookupFailure, type DnsResolver } from '../dns/resolver';
@@ -11,6 +11,11 @@ import type { EmailVerifier, VerifierAnswer } from './types';
  * sent to the recipient's server unless a probe is given (VERIFY_SMTP_PROBE): then the mail host is
  * asked at RCPT TO about the address and a made-up one, and never sent a message.
  */
+// The package's own isDisposableEmailDomain builds a Set of its 8,000-odd domains on every call
+// (two per address): the Set is built once, when first needed.
+let disposable: Set<string> | undefined;
+const isDisposable = (domain: string) => (disposable ??= disposableEmailBlocklistSet()).has(domain.toLowerCase());
+
 export function createBuiltinVerifier(deps: { dns: DnsResolver; probe?: SmtpProbe }): EmailVerifier {
   async function check(address: string): Promise<VerifierAnswer> {
     const syntax = checkEmail(address);
@@ -29,7 +34,7 @@ export function createBuiltinVerifier(deps: { dns: DnsResolver; probe?: SmtpProb
         },
       };
     const host = syntax.email.slice(syntax.email.lastIndexOf('@') + 1);
-    const disposable: CheckResult = isDisposableEmailDomain(host) || isDisposableEmailDomain(syntax.domain) ? 'fail' : 'pass';
+    const disposable: CheckResult = isDisposable(host) || isDisposable(syntax.domain) ? 'fail' : 'pass';
     const role: CheckResult = isGenericMailbox(syntax.email) ? 'fail' : 'pass';
     const mail = await mailHost(deps.dns, host);
     const detail =
