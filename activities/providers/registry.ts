@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { OpenAiCompatibleClassifier } from './classification/openai-compatible';
 import { HubSpotClient } from './crm/hubspot';
 import { SALESFORCE_DEFAULT_TOKEN_URL, SalesforceClient, type SalesforceApp, type SalesforceTokenStore } from './crm/salesforce';
+import { ApolloClient } from './enrichment/apollo';
+import { DropcontactClient } from './enrichment/dropcontact';
 import { HunterClient } from './enrichment/hunter';
+import { EnrichmentUnavailableError, type BatchEnrichmentProvider, type EnrichmentProvider } from './enrichment/types';
 import { createReacherVerifier } from './verification/reacher';
 import { createZeroBounceVerifier, type ZeroBounceVerifier } from './verification/zerobounce';
 import { VerifierUnavailableError, type EmailVerifier } from './verification/types';
@@ -63,6 +66,10 @@ export const INTEGRATION_PROVIDERS = {
   calcom: { kind: 'calendar', config: z.object({ bookingUrl: baseUrl.optional() }).strict() },
   calendly: { kind: 'calendar', config: z.object({ bookingUrl: baseUrl.optional() }).strict() },
   hunter: { kind: 'enrichment', config: z.object({ baseUrl: baseUrl.optional(), minConfidence: z.number().int().min(0).max(100).optional() }).strict() },
+  // Dropcontact's batch API; the secret is its API access token (the X-Access-Token header). baseUrl default https://api.dropcontact.com.
+  dropcontact: { kind: 'enrichment', config: z.object({ baseUrl: baseUrl.optional() }).strict() },
+  // Apollo's People Enrichment; the secret is an Apollo API key (x-api-key) with access to people/match and auth/health. baseUrl default https://api.apollo.io.
+  apollo: { kind: 'enrichment', config: z.object({ baseUrl: baseUrl.optional() }).strict() },
   openai_compatible: { kind: 'llm', config: z.object({ baseUrl, model: z.string().min(1).max(200) }).strict() },
   // A self-hosted Reacher backend; the secret is its x-reacher-secret.
   reacher: { kind: 'verification', config: z.object({ baseUrl }).strict() },
@@ -92,6 +99,12 @@ export async function verifyIntegration(
       return new HubSpotClient(secret, config.baseUrl as string | undefined).verify();
     case 'hunter':
       return new HunterClient(secret, config.baseUrl as string | undefined).verify();
+    case 'dropcontact':
+      // GET /v1/account/credits is free and needs a valid token (401 otherwise).
+      return dropcontactFrom(config, secret).verify();
+    case 'apollo':
+      // GET /api/v1/auth/health costs no credit: is_logged_in says whether the key is known.
+      return apolloFrom(config, secret).verify();
     case 'calcom':
     case 'calendly':
       // A webhook signing secret cannot be checked with the provider: a delivery that verifies proves it.
@@ -167,6 +180,28 @@ export function salesforceAppFrom(config: {
 
 export function hunterFrom(config: Record<string, unknown>, secret: string): HunterClient {
   return new HunterClient(secret, config.baseUrl as string | undefined, (config.minConfidence as number | undefined) ?? 50);
+}
+
+export function dropcontactFrom(config: Record<string, unknown>, secret: string): DropcontactClient {
+  return new DropcontactClient(secret, config.baseUrl as string | undefined);
+}
+
+export function apolloFrom(config: Record<string, unknown>, secret: string): ApolloClient {
+  return new ApolloClient(secret, config.baseUrl as string | undefined);
+}
+
+/** The client for an integration of kind `enrichment`, by its provider_key: Dropcontact answers later (submit, then poll). */
+export function enrichmentProviderFrom(providerKey: string, config: Record<string, unknown>, secret: string): EnrichmentProvider | BatchEnrichmentProvider {
+  switch (providerKey as IntegrationProviderKey) {
+    case 'hunter':
+      return hunterFrom(config, secret);
+    case 'dropcontact':
+      return dropcontactFrom(config, secret);
+    case 'apollo':
+      return apolloFrom(config, secret);
+    default:
+      throw new EnrichmentUnavailableError(`no enrichment provider "${providerKey}"`, false);
+  }
 }
 
 export function reacherFrom(config: Record<string, unknown>, secret: string): EmailVerifier {

@@ -87,6 +87,12 @@ export class HunterClient implements EnrichmentProvider {
         linkedinUrl: e.linkedin,
         source: `hunter.io domain search (${res.data.domain}, confidence ${e.confidence})`,
       }));
-    return { people, company: { genericEmail: generic?.value ?? null }, notes: [`hunter: ${emails.length} addresses, ${people.length} people`] };
+    return {
+      people,
+      company: { genericEmail: generic?.value ?? null },
+      notes: [`hunter: ${emails.length} addresses, ${people.length} people`],
+      // The domain search this call made, in Hunter's unit (a search).
+      costUnits: 1,
+    };
   }
 }
