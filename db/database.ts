@@ -166,6 +166,7 @@ export interface Contacts {
   email_checked_at: Timestamp | null;
   email_status: Generated<string>;
   erased_at: Timestamp | null;
+  found_by: Generated<Json>;
   full_name: string;
   id: Generated<string>;
   last_engaged_at: Timestamp | null;
@@ -188,6 +189,40 @@ export interface Domains {
   token: string;
   updated_at: Generated<Timestamp>;
   verified_at: Timestamp | null;
+}
+
+export interface EnrichmentOrder {
+  integration_id: string;
+  organization_id: string;
+  position: number;
+}
+
+export interface EnrichmentRuns {
+  company_id: string;
+  finished_at: Timestamp | null;
+  id: Generated<string>;
+  organization_id: string;
+  started_at: Generated<Timestamp>;
+  status: Generated<string>;
+  stop_at: string;
+  stopped_at_step: number | null;
+  workflow_run_id: string;
+}
+
+export interface EnrichmentRunSteps {
+  cost_units: Generated<Numeric>;
+  error: string | null;
+  finished_at: Timestamp | null;
+  found: Generated<number>;
+  integration_id: string | null;
+  organization_id: string;
+  position: number;
+  provider: string;
+  request_id: string | null;
+  run_id: string;
+  started_at: Timestamp | null;
+  status: Generated<string>;
+  verified: Generated<number>;
 }
 
 export interface Enrollments {
@@ -471,6 +506,7 @@ export interface Opportunities {
 export interface Organizations {
   created_at: Generated<Timestamp>;
   created_by: string;
+  enrichment_stop_at: Generated<string>;
   id: Generated<string>;
   meeting_reminder_lead_minutes: Generated<number>;
   name: string;
@@ -807,6 +843,9 @@ export interface DB {
   compliance_settings: ComplianceSettings;
   contacts: Contacts;
   domains: Domains;
+  enrichment_order: EnrichmentOrder;
+  enrichment_run_steps: EnrichmentRunSteps;
+  enrichment_runs: EnrichmentRuns;
   enrollments: Enrollments;
   import_rows: ImportRows;
   imports: Imports;

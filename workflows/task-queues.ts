@@ -13,6 +13,8 @@ export function providerTaskQueue(taskQueue: string): string {
 export const PROVIDER_ACTIVITIES = [
   'classifySignal',
   'enrichFromProvider',
+  'submitEnrichmentBatch',
+  'pollEnrichmentBatch',
   'verifyContactEmail',
   'writeProposal',
   'writeDraft',

@@ -67,7 +67,8 @@ export const INTEGRATION_PROVIDERS = {
   calendly: { kind: 'calendar', config: z.object({ bookingUrl: baseUrl.optional() }).strict() },
   hunter: { kind: 'enrichment', config: z.object({ baseUrl: baseUrl.optional(), minConfidence: z.number().int().min(0).max(100).optional() }).strict() },
   // Dropcontact's batch API; the secret is its API access token (the X-Access-Token header). baseUrl default https://api.dropcontact.com.
-  dropcontact: { kind: 'enrichment', config: z.object({ baseUrl: baseUrl.optional() }).strict() },
+  // batch: it answers later (submit, then poll), so the enrichment waterfall waits for it durably.
+  dropcontact: { kind: 'enrichment', batch: true, config: z.object({ baseUrl: baseUrl.optional() }).strict() },
   // Apollo's People Enrichment; the secret is an Apollo API key (x-api-key) with access to people/match and auth/health. baseUrl default https://api.apollo.io.
   apollo: { kind: 'enrichment', config: z.object({ baseUrl: baseUrl.optional() }).strict() },
   openai_compatible: { kind: 'llm', config: z.object({ baseUrl, model: z.string().min(1).max(200) }).strict() },
@@ -75,7 +76,7 @@ export const INTEGRATION_PROVIDERS = {
   reacher: { kind: 'verification', config: z.object({ baseUrl }).strict() },
   // ZeroBounce's API; the secret is its API key. baseUrl: a regional host (https://api-eu.zerobounce.net), default https://api.zerobounce.net.
   zerobounce: { kind: 'verification', config: z.object({ baseUrl: baseUrl.optional() }).strict() },
-} as const satisfies Record<string, { kind: (typeof INTEGRATION_KINDS)[number]; config: z.ZodType; mapping?: z.ZodType }>;
+} as const satisfies Record<string, { kind: (typeof INTEGRATION_KINDS)[number]; config: z.ZodType; mapping?: z.ZodType; batch?: true }>;
 export type IntegrationProviderKey = keyof typeof INTEGRATION_PROVIDERS;
 
 /** The service's own provider apps (from the configuration): Salesforce's connected app. */

@@ -221,6 +221,15 @@ export const configSchema = z.object({
     .min(100)
     .default(5000)
     .describe('First retry delay of a failed fetch (doubling, 3 attempts) and of a failing pipeline stage'),
+  ENRICHMENT_BATCH_POLL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(600)
+    .default(30)
+    .describe(
+      "How long the enrichment waterfall waits between two polls of a batch provider's request (Dropcontact asks for 30 s); it polls 20 times before it gives the step up",
+    ),
   PROJECT_LINK_WINDOW_DAYS: z.coerce
     .number()
     .min(0)

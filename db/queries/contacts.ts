@@ -19,6 +19,8 @@ export const CONTACT_COLUMNS = [
   'linkedin_url',
   'source_description',
   'data_source',
+  // jsonb: an object of the values enrichment found, each with its provider, run and step (migration 0046's CHECK).
+  sql<Record<string, FoundBy>>`found_by`.as('found_by'),
   'last_engaged_at',
   'erased_at',
   'timezone',
@@ -36,6 +38,19 @@ export interface ContactInput {
   sourceDescription?: string | null;
   dataSource?: string;
   timezone?: string | null;
+  /** Which enrichment provider, run and step found the person (kept per value in contacts.found_by). */
+  foundBy?: FoundBy;
+}
+
+export interface FoundBy {
+  provider: string;
+  run_id: string;
+  step: number;
+}
+
+/** The values a find fills: the person (when created), and each of address and phone it brought. */
+function foundByOf(f: FoundBy, fields: { contact: boolean; email: boolean; phone: boolean }): Record<string, FoundBy> {
+  return Object.fromEntries(Object.entries(fields).flatMap(([k, on]) => (on ? [[k, f]] : [])));
 }
 
 export function getContact(tx: Tx, id: string) {
@@ -83,6 +98,7 @@ export function insertContact(tx: Tx, organizationId: string, c: ContactInput) {
       source_description: c.sourceDescription ?? null,
       data_source: c.dataSource ?? 'manual',
       timezone: c.timezone ?? null,
+      found_by: JSON.stringify(c.foundBy ? foundByOf(c.foundBy, { contact: true, email: !!c.email, phone: !!c.phone }) : {}),
     })
     .returning(CONTACT_COLUMNS)
     .executeTakeFirstOrThrow();
@@ -98,11 +114,11 @@ export function insertContact(tx: Tx, organizationId: string, c: ContactInput) {
  * after the lookup, so an erasure committed before it is seen by one or the other, and the update
  * of a found contact only applies while it is not erased (re-checked on the row it waited for).
  */
-export async function upsertContact(tx: Tx, organizationId: string, c: ContactInput): Promise<{ id: string; created: boolean } | null> {
+export async function upsertContact(tx: Tx, organizationId: string, c: ContactInput): Promise<{ id: string; created: boolean; emailAdded: boolean } | null> {
   const byEmail = c.email
     ? await tx
         .selectFrom('contacts')
-        .select(['id', 'erased_at'])
+        .select(['id', 'erased_at', 'email', 'phone'])
         .where('organization_id', '=', organizationId)
         .where(sql`lower(email)`, '=', c.email.toLowerCase())
         .executeTakeFirst()
@@ -111,7 +127,7 @@ export async function upsertContact(tx: Tx, organizationId: string, c: ContactIn
     byEmail ??
     (await tx
       .selectFrom('contacts')
-      .select(['id', 'erased_at'])
+      .select(['id', 'erased_at', 'email', 'phone'])
       .where('organization_id', '=', organizationId)
       .where('company_id', '=', c.companyId)
       .where(sql`lower(full_name)`, '=', c.fullName.toLowerCase())
@@ -119,6 +135,8 @@ export async function upsertContact(tx: Tx, organizationId: string, c: ContactIn
   if (existing?.erased_at) return null;
   if (await wasErased(tx, organizationId, { companyId: c.companyId, fullName: c.fullName, email: c.email ?? null })) return null;
   if (existing) {
+    const emailAdded = !existing.email && !!c.email;
+    const filled = c.foundBy ? foundByOf(c.foundBy, { contact: false, email: emailAdded, phone: !existing.phone && !!c.phone }) : {};
     const updated = await tx
       .updateTable('contacts')
       .set((eb) => ({
@@ -127,13 +145,14 @@ export async function upsertContact(tx: Tx, organizationId: string, c: ContactIn
         phone: eb.fn.coalesce('phone', sql.val(c.phone ?? null)),
         linkedin_url: eb.fn.coalesce('linkedin_url', sql.val(c.linkedinUrl ?? null)),
         timezone: eb.fn.coalesce('timezone', sql.val(c.timezone ?? null)),
+        ...(Object.keys(filled).length ? { found_by: sql`found_by || ${JSON.stringify(filled)}::jsonb` } : {}),
         updated_at: sql`now()`,
       }))
       .where('id', '=', existing.id)
       .where('erased_at', 'is', null)
       .executeTakeFirst();
-    return updated.numUpdatedRows > 0n ? { id: existing.id, created: false } : null;
+    return updated.numUpdatedRows > 0n ? { id: existing.id, created: false, emailAdded } : null;
   }
   const created = await insertContact(tx, organizationId, c);
-  return { id: created.id, created: true };
+  return { id: created.id, created: true, emailAdded: !!c.email };
 }

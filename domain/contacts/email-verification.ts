@@ -90,3 +90,12 @@ export function acceptDecision(status: EmailStatus, allowRisky: boolean): Addres
   if (status === 'unknown') return 'wait';
   return null;
 }
+
+/** Where the enrichment waterfall stops: at the first address whose check is at least this good. */
+export const ENRICHMENT_STOP_AT = ['valid', 'risky'] as const;
+export type EnrichmentStopAt = (typeof ENRICHMENT_STOP_AT)[number];
+
+/** A checked address good enough to stop the waterfall: valid always, risky when the organization stops at risky. */
+export function addressIsGoodEnough(status: EmailStatus | null, stopAt: EnrichmentStopAt): boolean {
+  return status === 'valid' || (stopAt === 'risky' && status === 'risky');
+}

@@ -99,10 +99,26 @@ test('a company enriched from its website gets contacts, and a re-run adds no du
     phone: '+31612345678',
     title: 'Projectleider',
   });
-  // The addresses found are checked in a run the enrichment starts as its last step.
-  const { runId } = await api.temporal.workflow.getHandle(`company/${c.id}/enrich`).describe();
-  expect(await resultWithin(api.temporal.workflow.getHandle(`organization/${orgId}/verify-contacts/enrich-${runId}`))).toMatchObject({ valid: 3 });
+  // The addresses the step found were checked before the waterfall decided to stop at it; the run lists the step.
   expect((await contactsOf(c.id)).map((x) => x.email_status)).toEqual(['valid', 'valid', 'valid']);
+  expect(petra.found_by).toEqual({
+    contact: { provider: 'website', run_id: result.runId, step: 0 },
+    email: { provider: 'website', run_id: result.runId, step: 0 },
+  });
+  const runs = await api.call('GET', `/companies/${c.id}/enrichment-runs`, { token: owner.token });
+  expect(runs.status).toBe(200);
+  expect(runs.body).toEqual([
+    expect.objectContaining({
+      id: result.runId,
+      status: 'done',
+      stop_at: 'valid',
+      stopped_at_step: 0,
+      steps: [expect.objectContaining({ position: 0, provider: 'website', status: 'done', found: 3, verified: 3, cost_units: 0, error: null })],
+    }),
+  ]);
+  // What was left unchecked (none of the people's addresses) is checked in a run the enrichment starts as its last step.
+  const { runId } = await api.temporal.workflow.getHandle(`company/${c.id}/enrich`).describe();
+  expect(await resultWithin(api.temporal.workflow.getHandle(`organization/${orgId}/verify-contacts/enrich-${runId}`))).toMatchObject({ valid: 0 });
   // robots.txt disallows /intern/: never fetched, its person never stored.
   expect(site.requests.some((r) => r.url.startsWith('/intern'))).toBe(false);
   expect(contacts.some((x) => x.email === 'geheim@bouwjansen.nl')).toBe(false);

@@ -1856,6 +1856,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/settings/enrichment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The enrichment waterfall's order of providers and where it stops
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getEnrichmentSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set the order of the organization's enrichment integrations (tried after the company's website) and where the waterfall stops; audited. 400 for an id that is not one of the organization's enrichment integrations
+         * @description The admin or owner role in the organization.
+         */
+        patch: operations["updateEnrichmentSettings"];
+        trace?: never;
+    };
+    "/companies/{companyId}/enrichment-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's enrichment runs, newest first, each with its steps ({provider, found, verified, cost_units, error})
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["listEnrichmentRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/contacts/{contactId}/verify": {
         parameters: {
             query?: never;
@@ -2753,6 +2797,42 @@ export interface components {
             source_description: string | null;
             /** @description manual, or the enrichment provider that found the contact */
             data_source: string;
+            /** @description Which enrichment provider, run and step found the contact (`contact`) and the address and phone it brought, also when filled in later; empty for contacts not found by enrichment */
+            found_by: {
+                contact?: {
+                    /** @description website, hunter, dropcontact or apollo */
+                    provider: string;
+                    /**
+                     * Format: uuid
+                     * @description the enrichment run (GET /companies/{companyId}/enrichment-runs)
+                     */
+                    run_id: string;
+                    /** @description the step of that run, from 0 */
+                    step: number;
+                };
+                email?: {
+                    /** @description website, hunter, dropcontact or apollo */
+                    provider: string;
+                    /**
+                     * Format: uuid
+                     * @description the enrichment run (GET /companies/{companyId}/enrichment-runs)
+                     */
+                    run_id: string;
+                    /** @description the step of that run, from 0 */
+                    step: number;
+                };
+                phone?: {
+                    /** @description website, hunter, dropcontact or apollo */
+                    provider: string;
+                    /**
+                     * Format: uuid
+                     * @description the enrichment run (GET /companies/{companyId}/enrichment-runs)
+                     */
+                    run_id: string;
+                    /** @description the step of that run, from 0 */
+                    step: number;
+                };
+            };
             last_engaged_at: string | null;
             erased_at: string | null;
             /** @description IANA time zone of the contact (recipient time) */
@@ -2841,6 +2921,42 @@ export interface components {
             source_description: string | null;
             /** @description manual, or the enrichment provider that found the contact */
             data_source: string;
+            /** @description Which enrichment provider, run and step found the contact (`contact`) and the address and phone it brought, also when filled in later; empty for contacts not found by enrichment */
+            found_by: {
+                contact?: {
+                    /** @description website, hunter, dropcontact or apollo */
+                    provider: string;
+                    /**
+                     * Format: uuid
+                     * @description the enrichment run (GET /companies/{companyId}/enrichment-runs)
+                     */
+                    run_id: string;
+                    /** @description the step of that run, from 0 */
+                    step: number;
+                };
+                email?: {
+                    /** @description website, hunter, dropcontact or apollo */
+                    provider: string;
+                    /**
+                     * Format: uuid
+                     * @description the enrichment run (GET /companies/{companyId}/enrichment-runs)
+                     */
+                    run_id: string;
+                    /** @description the step of that run, from 0 */
+                    step: number;
+                };
+                phone?: {
+                    /** @description website, hunter, dropcontact or apollo */
+                    provider: string;
+                    /**
+                     * Format: uuid
+                     * @description the enrichment run (GET /companies/{companyId}/enrichment-runs)
+                     */
+                    run_id: string;
+                    /** @description the step of that run, from 0 */
+                    step: number;
+                };
+            };
             last_engaged_at: string | null;
             erased_at: string | null;
             /** @description IANA time zone of the contact (recipient time) */
@@ -2995,7 +3111,7 @@ export interface components {
             /** Format: uuid */
             organization_id: string;
             /** @enum {string} */
-            provider_key: "hubspot" | "salesforce" | "calcom" | "calendly" | "hunter" | "openai_compatible" | "reacher" | "zerobounce";
+            provider_key: "hubspot" | "salesforce" | "calcom" | "calendly" | "hunter" | "dropcontact" | "apollo" | "openai_compatible" | "reacher" | "zerobounce";
             /** @enum {string} */
             kind: "crm" | "calendar" | "enrichment" | "llm" | "verification";
             /** @enum {string} */
@@ -3744,6 +3860,60 @@ export interface components {
             provider: string;
             /** @description what decided the status, for a person */
             detail: string | null;
+        };
+        /** @description One enrichment of a company: its steps in the order tried (the website, then the providers), what each found, how many of its addresses the check made valid, what it cost and why it failed */
+        EnrichmentRun: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organization_id: string;
+            /** Format: uuid */
+            company_id: string;
+            /** @enum {string} */
+            status: "running" | "done" | "failed";
+            /** @enum {string} */
+            stop_at: "valid" | "risky";
+            /** @description The step whose address was good enough to stop; null when every step was tried */
+            stopped_at_step: number | null;
+            /** Format: date-time */
+            started_at: string;
+            finished_at: string | null;
+            steps: {
+                position: number;
+                /** @description website, hunter, dropcontact or apollo */
+                provider: string;
+                integration_id: string | null;
+                /**
+                 * @description skipped: an earlier step stopped the run
+                 * @enum {string}
+                 */
+                status: "pending" | "running" | "done" | "failed" | "skipped";
+                /** @description Addresses this step found (new contacts with one, or known people given one) */
+                found: number;
+                /** @description Of those, how many the check found valid */
+                verified: number;
+                /** @description What the step cost at the provider, in its own units (Hunter searches, Dropcontact and Apollo credits) */
+                cost_units: number;
+                error: string | null;
+                started_at: string | null;
+                finished_at: string | null;
+            }[];
+        };
+        /** @description The enrichment waterfall's settings: after the company's own website, the organization's enrichment integrations in this order, stopping at the first address whose check reaches stop_at */
+        EnrichmentSettings: {
+            /** Format: uuid */
+            organization_id: string;
+            /** @enum {string} */
+            stop_at: "valid" | "risky";
+            order: {
+                /** Format: uuid */
+                integration_id: string;
+                provider_key: string;
+                /** @description An integration whose last test failed (error) is left out of runs */
+                status: string;
+                /** @description Placed by PATCH /settings/enrichment; false: not placed, tried after those placed, oldest first */
+                ordered: boolean;
+            }[];
         };
         /** @description A durable run checking contacts’ addresses; each contact’s email_status changes as it is checked */
         VerificationRun: {
@@ -5680,7 +5850,7 @@ export interface operations {
                     /** Format: uuid */
                     organizationId: string;
                     /** @enum {string} */
-                    providerKey: "hubspot" | "salesforce" | "calcom" | "calendly" | "hunter" | "openai_compatible" | "reacher" | "zerobounce";
+                    providerKey: "hubspot" | "salesforce" | "calcom" | "calendly" | "hunter" | "dropcontact" | "apollo" | "openai_compatible" | "reacher" | "zerobounce";
                     /** @enum {string} */
                     kind: "crm" | "calendar" | "enrichment" | "llm" | "verification";
                     config?: {
@@ -8045,6 +8215,104 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getEnrichmentSettings: {
+        parameters: {
+            query: {
+                organizationId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The enrichment waterfall's order of providers and where it stops */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnrichmentSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateEnrichmentSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    organizationId: string;
+                    /** @description Enrichment integration ids in the order they are tried after the website; those not named follow, oldest first */
+                    order?: string[];
+                    /**
+                     * @description Stop at the first address whose check is valid, or also risky (catch-all, role)
+                     * @enum {string}
+                     */
+                    stopAt?: "valid" | "risky";
+                };
+            };
+        };
+        responses: {
+            /** @description Set the order of the organization's enrichment integrations (tried after the company's website) and where the waterfall stops; audited. 400 for an id that is not one of the organization's enrichment integrations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnrichmentSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listEnrichmentRuns: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                companyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The company's enrichment runs, newest first, each with its steps ({provider, found, verified, cost_units, error}) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnrichmentRun"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     verifyContact: {

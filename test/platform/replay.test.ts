@@ -37,6 +37,8 @@ test('every recorded history replays against the current workflow code', async (
     'booking-calcom',
     'contact-import',
     'crm-outcome',
+    'enrich-company',
+    'enrich-company-before-waterfall',
     'ingest-source',
     'mailbox-health',
     'mailbox-inbox',

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { LEGAL_FORM_KEYS, parseLegalForm } from '../../../domain/companies/legal-forms';
-import { emptyBody, id, isBcp47, listBase, nullable, recipientKind, record, stamps, uuid, type Agrees, type Operation, type Row } from '../contract';
+import { emptyBody, id, isBcp47, listBase, nullable, recipientKind, record, stamps, timestamp, uuid, type Agrees, type Operation, type Row } from '../contract';
 import { companyDomain, countryCode, email, httpUrl, ianaTimezone, kvk, name, optionalText } from '../../../domain/companies/fields';
 import type { getCompany } from '../../../db/queries/companies';
+import type { listEnrichmentRuns } from '../../../db/queries/enrichment';
 
 /**
  * The HTTP contract of apps/api/routes/companies.ts: companies and their enrichment. Its request
@@ -86,10 +87,42 @@ export const Company = record(
   }),
 );
 
+export const enrichmentRunsQuery = z.object({ limit: z.coerce.number().int().min(1).max(50).default(20) }).strict();
+
+export const EnrichmentRun = record(
+  'EnrichmentRun',
+  'One enrichment of a company: its steps in the order tried (the website, then the providers), what each found, how many of its addresses the check made valid, what it cost and why it failed',
+  z.object({
+    id,
+    organization_id: id,
+    company_id: id,
+    status: z.enum(['running', 'done', 'failed']),
+    stop_at: z.enum(['valid', 'risky']),
+    stopped_at_step: nullable(z.number().int()).describe('The step whose address was good enough to stop; null when every step was tried'),
+    started_at: timestamp,
+    finished_at: nullable(timestamp),
+    steps: z.array(
+      z.object({
+        position: z.number().int(),
+        provider: z.string().describe('website, hunter, dropcontact or apollo'),
+        integration_id: nullable(id),
+        status: z.enum(['pending', 'running', 'done', 'failed', 'skipped']).describe('skipped: an earlier step stopped the run'),
+        found: z.number().int().describe('Addresses this step found (new contacts with one, or known people given one)'),
+        verified: z.number().int().describe('Of those, how many the check found valid'),
+        cost_units: z.number().describe('What the step cost at the provider, in its own units (Hunter searches, Dropcontact and Apollo credits)'),
+        error: nullable(z.string()),
+        started_at: nullable(timestamp),
+        finished_at: nullable(timestamp),
+      }),
+    ),
+  }),
+);
+
 /** Fails to compile, naming the fields, when a query's column list and its response schema drift apart. */
 export const ROWS_MATCH: {
   Company: Agrees<Row<typeof getCompany>, typeof Company>;
-} = { Company: true };
+  EnrichmentRun: Agrees<Row<typeof listEnrichmentRuns>[number], typeof EnrichmentRun>;
+} = { Company: true, EnrichmentRun: true };
 
 export const operations = [
   {
@@ -136,5 +169,15 @@ export const operations = [
     body: emptyBody,
     status: 202,
     answer: Company,
+  },
+  {
+    id: 'listEnrichmentRuns',
+    method: 'get',
+    path: '/companies/{companyId}/enrichment-runs',
+    tag: 'Companies',
+    summary: "The company's enrichment runs, newest first, each with its steps ({provider, found, verified, cost_units, error})",
+    role: 'viewer',
+    query: enrichmentRunsQuery,
+    answer: z.array(EnrichmentRun),
   },
 ] as const satisfies readonly Operation[];

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { getCompany, insertCompany, listCompaniesJson, setEnrichmentStatus, updateCompany } from '../../../db/queries/companies';
+import { listEnrichmentRuns } from '../../../db/queries/enrichment';
 import { toE164 } from '../../../domain/companies/identity';
 import { readJsonWithRole, visibleOr404, withRecordRole, withRole } from '../access';
 import { sendJsonText } from '../json-text';
@@ -41,6 +42,12 @@ export function companyRoutes({ db, workflows }: ApiDeps): Router {
   serve('getCompany', async (req, res) => {
     const id = pathId(req, 'companyId', 'company');
     res.json(await visibleOr404(db, req, 'company', (tx) => getCompany(tx, id)));
+  });
+
+  serve('listEnrichmentRuns', async (req, res, call) => {
+    const id = pathId(req, 'companyId', 'company');
+    const runs = await visibleOr404(db, req, 'company', async (tx) => ((await getCompany(tx, id)) ? listEnrichmentRuns(tx, id, call.query.limit) : undefined));
+    res.json(runs);
   });
 
   /** Name, address, website, phone, country, locale and time zone (recipient time); the identity keys (domain, KvK number) stay. */

@@ -92,6 +92,12 @@ export const EmailCheck = record(
   }),
 );
 
+const FoundBy = z.object({
+  provider: z.string().describe('website, hunter, dropcontact or apollo'),
+  run_id: id.describe('the enrichment run (GET /companies/{companyId}/enrichment-runs)'),
+  step: z.number().int().describe('the step of that run, from 0'),
+});
+
 export const Contact = record(
   'Contact',
   'A person at a company; an erased contact keeps only its id, company and timestamps',
@@ -111,6 +117,11 @@ export const Contact = record(
     linkedin_url: nullable(z.string()),
     source_description: nullable(z.string()),
     data_source: z.string().describe('manual, or the enrichment provider that found the contact'),
+    found_by: z
+      .object({ contact: FoundBy.optional(), email: FoundBy.optional(), phone: FoundBy.optional() })
+      .describe(
+        'Which enrichment provider, run and step found the contact (`contact`) and the address and phone it brought, also when filled in later; empty for contacts not found by enrichment',
+      ),
     last_engaged_at: nullable(timestamp),
     erased_at: nullable(timestamp),
     timezone: nullable(z.string()).describe('IANA time zone of the contact (recipient time)'),

@@ -5,6 +5,8 @@ import { DEFAULT_SUGGESTIONS_WINDOW } from '../../../domain/analytics/windows';
 import type { industryProfileSettings, scoringSettings } from '../../../db/queries/settings';
 import type { scoringSuggestions } from '../../../db/queries/scoring-suggestions';
 import type { meetingSettings } from '../../../db/queries/meetings';
+import type { enrichmentSettings } from '../../../db/queries/enrichment';
+import { ENRICHMENT_STOP_AT } from '../../../domain/contacts/email-verification';
 
 /**
  * The HTTP contract of apps/api/routes/settings.ts: scoring thresholds and rules, their suggestions,
@@ -88,6 +90,20 @@ export const patchMeetingSettingsBody = z
       .optional(),
   })
   .strict();
+
+export const patchEnrichmentSettingsBody = z
+  .object({
+    organizationId: uuid,
+    order: z
+      .array(uuid)
+      .max(20)
+      .refine((ids) => new Set(ids.map((i) => i.toLowerCase())).size === ids.length, 'must name each integration at most once')
+      .describe('Enrichment integration ids in the order they are tried after the website; those not named follow, oldest first')
+      .optional(),
+    stopAt: z.enum(ENRICHMENT_STOP_AT).describe('Stop at the first address whose check is valid, or also risky (catch-all, role)').optional(),
+  })
+  .strict()
+  .refine((b) => b.order !== undefined || b.stopAt !== undefined, 'must change order or stopAt');
 
 export const ScoringConfig = record(
   'ScoringConfig',
@@ -206,6 +222,23 @@ export const MeetingSettings = record(
   z.object({ organization_id: id, reminder_lead_minutes: z.number().int().describe('Default 1440 (24 hours)') }),
 );
 
+export const EnrichmentSettings = record(
+  'EnrichmentSettings',
+  "The enrichment waterfall's settings: after the company's own website, the organization's enrichment integrations in this order, stopping at the first address whose check reaches stop_at",
+  z.object({
+    organization_id: id,
+    stop_at: z.enum(ENRICHMENT_STOP_AT),
+    order: z.array(
+      z.object({
+        integration_id: id,
+        provider_key: z.string(),
+        status: z.string().describe('An integration whose last test failed (error) is left out of runs'),
+        ordered: z.boolean().describe('Placed by PATCH /settings/enrichment; false: not placed, tried after those placed, oldest first'),
+      }),
+    ),
+  }),
+);
+
 /** Fails to compile, naming the fields, when a query's column list and its response schema drift apart. */
 export const ROWS_MATCH: {
   ScoringConfig: Agrees<Row<typeof scoringSettings>['config'], typeof ScoringConfig>;
@@ -214,8 +247,18 @@ export const ROWS_MATCH: {
   Persona: Agrees<Row<typeof industryProfileSettings>['personas'][number], typeof Persona>;
   Product: Agrees<Row<typeof industryProfileSettings>['products'][number], typeof Product>;
   ScoringSuggestions: Agrees<Row<typeof scoringSuggestions>, typeof ScoringSuggestions>;
+  EnrichmentSettings: Agrees<Row<typeof enrichmentSettings>, typeof EnrichmentSettings>;
   MeetingSettings: Agrees<Row<typeof meetingSettings>, typeof MeetingSettings>;
-} = { ScoringConfig: true, ScoringRule: true, IndustryProfile: true, Persona: true, Product: true, ScoringSuggestions: true, MeetingSettings: true };
+} = {
+  ScoringConfig: true,
+  ScoringRule: true,
+  IndustryProfile: true,
+  Persona: true,
+  Product: true,
+  ScoringSuggestions: true,
+  MeetingSettings: true,
+  EnrichmentSettings: true,
+};
 
 export const operations = [
   {
@@ -287,5 +330,26 @@ export const operations = [
     role: 'admin',
     body: patchMeetingSettingsBody,
     answer: MeetingSettings,
+  },
+  {
+    id: 'getEnrichmentSettings',
+    method: 'get',
+    path: '/settings/enrichment',
+    tag: 'Settings',
+    summary: "The enrichment waterfall's order of providers and where it stops",
+    role: 'viewer',
+    query: organizationQuery,
+    answer: EnrichmentSettings,
+  },
+  {
+    id: 'updateEnrichmentSettings',
+    method: 'patch',
+    path: '/settings/enrichment',
+    tag: 'Settings',
+    summary:
+      "Set the order of the organization's enrichment integrations (tried after the company's website) and where the waterfall stops; audited. 400 for an id that is not one of the organization's enrichment integrations",
+    role: 'admin',
+    body: patchEnrichmentSettingsBody,
+    answer: EnrichmentSettings,
   },
 ] as const satisfies readonly Operation[];

@@ -9,6 +9,7 @@ import {
 } from '../../../db/queries/settings';
 import { changeMeetingSettings, meetingSettings, upcomingMeetingIds } from '../../../db/queries/meetings';
 import { scoringSuggestions } from '../../../db/queries/scoring-suggestions';
+import { changeEnrichmentSettings, enrichmentSettings, NotEnrichmentIntegrationError } from '../../../db/queries/enrichment';
 import { userOf, withRole } from '../access';
 import { notFound, validationFailed } from '../errors';
 import type { ApiDeps } from '../deps';
@@ -100,6 +101,27 @@ export function settingsRoutes({ db, workflows }: ApiDeps): Router {
     }));
     if (!settings) throw notFound('organization');
     await Promise.all(upcoming.map((m) => workflows.wakeMeeting({ ...m, organization_id: body.organizationId })));
+    res.json(settings);
+  });
+
+  serve('getEnrichmentSettings', async (req, res, call) => {
+    const q = call.query;
+    const settings = await withRole(db, req, q.organizationId, call.role, (tx) => enrichmentSettings(tx, q.organizationId));
+    if (!settings) throw notFound('organization');
+    res.json(settings);
+  });
+
+  serve('updateEnrichmentSettings', async (req, res, call) => {
+    const body = call.body;
+    const settings = await withRole(db, req, body.organizationId, call.role, async (tx) => {
+      try {
+        return await changeEnrichmentSettings(tx, body.organizationId, userOf(req), { order: body.order, stopAt: body.stopAt });
+      } catch (err) {
+        if (err instanceof NotEnrichmentIntegrationError) throw validationFailed([{ path: `body.order.${err.index}`, message: err.message }]);
+        throw err;
+      }
+    });
+    if (!settings) throw notFound('organization');
     res.json(settings);
   });
 

@@ -57,6 +57,7 @@ export async function eraseContact(tx: Tx, contactId: string, actorId: string | 
       phone: null,
       linkedin_url: null,
       source_description: null,
+      found_by: '{}',
       timezone: null,
       erased_at: sql`now()`,
       updated_at: sql`now()`,

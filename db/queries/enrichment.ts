@@ -1,0 +1,223 @@
+import { sql } from 'kysely';
+import type { Tx } from '../tenancy';
+import type { EnrichmentStopAt } from '../../domain/contacts/email-verification';
+import { writeAudit } from './audit';
+
+/**
+ * The enrichment waterfall's settings (the organization's order of its enrichment integrations and
+ * where the waterfall stops) and its runs, each with its steps in order.
+ */
+
+/** How many runs of a company are kept; older ones are deleted when a run starts. */
+export const RUNS_KEPT_PER_COMPANY = 50;
+
+export class NotEnrichmentIntegrationError extends Error {
+  constructor(readonly index: number) {
+    super('is not an enrichment integration of this organization');
+  }
+}
+
+export async function enrichmentSettings(tx: Tx, organizationId: string) {
+  const org = await tx.selectFrom('organizations').select(['id', 'enrichment_stop_at']).where('id', '=', organizationId).executeTakeFirst();
+  if (!org) return undefined;
+  return {
+    organization_id: org.id,
+    stop_at: org.enrichment_stop_at as EnrichmentStopAt,
+    order: await orderedIntegrations(tx, organizationId),
+  };
+}
+
+/** The ordered integrations, then the organization's other enrichment integrations oldest first (the order of an organization that set none). */
+function orderedIntegrations(tx: Tx, organizationId: string) {
+  return tx
+    .selectFrom('integrations as i')
+    .leftJoin('enrichment_order as o', (j) => j.onRef('o.integration_id', '=', 'i.id').onRef('o.organization_id', '=', 'i.organization_id'))
+    .select(['i.id as integration_id', 'i.provider_key', 'i.status', sql<boolean>`o.position IS NOT NULL`.as('ordered')])
+    .where('i.organization_id', '=', organizationId)
+    .where('i.kind', '=', 'enrichment')
+    .orderBy(sql`o.position IS NULL`)
+    .orderBy('o.position')
+    .orderBy('i.created_at')
+    .orderBy('i.id')
+    .execute();
+}
+
+/** Sets the order (the integrations named, in order; those not named follow, oldest first) and where the waterfall stops; audited. */
+export async function changeEnrichmentSettings(
+  tx: Tx,
+  organizationId: string,
+  actorId: string | null,
+  change: { order?: string[]; stopAt?: EnrichmentStopAt },
+) {
+  const before = await enrichmentSettings(tx, organizationId);
+  if (!before) return undefined;
+  if (change.order) {
+    const known = await tx
+      .selectFrom('integrations')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .where('kind', '=', 'enrichment')
+      .where('id', 'in', change.order.length ? change.order : ['00000000-0000-0000-0000-000000000000'])
+      .execute();
+    const ids = new Set(known.map((k) => k.id));
+    const missing = change.order.findIndex((id) => !ids.has(id.toLowerCase()));
+    if (missing >= 0) throw new NotEnrichmentIntegrationError(missing);
+    await tx.deleteFrom('enrichment_order').where('organization_id', '=', organizationId).execute();
+    if (change.order.length)
+      await tx
+        .insertInto('enrichment_order')
+        .values(change.order.map((id, position) => ({ organization_id: organizationId, integration_id: id.toLowerCase(), position })))
+        .execute();
+  }
+  if (change.stopAt)
+    await tx
+      .updateTable('organizations')
+      .set({ enrichment_stop_at: change.stopAt, updated_at: sql`now()` })
+      .where('id', '=', organizationId)
+      .execute();
+  const after = (await enrichmentSettings(tx, organizationId))!;
+  const changes = [];
+  const orderOf = (s: typeof after) => s.order.filter((o) => o.ordered).map((o) => o.integration_id);
+  if (change.order && JSON.stringify(orderOf(before)) !== JSON.stringify(orderOf(after)))
+    changes.push({ field: 'order', before: orderOf(before), after: orderOf(after) });
+  if (before.stop_at !== after.stop_at) changes.push({ field: 'stop_at', before: before.stop_at, after: after.stop_at });
+  if (changes.length) await writeAudit(tx, { organizationId, actorId, entity: 'enrichment_settings', entityId: organizationId, action: 'update', changes });
+  return after;
+}
+
+export interface PlannedStep {
+  position: number;
+  provider: string;
+  integrationId: string | null;
+}
+
+/**
+ * The run of a workflow run: created with its planned steps on the first call, the same run on a
+ * retry. Older runs of the company beyond RUNS_KEPT_PER_COMPANY are deleted.
+ */
+export async function startEnrichmentRun(
+  tx: Tx,
+  r: { organizationId: string; companyId: string; workflowRunId: string; stopAt: EnrichmentStopAt; steps: PlannedStep[] },
+) {
+  const inserted = await tx
+    .insertInto('enrichment_runs')
+    .values({ organization_id: r.organizationId, company_id: r.companyId, workflow_run_id: r.workflowRunId, stop_at: r.stopAt })
+    .onConflict((oc) => oc.columns(['organization_id', 'workflow_run_id']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (inserted && r.steps.length) {
+    await tx
+      .insertInto('enrichment_run_steps')
+      .values(
+        r.steps.map((s) => ({
+          run_id: inserted.id,
+          organization_id: r.organizationId,
+          position: s.position,
+          provider: s.provider,
+          integration_id: s.integrationId,
+        })),
+      )
+      .execute();
+    await tx
+      .deleteFrom('enrichment_runs')
+      .where('company_id', '=', r.companyId)
+      .where('organization_id', '=', r.organizationId)
+      .where(
+        'id',
+        'not in',
+        tx
+          .selectFrom('enrichment_runs')
+          .select('id')
+          .where('company_id', '=', r.companyId)
+          .where('organization_id', '=', r.organizationId)
+          .orderBy('started_at', 'desc')
+          .limit(RUNS_KEPT_PER_COMPANY),
+      )
+      .execute();
+  }
+  const run = await tx
+    .selectFrom('enrichment_runs')
+    .select(['id', 'stop_at'])
+    .where('organization_id', '=', r.organizationId)
+    .where('workflow_run_id', '=', r.workflowRunId)
+    .executeTakeFirstOrThrow();
+  const steps = await tx
+    .selectFrom('enrichment_run_steps')
+    .select(['position', 'provider', 'integration_id as integrationId'])
+    .where('run_id', '=', run.id)
+    .orderBy('position')
+    .execute();
+  return { runId: run.id, stopAt: run.stop_at as EnrichmentStopAt, steps };
+}
+
+/** A step's progress; a finished step (done or failed) is not changed again, so a late retry cannot undo it. */
+export function updateEnrichmentStep(
+  tx: Tx,
+  runId: string,
+  position: number,
+  s: { status: 'running' | 'done' | 'failed'; requestId?: string; found?: number; verified?: number; costUnits?: number; error?: string | null },
+) {
+  const finished = s.status === 'done' || s.status === 'failed';
+  return tx
+    .updateTable('enrichment_run_steps')
+    .set({
+      status: s.status,
+      ...(s.requestId !== undefined ? { request_id: s.requestId } : {}),
+      ...(s.found !== undefined ? { found: s.found } : {}),
+      ...(s.verified !== undefined ? { verified: s.verified } : {}),
+      ...(s.costUnits !== undefined ? { cost_units: s.costUnits } : {}),
+      ...(s.error !== undefined ? { error: s.error?.slice(0, 2000) ?? null } : {}),
+      started_at: sql`coalesce(started_at, now())`,
+      ...(finished ? { finished_at: sql`now()` } : {}),
+    })
+    .where('run_id', '=', runId)
+    .where('position', '=', position)
+    .where('status', 'in', ['pending', 'running'])
+    .execute();
+}
+
+export function enrichmentStep(tx: Tx, runId: string, position: number) {
+  return tx
+    .selectFrom('enrichment_run_steps')
+    .select(['status', 'request_id', 'found', 'verified', 'cost_units', 'error'])
+    .where('run_id', '=', runId)
+    .where('position', '=', position)
+    .executeTakeFirst();
+}
+
+/** Ends a run: the steps not reached are marked skipped. */
+export async function finishEnrichmentRun(tx: Tx, runId: string, status: 'done' | 'failed', stoppedAtStep: number | null) {
+  await tx.updateTable('enrichment_run_steps').set({ status: 'skipped' }).where('run_id', '=', runId).where('status', 'in', ['pending', 'running']).execute();
+  await tx
+    .updateTable('enrichment_runs')
+    .set({ status, stopped_at_step: stoppedAtStep, finished_at: sql`now()` })
+    .where('id', '=', runId)
+    .where('status', '=', 'running')
+    .execute();
+}
+
+export async function listEnrichmentRuns(tx: Tx, companyId: string, limit: number) {
+  const runs = await tx
+    .selectFrom('enrichment_runs')
+    .select(['id', 'organization_id', 'company_id', 'status', 'stop_at', 'stopped_at_step', 'started_at', 'finished_at'])
+    .where('company_id', '=', companyId)
+    .orderBy('started_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  if (runs.length === 0) return [];
+  const steps = await tx
+    .selectFrom('enrichment_run_steps')
+    .select(['run_id', 'position', 'provider', 'integration_id', 'status', 'found', 'verified', 'cost_units', 'error', 'started_at', 'finished_at'])
+    .where(
+      'run_id',
+      'in',
+      runs.map((r) => r.id),
+    )
+    .orderBy('position')
+    .execute();
+  return runs.map((r) => ({
+    ...r,
+    steps: steps.filter((s) => s.run_id === r.id).map(({ run_id: _run, ...s }) => s),
+  }));
+}

@@ -1,0 +1,273 @@
+import { newOrganization, addMember, expectProblem } from '../helpers/api';
+import type { Schema } from '../helpers/client';
+import { startProviderServer, ProviderServer } from '../helpers/provider-server';
+import { startDropcontactServer, type DropcontactStandIn } from '../helpers/dropcontact-server';
+import { startApolloServer, type ApolloStandIn } from '../helpers/apollo-server';
+import { useStack } from '../helpers/stack';
+import { resultWithin } from '../helpers/workflow-result';
+import type { TestUser } from '../helpers/tokens';
+import type { EnrichCompanyResult } from '../../workflows/enrich-company';
+
+jest.setTimeout(120_000);
+
+/**
+ * The enrichment waterfall through the real worker: the company's website, then the organization's
+ * providers in its order (Hunter, Apollo, Dropcontact stand-ins speaking their real shapes), each
+ * step's new addresses checked at once, stopping at the first address at the organization's stopAt.
+ * The stack's DNS answers an MX for the made-up domains here, so a personal address checks valid
+ * and a role address (info@) risky.
+ */
+const { api, owners } = useStack({ api: true, owners: true });
+let site: ProviderServer;
+let hunter: ProviderServer;
+let dropcontact: DropcontactStandIn;
+let apollo: ApolloStandIn;
+
+beforeAll(async () => {
+  // A company website that names nobody.
+  site = await startProviderServer();
+  site.route('GET', '/robots.txt', { body: 'User-agent: *\nAllow: /\n', contentType: 'text/plain' });
+  site.route('GET', '/', {
+    body: '<html><head><title>Welkom</title></head><body><p>Wij installeren warmtepompen.</p></body></html>',
+    contentType: 'text/html; charset=utf-8',
+  });
+  // Hunter knows no address at these domains (one search, one unit).
+  hunter = await startProviderServer();
+  hunter.route('GET', '/v2/domain-search', (req) =>
+    req.headers['x-api-key'] === 'hunter-key'
+      ? {
+          body: {
+            data: { domain: new URL(req.url!, 'http://x').searchParams.get('domain'), organization: null, pattern: null, emails: [] },
+            meta: { results: 0, limit: 20, offset: 0 },
+          },
+        }
+      : { status: 401, body: { errors: [{ id: 'authentication_failed', code: 401, details: 'No user found for the API key supplied' }] } },
+  );
+  dropcontact = await startDropcontactServer({
+    token: 'dc-token',
+    notReadyPolls: 2,
+    directory: [
+      {
+        fullName: 'Sanne de Boer',
+        company: 'Bakker Installatie B.V.',
+        emails: [{ email: 'sanne.deboer@bakker-installatie.nl', qualification: 'nominative@pro' }],
+      },
+      { fullName: 'Tom Bos', company: 'Bos Bouw B.V.', emails: [{ email: 'tom.bos@bosbouw.nl', qualification: 'nominative@pro' }] },
+      { fullName: 'Eva Bos', company: 'Bos Bouw Zuid B.V.', emails: [{ email: 'eva.bos@bosbouwzuid.nl', qualification: 'nominative@pro' }] },
+    ],
+  });
+  apollo = await startApolloServer({
+    apiKey: 'apollo-key',
+    directory: [
+      // Apollo answers a role address for Lisa: found, but risky.
+      {
+        id: 'a1',
+        firstName: 'Lisa',
+        lastName: 'Bos',
+        organizationName: 'Bos Bouw B.V.',
+        domain: 'bosbouw.nl',
+        email: 'info@bosbouw.nl',
+        emailStatus: 'verified',
+      },
+      {
+        id: 'a2',
+        firstName: 'Lisa',
+        lastName: 'Bos',
+        organizationName: 'Bos Bouw Zuid B.V.',
+        domain: 'bosbouwzuid.nl',
+        email: 'info@bosbouwzuid.nl',
+        emailStatus: 'verified',
+      },
+    ],
+  });
+});
+afterAll(async () => {
+  await site.close();
+  await hunter.close();
+  await dropcontact.close();
+  await apollo.close();
+});
+
+async function integration(owner: TestUser, orgId: string, providerKey: string, baseUrl: string, secret: string): Promise<string> {
+  const res = await api.call('POST', '/integrations', {
+    token: owner.token,
+    body: { organizationId: orgId, providerKey, kind: 'enrichment', config: { baseUrl }, secret },
+  });
+  expect(res.status).toBe(201);
+  return res.body.id as string;
+}
+
+async function companyWithPeople(owner: TestUser, orgId: string, name: string, domain: string, people: string[]): Promise<Schema<'Company'>> {
+  const c = await api.call('POST', '/companies', { token: owner.token, body: { organizationId: orgId, name, website: `${site.url}/`, domain } });
+  expect(c.status).toBe(201);
+  for (const fullName of people) {
+    const p = await api.call('POST', '/contacts', { token: owner.token, body: { organizationId: orgId, companyId: c.body.id, fullName } });
+    expect(p.status).toBe(201);
+  }
+  return c.body as Schema<'Company'>;
+}
+
+async function enrich(owner: TestUser, companyId: string): Promise<EnrichCompanyResult> {
+  const res = await api.call('POST', `/companies/${companyId}/enrich`, { token: owner.token, body: {} });
+  expect(res.status).toBe(202);
+  return resultWithin<EnrichCompanyResult>(api.temporal.workflow.getHandle(`company/${companyId}/enrich`), 60_000);
+}
+
+async function runsOf(owner: TestUser, companyId: string): Promise<Schema<'EnrichmentRun'>[]> {
+  const res = await api.call('GET', `/companies/${companyId}/enrichment-runs`, { token: owner.token });
+  expect(res.status).toBe(200);
+  return res.body as Schema<'EnrichmentRun'>[];
+}
+
+const contactsOf = async (owner: TestUser, orgId: string, companyId: string) =>
+  (await api.call('GET', `/contacts?organizationId=${orgId}&companyId=${companyId}`, { token: owner.token })).body as Schema<'Contact'>[];
+
+test('the waterfall tries the providers in the organization’s order, records each step, and stops at the first valid address', async () => {
+  const { owner, orgId } = await newOrganization(api, 'Waterval Installaties B.V.');
+  const hunterId = await integration(owner, orgId, 'hunter', hunter.url, 'hunter-key');
+  const dropcontactId = await integration(owner, orgId, 'dropcontact', dropcontact.url, 'dc-token');
+  const apolloId = await integration(owner, orgId, 'apollo', apollo.url, 'apollo-key');
+
+  // Without an order: the integrations oldest first.
+  const defaults = await api.call('GET', `/settings/enrichment?organizationId=${orgId}`, { token: owner.token });
+  expect(defaults.status).toBe(200);
+  expect(defaults.body).toEqual({
+    organization_id: orgId,
+    stop_at: 'valid',
+    order: [hunterId, dropcontactId, apolloId].map((id) => expect.objectContaining({ integration_id: id, ordered: false })),
+  });
+  const set = await api.call('PATCH', '/settings/enrichment', {
+    token: owner.token,
+    body: { organizationId: orgId, order: [hunterId, apolloId, dropcontactId] },
+  });
+  expect(set.status).toBe(200);
+  expect(set.body.order.map((o: { integration_id: string; provider_key: string; ordered: boolean }) => [o.provider_key, o.ordered])).toEqual([
+    ['hunter', true],
+    ['apollo', true],
+    ['dropcontact', true],
+  ]);
+
+  // Apollo is down (503 on every call): its step fails with the reason and the waterfall goes on.
+  apollo.failWith = 503;
+  const polls = dropcontact.polls;
+  const c = await companyWithPeople(owner, orgId, 'Bakker Installatie B.V.', 'bakker-installatie.nl', ['Sanne de Boer']);
+  let result: EnrichCompanyResult;
+  try {
+    result = await enrich(owner, c.id);
+  } finally {
+    apollo.failWith = null;
+  }
+  expect(result).toMatchObject({ status: 'done', stoppedAtStep: 3 });
+  expect(dropcontact.polls - polls).toBe(3); // two "not ready yet", then the result
+
+  const run = (await runsOf(owner, c.id))[0]!;
+  expect(run).toMatchObject({ id: result.runId, status: 'done', stop_at: 'valid', stopped_at_step: 3, finished_at: expect.any(String) });
+  expect(run.steps.map((s) => [s.position, s.provider, s.status, s.found, s.verified, s.cost_units])).toEqual([
+    [0, 'website', 'done', 0, 0, 0],
+    [1, 'hunter', 'done', 0, 0, 1],
+    [2, 'apollo', 'failed', 0, 0, 0],
+    [3, 'dropcontact', 'done', 1, 1, 1],
+  ]);
+  expect(run.steps[2]!.error).toMatch(/503/);
+  expect(run.steps[1]!.integration_id).toBe(hunterId);
+
+  // The address keeps which provider, run and step found it; the person was entered by hand.
+  const [sanne] = await contactsOf(owner, orgId, c.id);
+  expect(sanne).toMatchObject({
+    full_name: 'Sanne de Boer',
+    email: 'sanne.deboer@bakker-installatie.nl',
+    email_status: 'valid',
+    data_source: 'manual',
+    found_by: { email: { provider: 'dropcontact', run_id: result.runId, step: 3 } },
+  });
+});
+
+test('stopAt: a risky address does not stop the waterfall at valid, and does at risky', async () => {
+  const { owner, orgId } = await newOrganization(api, 'Waterval Bouw B.V.');
+  const apolloId = await integration(owner, orgId, 'apollo', apollo.url, 'apollo-key');
+  const dropcontactId = await integration(owner, orgId, 'dropcontact', dropcontact.url, 'dc-token');
+  await api.call('PATCH', '/settings/enrichment', { token: owner.token, body: { organizationId: orgId, order: [apolloId, dropcontactId] } });
+
+  // Apollo finds info@ for Lisa (a role address: risky); Dropcontact then finds Tom's address (valid) and the run stops there.
+  const first = await companyWithPeople(owner, orgId, 'Bos Bouw B.V.', 'bosbouw.nl', ['Lisa Bos', 'Tom Bos']);
+  const a = await enrich(owner, first.id);
+  expect(a).toMatchObject({ status: 'done', stoppedAtStep: 2 });
+  const runA = (await runsOf(owner, first.id))[0]!;
+  expect(runA.steps.map((s) => [s.provider, s.status, s.found, s.verified])).toEqual([
+    ['website', 'done', 0, 0],
+    ['apollo', 'done', 1, 0],
+    ['dropcontact', 'done', 1, 1],
+  ]);
+  const people = await contactsOf(owner, orgId, first.id);
+  expect(Object.fromEntries(people.map((p) => [p.full_name, [p.email, p.email_status]]))).toEqual({
+    'Lisa Bos': ['info@bosbouw.nl', 'risky'],
+    'Tom Bos': ['tom.bos@bosbouw.nl', 'valid'],
+  });
+
+  // At stopAt risky the role address is good enough: Dropcontact is never asked.
+  const stop = await api.call('PATCH', '/settings/enrichment', { token: owner.token, body: { organizationId: orgId, stopAt: 'risky' } });
+  expect(stop.body).toMatchObject({ stop_at: 'risky' });
+  const submits = dropcontact.submits;
+  const second = await companyWithPeople(owner, orgId, 'Bos Bouw Zuid B.V.', 'bosbouwzuid.nl', ['Lisa Bos', 'Eva Bos']);
+  const b = await enrich(owner, second.id);
+  expect(b).toMatchObject({ status: 'done', stoppedAtStep: 1 });
+  const runB = (await runsOf(owner, second.id))[0]!;
+  expect(runB).toMatchObject({ stop_at: 'risky', stopped_at_step: 1 });
+  expect(runB.steps.map((s) => [s.provider, s.status])).toEqual([
+    ['website', 'done'],
+    ['apollo', 'done'],
+    ['dropcontact', 'skipped'],
+  ]);
+  expect(dropcontact.submits).toBe(submits);
+});
+
+test('the enrichment settings: only the organization’s own enrichment integrations, admins only, audited; another tenant gets 404', async () => {
+  const { owner, orgId } = await newOrganization(api, 'Instellingen B.V.');
+  const hunterId = await integration(owner, orgId, 'hunter', hunter.url, 'hunter-key');
+  const crm = await api.call('POST', '/integrations', {
+    token: owner.token,
+    body: { organizationId: orgId, providerKey: 'hubspot', kind: 'crm', config: {}, secret: 'hubspot-token' },
+  });
+  expect(crm.status).toBe(201);
+  const other = await newOrganization(api, 'Ander B.V.');
+  const theirs = await integration(other.owner, other.orgId, 'hunter', hunter.url, 'hunter-key');
+
+  const patch = (token: string, body: Record<string, unknown>) =>
+    api.call('PATCH', '/settings/enrichment', { token, body: { organizationId: orgId, ...body } });
+  const refused = await patch(owner.token, { order: [hunterId, theirs] });
+  expectProblem(refused, 400, 'VALIDATION_FAILED');
+  expect(JSON.stringify(refused.body)).toContain('body.order.1');
+  expectProblem(await patch(owner.token, { order: [crm.body.id] }), 400, 'VALIDATION_FAILED');
+  expectProblem(await patch(owner.token, { order: [hunterId, hunterId] }), 400, 'VALIDATION_FAILED');
+  expectProblem(await patch(owner.token, { stopAt: 'invalid' }), 400, 'VALIDATION_FAILED');
+  expectProblem(await patch(owner.token, {}), 400, 'VALIDATION_FAILED');
+  const member = await addMember(api, owner, orgId, 'member');
+  expectProblem(await patch(member.token, { stopAt: 'risky' }), 403, 'FORBIDDEN');
+  expectProblem(await patch(other.owner.token, { stopAt: 'risky' }), 404, 'NOT_FOUND');
+  expectProblem(await api.call('GET', `/settings/enrichment?organizationId=${orgId}`, { token: other.owner.token }), 404, 'NOT_FOUND');
+  // Nothing changed by the refusals.
+  const unchanged = await api.call('GET', `/settings/enrichment?organizationId=${orgId}`, { token: member.token });
+  expect(unchanged.body).toMatchObject({ stop_at: 'valid', order: [expect.objectContaining({ integration_id: hunterId, ordered: false })] });
+
+  expect((await patch(owner.token, { order: [hunterId], stopAt: 'risky' })).status).toBe(200);
+  const audit = await owners.query(
+    `SELECT field, before, after FROM compliance_audit_log WHERE organization_id = $1 AND entity = 'enrichment_settings' ORDER BY field`,
+    [orgId],
+  );
+  expect(audit.rows).toEqual([
+    { field: 'order', before: [], after: [hunterId] },
+    { field: 'stop_at', before: 'valid', after: 'risky' },
+  ]);
+
+  // Deleting the integration takes it out of the order (the database's foreign key).
+  // (the API has no DELETE of an integration yet: deleted as its owner would in the database)
+  await owners.query(`DELETE FROM integrations WHERE id = $1`, [hunterId]);
+  expect((await api.call('GET', `/settings/enrichment?organizationId=${orgId}`, { token: owner.token })).body.order).toEqual([]);
+
+  // A company's runs: any member reads them, another tenant gets 404.
+  const c = await api.call('POST', '/companies', { token: owner.token, body: { organizationId: orgId, name: 'Lijst B.V.' } });
+  const viewer = await addMember(api, owner, orgId, 'viewer');
+  expect((await api.call('GET', `/companies/${c.body.id}/enrichment-runs`, { token: viewer.token })).body).toEqual([]);
+  expectProblem(await api.call('GET', `/companies/${c.body.id}/enrichment-runs`, { token: other.owner.token }), 404, 'NOT_FOUND');
+  expectProblem(await api.call('GET', `/companies/${c.body.id}/enrichment-runs?limit=500`, { token: owner.token }), 400, 'VALIDATION_FAILED');
+});
