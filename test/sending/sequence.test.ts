@@ -7,6 +7,7 @@ import { outreachOrg, until, type OutreachOrg } from '../helpers/outreach';
 import { testEnv } from '../helpers/tokens';
 import { useStack } from '../helpers/stack';
 import { explainingRun, resultWithin } from '../helpers/workflow-result';
+import { startReacherServer } from '../helpers/reacher-server';
 
 // A test here waits for several runs, each up to resultWithin's 30 s: room for the run that gets stuck to be described.
 jest.setTimeout(120_000);
@@ -413,4 +414,70 @@ test('an out-of-office pause holds the sequence until resume_at, then it continu
   const draft = await explainingRun(run, () => inbox(o, enrollmentId));
   expect(draft.step_position).toBe(1);
   expect(await o.ok('GET', `/enrollments/${enrollmentId}`)).toMatchObject({ status: 'active', pause_reason: null, resume_at: null, current_step: 1 });
+});
+
+test('a campaign over a list with an invalid and a catch-all address skips them with their reasons, sends to the rest, and the mailbox bounces nothing', async () => {
+  // The relay plays the recipients' servers: refusing-server.nl knows only known@, as the Reacher stand-in's SMTP check says.
+  const reacher = await startReacherServer();
+  try {
+    const checked = async (o: OutreachOrg) => {
+      await o.ok('POST', '/integrations', {
+        organizationId: o.orgId,
+        providerKey: 'reacher',
+        kind: 'verification',
+        config: { baseUrl: reacher.url },
+        secret: 'x',
+      });
+      const people = [];
+      for (const email of ['known@refusing-server.nl', 'nobody@refusing-server.nl', 'anyone@accepts-all.nl']) {
+        const p = await o.contact({ email });
+        await resultWithin(temporal.workflow.getHandle(`contact/${p.id}/verify`));
+        people.push(p);
+      }
+      return people as [{ id: string; email: string }, { id: string; email: string }, { id: string; email: string }];
+    };
+    smtp.refuse('nobody@refusing-server.nl', 550, '5.1.1 <nobody@refusing-server.nl> User unknown');
+    const o = await outreachOrg(api, newOrganization, smtp);
+    const [known, nobody, anyone] = await checked(o);
+    expect((await o.ok('GET', `/contacts/${nobody.id}`)).email_status).toBe('invalid');
+    expect((await o.ok('GET', `/contacts/${anyone.id}`)).email_status).toBe('risky');
+
+    const campaign = await o.ok('POST', '/campaigns', {
+      organizationId: o.orgId,
+      name: 'Checked list',
+      mailboxId: o.mailboxId,
+      contactIds: [known.id, nobody.id, anyone.id],
+      steps: [steps[0]],
+    });
+    const accepted = await o.ok('POST', `/campaigns/${campaign.id}/accept`, {});
+    expect(accepted.result.skipped).toEqual([
+      { contactId: nobody.id, reason: 'invalid_email' },
+      { contactId: anyone.id, reason: 'risky_email' },
+    ]);
+    const enrollmentId = accepted.result.enrolled[0].enrollmentId;
+    await o.ok('POST', `/messages/${(await inbox(o, enrollmentId)).id}/approve`, {});
+    await inbox(o, enrollmentId, 'sent');
+    expect(await smtp.received(known.email)).toHaveLength(1);
+    expect((await o.ok('GET', `/mailboxes/${o.mailboxId}`)).stats_7d).toMatchObject({ sent: 1, hard_bounces: 0, bounce_rate: 0 });
+
+    // The measure can fail: the same list with the refused address taken as valid (as if never checked right) bounces.
+    const unchecked = await outreachOrg(api, newOrganization, smtp);
+    const [, ghost] = await checked(unchecked);
+    await owners.query(`UPDATE contacts SET email_status = 'valid' WHERE id = $1`, [ghost.id]);
+    const control = await unchecked.ok('POST', '/campaigns', {
+      organizationId: unchecked.orgId,
+      name: 'Unchecked list',
+      mailboxId: unchecked.mailboxId,
+      contactIds: [ghost.id],
+      steps: [steps[0]],
+    });
+    const taken = await unchecked.ok('POST', `/campaigns/${control.id}/accept`, {});
+    const ghostEnrollment = taken.result.enrolled[0].enrollmentId;
+    await unchecked.ok('POST', `/messages/${(await inbox(unchecked, ghostEnrollment)).id}/approve`, {});
+    await inbox(unchecked, ghostEnrollment, 'failed');
+    expect((await unchecked.ok('GET', `/mailboxes/${unchecked.mailboxId}`)).stats_7d).toMatchObject({ hard_bounces: 1, bounce_rate: 1 });
+  } finally {
+    smtp.accept('nobody@refusing-server.nl');
+    await reacher.close();
+  }
 });
