@@ -5,13 +5,25 @@ import { secretContext } from '../db/secrets';
 import { fillCompanyGaps, getCompany, setEnrichmentStatus } from '../db/queries/companies';
 import { upsertContact } from '../db/queries/contacts';
 import { usableIntegration } from '../db/queries/integrations';
-import { enrichmentSettings, enrichmentStep, finishEnrichmentRun, startEnrichmentRun, updateEnrichmentStep, type PlannedStep } from '../db/queries/enrichment';
+import {
+  addressesFoundBy,
+  claimBatchSubmit,
+  enrichmentSettings,
+  finishEnrichmentRun,
+  recordBatchRequest,
+  releaseBatchClaim,
+  startEnrichmentRun,
+  updateEnrichmentStep,
+  type PlannedStep,
+} from '../db/queries/enrichment';
+import { ProviderRequestError } from './providers/outcome';
 import type { FoundBy } from '../db/queries/contacts';
 import type { EnrichmentStopAt } from '../domain/contacts/email-verification';
 import { asOrganization } from '../db/tenancy';
 import type { DB } from '../db/pool';
 import { domainFromAddresses, genericAddressFor } from '../domain/companies/domains';
 import { checkEmail, isGenericMailbox, toE164 } from '../domain/companies/identity';
+import { linkedinUrl } from '../domain/companies/fields';
 import type { FetchLimits } from './providers/http-fetch';
 import { BatchEnrichmentProvider, CompanyForEnrichment, EnrichmentProvider, EnrichmentResult, EnrichmentUnavailableError } from './providers/enrichment/types';
 import { WebsiteEnrichmentProvider } from './providers/enrichment/website';
@@ -45,6 +57,8 @@ export interface StepRef extends CompanyRef {
 export interface PlannedRun {
   runId: string;
   stopAt: EnrichmentStopAt;
+  /** The worker's wait between two polls of a batch provider (the run's input may set its own). */
+  batchPollMs?: number;
   steps: Array<PlannedStep & { batch: boolean }>;
 }
 
@@ -56,6 +70,8 @@ export interface EnrichmentDeps {
   db: DB;
   limits: FetchLimits;
   secrets: SecretBox | null;
+  /** The wait between two polls of a batch provider (ENRICHMENT_BATCH_POLL_SECONDS), given to each run it plans. */
+  batchPollMs?: number;
 }
 
 export function createEnrichmentActivities(deps: EnrichmentDeps) {
@@ -132,25 +148,27 @@ export function createEnrichmentActivities(deps: EnrichmentDeps) {
       let created = 0;
       let updated = 0;
       let skipped = 0;
-      const found: string[] = [];
       for (const p of result.people) {
         const email = p.email && checkEmail(p.email).ok ? p.email.toLowerCase() : null;
+        // A provider's values meet the API's own field rules: a provider (its base URL chosen by the tenant) may answer anything.
         const r = await upsertContact(tx, ref.organizationId, {
           companyId: ref.companyId,
           fullName: p.fullName.slice(0, 200),
-          title: p.title ?? null,
+          title: typeof p.title === 'string' ? p.title.trim().slice(0, 200) || null : null,
           email,
-          phone: p.phone ? toE164(p.phone, country) : null,
-          linkedinUrl: p.linkedinUrl ?? null,
-          sourceDescription: p.source,
+          phone: typeof p.phone === 'string' ? toE164(p.phone, country) : null,
+          linkedinUrl: typeof p.linkedinUrl === 'string' && linkedinUrl.safeParse(p.linkedinUrl).success ? p.linkedinUrl : null,
+          sourceDescription: String(p.source).slice(0, 500),
           dataSource: provider,
           foundBy,
         });
         if (!r) skipped++;
         else if (r.created) created++;
         else updated++;
-        if (r?.emailAdded && found.length < MAX_FOUND) found.push(r.id);
       }
+      // What the step found is read back from the marks it left, not counted here: a retry of a step that
+      // stored its people already finds them stored (nothing new), and must still answer what the step found.
+      const found = step ? await addressesFoundBy(tx, ref.companyId, step.runId, step.position, MAX_FOUND) : { ids: [], total: 0 };
       const { n } = await tx
         .selectFrom('contacts')
         .select(sql<number>`count(*)::int`.as('n'))
@@ -159,9 +177,9 @@ export function createEnrichmentActivities(deps: EnrichmentDeps) {
         .executeTakeFirstOrThrow();
       if (domain) result.notes.push(`${provider}: domain ${domain} taken from the published addresses`);
       const costUnits = result.costUnits ?? 0;
-      if (step) await updateEnrichmentStep(tx, step.runId, step.position, { status: 'running', found: found.length, costUnits });
-      log.info('enrichment provider done', { provider, created, updated, skipped, found: found.length });
-      return { provider, created, updated, skipped, contacts: n, notes: result.notes, found, costUnits };
+      if (step) await updateEnrichmentStep(tx, step.runId, step.position, { status: 'running', found: found.total, costUnits });
+      log.info('enrichment provider done', { provider, created, updated, skipped, found: found.total });
+      return { provider, created, updated, skipped, contacts: n, notes: result.notes, found: found.ids, costUnits };
     });
   }
 
@@ -200,7 +218,7 @@ export function createEnrichmentActivities(deps: EnrichmentDeps) {
         ].map((s, position) => ({ ...s, position }));
         return startEnrichmentRun(tx, { ...ref, stopAt: settings.stop_at, steps });
       });
-      return { ...run, steps: run.steps.map((s) => ({ ...s, batch: isBatchProvider(s.provider) })) };
+      return { ...run, batchPollMs: deps.batchPollMs, steps: run.steps.map((s) => ({ ...s, batch: isBatchProvider(s.provider) })) };
     },
 
     /** One provider's people (a direct provider, or the website). With a step, the step records what it found and cost. */
@@ -223,20 +241,30 @@ export function createEnrichmentActivities(deps: EnrichmentDeps) {
      * Nothing to ask: the (empty) outcome at once.
      */
     async submitEnrichmentBatch(step: StepRef): Promise<{ requestId: string } | { outcome: ProviderOutcome }> {
-      const recorded = await asOrganization(db, step.organizationId, (tx) => enrichmentStep(tx, step.runId, step.position));
-      if (recorded?.request_id) return { requestId: recorded.request_id };
-      await markStep(step, { status: 'running' });
+      const claim = await asOrganization(db, step.organizationId, (tx) => claimBatchSubmit(tx, step.runId, step.position));
+      if (typeof claim === 'object') return claim;
+      if (claim === 'lost')
+        throw ApplicationFailure.nonRetryable(
+          `${step.provider}: a request was sent but its id was not recorded (it may have been paid for); it is not sent again`,
+          'EnrichmentRequestLost',
+        );
       const client = await clientFor(step, step.provider, step.integrationId);
       if (!('submit' in client)) throw ApplicationFailure.nonRetryable(`${step.provider} does not answer in batches`, 'EnrichmentNotConfigured');
       let submitted;
       try {
         submitted = await client.submit(await companyForEnrichment(step));
       } catch (err) {
+        // A provider's answer refusing the request (401, 429, 5xx) means nothing was taken: the claim is given
+        // back so that a retry may send it. A request cut off without an answer keeps its claim.
+        if (refusedWithAnswer(err)) await asOrganization(db, step.organizationId, (tx) => releaseBatchClaim(tx, step.runId, step.position));
         throw asActivityFailure(err);
       }
       if ('result' in submitted) return { outcome: await storePeople(step, step.provider, submitted.result, step) };
-      await markStep(step, { status: 'running', requestId: submitted.requestId });
-      return { requestId: submitted.requestId };
+      const requestId = submitted.requestId;
+      if (requestId.length < 1 || requestId.length > 500)
+        throw ApplicationFailure.nonRetryable(`${step.provider} answered a request id of ${requestId.length} characters`, 'EnrichmentRejected');
+      await asOrganization(db, step.organizationId, (tx) => recordBatchRequest(tx, step.runId, step.position, requestId));
+      return { requestId };
     },
 
     /** The batch's result once the provider has it (null while it works), stored like any provider's people. */
@@ -271,6 +299,12 @@ export function createEnrichmentActivities(deps: EnrichmentDeps) {
 export function isBatchProvider(key: string): boolean {
   const row = (INTEGRATION_PROVIDERS as Record<string, { batch?: boolean }>)[key];
   return row?.batch === true;
+}
+
+/** The provider answered and refused (an HTTP status), so a request it refused was not taken. */
+function refusedWithAnswer(err: unknown): boolean {
+  if (err instanceof ProviderRequestError) return err.status !== null && !err.tooLarge;
+  return err instanceof EnrichmentUnavailableError && err.answered;
 }
 
 /** A provider's refusal as the activity's failure: retried when the provider may answer later, else not. */

@@ -53,7 +53,7 @@ export interface ActivityDeps {
     | 'DNS_TIMEOUT_MS'
     | 'IMAP_TIMEOUT_MS'
   > &
-    Partial<Pick<Config, 'VERIFY_SMTP_PROBE' | 'VERIFY_SMTP_HELO' | 'VERIFY_SMTP_FROM'>> &
+    Partial<Pick<Config, 'VERIFY_SMTP_PROBE' | 'VERIFY_SMTP_HELO' | 'VERIFY_SMTP_FROM' | 'ENRICHMENT_BATCH_POLL_SECONDS'>> &
     Partial<Pick<Config, 'SEND_SLOT_GRACE_SECONDS' | 'SALESFORCE_CLIENT_ID' | 'SALESFORCE_CLIENT_SECRET' | 'SALESFORCE_TOKEN_URL'>> &
     // OAuth mailboxes' clients (oauthClientsFrom reads OAUTH_<PROVIDER>_*).
     Partial<
@@ -144,7 +144,12 @@ export function createActivities(deps: ActivityDeps) {
       graceSeconds: deps.config.SEND_SLOT_GRACE_SECONDS,
       dns: dnsResolverFrom(deps.config),
     }),
-    ...createEnrichmentActivities({ db: deps.db, limits, secrets }),
+    ...createEnrichmentActivities({
+      db: deps.db,
+      limits,
+      secrets,
+      batchPollMs: deps.config.ENRICHMENT_BATCH_POLL_SECONDS ? deps.config.ENRICHMENT_BATCH_POLL_SECONDS * 1000 : undefined,
+    }),
     ...createVerificationActivities({ db: deps.db, secrets, dns: dnsResolverFrom(deps.config), probe: smtpProbeFrom(deps.config) }),
     ...createRetentionActivities({ db: deps.db }),
     ...createImportActivities({ db: deps.db }),

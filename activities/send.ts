@@ -144,6 +144,7 @@ export function createSendActivities(deps: SendDeps) {
           contact
             ? {
                 dataSource: contact.data_source,
+                addressFoundBy: contact.address_found_by,
                 description: contact.source_description,
                 companyName: contact.company_name,
                 companyDomain: contact.company_domain,

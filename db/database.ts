@@ -222,6 +222,7 @@ export interface EnrichmentRunSteps {
   run_id: string;
   started_at: Timestamp | null;
   status: Generated<string>;
+  submitted_at: Timestamp | null;
   verified: Generated<number>;
 }
 

@@ -11,7 +11,7 @@ export interface EnrichCompanyInput {
   /** Stop the waterfall once the company has this many contacts. */
   minContacts?: number;
   retryInitialIntervalMs?: number;
-  /** How long a batch provider is given between two polls (default 30 s, Dropcontact's advice), and how many polls (default 20). */
+  /** How long a batch provider is given between two polls (default the worker's ENRICHMENT_BATCH_POLL_SECONDS, else 30 s, Dropcontact's advice), and how many polls (default 20). */
   batchPollMs?: number;
   batchPolls?: number;
 }
@@ -104,7 +104,9 @@ async function waterfall(input: EnrichCompanyInput, db: Proxied, providers: Prox
     const step: StepRef = { ...ref, runId: run.runId, position: planned.position, provider: planned.provider, integrationId: planned.integrationId };
     let outcome: ProviderOutcome;
     try {
-      outcome = planned.batch ? await batchStep(step, providers, input) : await providers.enrichFromProvider({ ...ref, provider: step.provider, step });
+      outcome = planned.batch
+        ? await batchStep(step, providers, { ...input, batchPollMs: input.batchPollMs ?? run.batchPollMs })
+        : await providers.enrichFromProvider({ ...ref, provider: step.provider, step });
     } catch (err) {
       if (isCancellation(err)) throw err;
       const message = messageOf(err);
@@ -117,9 +119,16 @@ async function waterfall(input: EnrichCompanyInput, db: Proxied, providers: Prox
     let verified = 0;
     let goodEnough = false;
     for (const contactId of outcome.found ?? []) {
-      const checked = await providers.verifyContactEmail({ organizationId: input.organizationId, contactId });
-      if (checked.status === 'valid') verified++;
-      if (addressIsGoodEnough(checked.status, run.stopAt)) goodEnough = true;
+      // A check that fails (the verifier refuses, or is down past its retries) leaves that address unchecked,
+      // as verifyContactsWorkflow does: the run goes on, and the run after it checks what is left.
+      try {
+        const checked = await providers.verifyContactEmail({ organizationId: input.organizationId, contactId });
+        if (checked.status === 'valid') verified++;
+        if (addressIsGoodEnough(checked.status, run.stopAt)) goodEnough = true;
+      } catch (err) {
+        if (isCancellation(err)) throw err;
+        log.warn('address check failed during enrichment', { contactId, error: messageOf(err) });
+      }
     }
     await db.finishEnrichmentStep({ ...step, status: 'done', verified });
     if (goodEnough) {

@@ -228,7 +228,7 @@ export const configSchema = z.object({
     .max(600)
     .default(30)
     .describe(
-      "How long the enrichment waterfall waits between two polls of a batch provider's request (Dropcontact asks for 30 s); it polls 20 times before it gives the step up",
+      "The worker's wait between two polls of a batch provider's request in the enrichment waterfall (Dropcontact asks for 30 s); a step polls 20 times before it gives up",
     ),
   PROJECT_LINK_WINDOW_DAYS: z.coerce
     .number()

@@ -59,8 +59,6 @@ export class WorkflowStarter {
   private readonly inboxPollSeconds: number;
   /** A contact import's chunk size and chunk timeout (tests shorten them; default the workflow's). */
   private readonly importRun: { chunkSize?: number; chunkTimeoutMs?: number };
-  /** The enrichment waterfall's wait between two polls of a batch provider (ENRICHMENT_BATCH_POLL_SECONDS; default the workflow's). */
-  private readonly batchPollMs: number | undefined;
   /** Delays after each failed webhook delivery (WEBHOOK_RETRY_SCHEDULE), an input of each endpoint's run. */
   private readonly webhookRetrySchedule: readonly number[];
 
@@ -78,7 +76,6 @@ export class WorkflowStarter {
           | 'SEND_HOLD_RECHECK_SECONDS'
           | 'INBOX_POLL_SECONDS'
           | 'WEBHOOK_RETRY_SCHEDULE'
-          | 'ENRICHMENT_BATCH_POLL_SECONDS'
         >
       > & {
         importRun?: { chunkSize?: number; chunkTimeoutMs?: number };
@@ -98,7 +95,6 @@ export class WorkflowStarter {
     };
     this.inboxPollSeconds = config.INBOX_POLL_SECONDS ?? 0;
     this.importRun = config.importRun ?? {};
-    this.batchPollMs = config.ENRICHMENT_BATCH_POLL_SECONDS ? config.ENRICHMENT_BATCH_POLL_SECONDS * 1000 : undefined;
     this.webhookRetrySchedule = (config.WEBHOOK_RETRY_SCHEDULE && parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE)) || DEFAULT_RETRY_SCHEDULE_SECONDS;
   }
 
@@ -274,7 +270,7 @@ export class WorkflowStarter {
       workflowId: workflowIds.enrichCompany(companyId),
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-      args: [{ organizationId, companyId, retryInitialIntervalMs: this.retryInitialIntervalMs, batchPollMs: this.batchPollMs }],
+      args: [{ organizationId, companyId, retryInitialIntervalMs: this.retryInitialIntervalMs }],
       typedSearchAttributes: searchAttributes({ OrganizationId: organizationId, CompanyId: companyId }),
     });
     return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };

@@ -10,8 +10,9 @@ import { Kysely, sql } from 'kysely';
  *   least this good (`valid`, or `risky` to take catch-all and role addresses too).
  * - `enrichment_runs` and `enrichment_run_steps`: what each run tried, in order, with what each step
  *   found, how many of its addresses the check made valid, what it cost at the provider and why it
- *   failed. A step's `request_id` is a batch provider's request (Dropcontact), kept so that a retried
- *   poll reads the same batch rather than paying for a new one. They hold no personal data.
+ *   failed. A step's `submitted_at` claims a batch provider's request (Dropcontact) before it is sent,
+ *   and `request_id` keeps its id: a retry polls the same batch, and a request whose id was lost is
+ *   never sent (and paid for) again. They hold no personal data.
  * - `contacts.found_by`: which provider, run and step found the contact and each value filled in
  *   later (the source for the Art. 14 notice); erasure empties it.
  */
@@ -65,7 +66,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       provider text NOT NULL CHECK (provider ~ '^[a-z_]{1,40}$'),
       integration_id uuid REFERENCES integrations (id) ON DELETE SET NULL,
       status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'running', 'done', 'failed', 'skipped')),
-      request_id text CHECK (length(request_id) <= 200),
+      request_id text CHECK (length(request_id) BETWEEN 1 AND 500),
+      submitted_at timestamptz,
       found integer NOT NULL DEFAULT 0 CHECK (found >= 0),
       verified integer NOT NULL DEFAULT 0 CHECK (verified >= 0 AND verified <= found),
       cost_units numeric NOT NULL DEFAULT 0 CHECK (cost_units >= 0),
@@ -75,7 +77,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       PRIMARY KEY (run_id, position)
     );
 
-    ALTER TABLE contacts ADD COLUMN found_by jsonb NOT NULL DEFAULT '{}'::jsonb CHECK (jsonb_typeof(found_by) = 'object');
+    ALTER TABLE contacts ADD COLUMN found_by jsonb NOT NULL DEFAULT '{}'::jsonb;
+    -- NOT VALID: existing rows hold the default, an object, so the check need not scan contacts under the lock.
+    ALTER TABLE contacts ADD CONSTRAINT contacts_found_by_object CHECK (jsonb_typeof(found_by) = 'object') NOT VALID;
   `.execute(db);
   await policies('enrichment_order', ADMIN).execute(db);
   await policies('enrichment_runs', MEMBER).execute(db);

@@ -105,19 +105,20 @@ export async function startEnrichmentRun(
     .onConflict((oc) => oc.columns(['organization_id', 'workflow_run_id']).doNothing())
     .returning('id')
     .executeTakeFirst();
-  if (inserted && r.steps.length) {
-    await tx
-      .insertInto('enrichment_run_steps')
-      .values(
-        r.steps.map((s) => ({
-          run_id: inserted.id,
-          organization_id: r.organizationId,
-          position: s.position,
-          provider: s.provider,
-          integration_id: s.integrationId,
-        })),
-      )
-      .execute();
+  if (inserted) {
+    if (r.steps.length)
+      await tx
+        .insertInto('enrichment_run_steps')
+        .values(
+          r.steps.map((s) => ({
+            run_id: inserted.id,
+            organization_id: r.organizationId,
+            position: s.position,
+            provider: s.provider,
+            integration_id: s.integrationId,
+          })),
+        )
+        .execute();
     await tx
       .deleteFrom('enrichment_runs')
       .where('company_id', '=', r.companyId)
@@ -164,7 +165,10 @@ export function updateEnrichmentStep(
       status: s.status,
       ...(s.requestId !== undefined ? { request_id: s.requestId } : {}),
       ...(s.found !== undefined ? { found: s.found } : {}),
-      ...(s.verified !== undefined ? { verified: s.verified } : {}),
+      // Never above what the step found (a check counted against a find a retry recorded anew).
+      ...(s.verified !== undefined
+        ? { verified: sql<number>`least(${s.verified}::int, ${s.found !== undefined ? sql`${s.found}::int` : sql.ref('found')})` }
+        : {}),
       ...(s.costUnits !== undefined ? { cost_units: s.costUnits } : {}),
       ...(s.error !== undefined ? { error: s.error?.slice(0, 2000) ?? null } : {}),
       started_at: sql`coalesce(started_at, now())`,
@@ -174,6 +178,63 @@ export function updateEnrichmentStep(
     .where('position', '=', position)
     .where('status', 'in', ['pending', 'running'])
     .execute();
+}
+
+/**
+ * Claims a batch step's request before it is sent: 'claimed' the first time; the request's id when one
+ * was recorded (a retry polls it); 'lost' when a request was claimed but its id never recorded (sent
+ * and maybe paid for, or not: it is not sent again).
+ */
+export async function claimBatchSubmit(tx: Tx, runId: string, position: number): Promise<'claimed' | 'lost' | { requestId: string }> {
+  const claimed = await tx
+    .updateTable('enrichment_run_steps')
+    .set({ submitted_at: sql`now()`, status: 'running', started_at: sql`coalesce(started_at, now())` })
+    .where('run_id', '=', runId)
+    .where('position', '=', position)
+    .where('submitted_at', 'is', null)
+    .where('status', 'in', ['pending', 'running'])
+    .returning('position')
+    .executeTakeFirst();
+  if (claimed) return 'claimed';
+  const step = await enrichmentStep(tx, runId, position);
+  return step?.request_id ? { requestId: step.request_id } : 'lost';
+}
+
+/** Records the claimed request's id (only once: a second id for the step is refused by the claim). */
+export function recordBatchRequest(tx: Tx, runId: string, position: number, requestId: string) {
+  return tx
+    .updateTable('enrichment_run_steps')
+    .set({ request_id: requestId })
+    .where('run_id', '=', runId)
+    .where('position', '=', position)
+    .where('request_id', 'is', null)
+    .execute();
+}
+
+/** Gives the claim back: the provider refused the request with an answer, so nothing was sent to be paid for. */
+export function releaseBatchClaim(tx: Tx, runId: string, position: number) {
+  return tx
+    .updateTable('enrichment_run_steps')
+    .set({ submitted_at: null })
+    .where('run_id', '=', runId)
+    .where('position', '=', position)
+    .where('request_id', 'is', null)
+    .execute();
+}
+
+/** The contacts whose address a step found (marked in contacts.found_by when it was stored), at most `limit`, with their number. */
+export async function addressesFoundBy(tx: Tx, companyId: string, runId: string, position: number, limit: number) {
+  const found = await tx
+    .selectFrom('contacts')
+    .select(['id', sql<number>`count(*) OVER ()::int`.as('total')])
+    .where('company_id', '=', companyId)
+    .where(sql<string>`found_by -> 'email' ->> 'run_id'`, '=', runId)
+    .where(sql<string>`found_by -> 'email' ->> 'step'`, '=', String(position))
+    .where('erased_at', 'is', null)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return { ids: found.map((f) => f.id), total: found[0]?.total ?? 0 };
 }
 
 export function enrichmentStep(tx: Tx, runId: string, position: number) {

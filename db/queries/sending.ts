@@ -672,6 +672,8 @@ export function sendRecipient(tx: Tx, contactId: string) {
       'contacts.phone',
       'contacts.source_description',
       'contacts.data_source',
+      // Which provider found the address, when enrichment gave a known person one (the notice names it).
+      sql<string | null>`contacts.found_by -> 'email' ->> 'provider'`.as('address_found_by'),
       'companies.name as company_name',
       'companies.domain as company_domain',
       'companies.generic_email',

@@ -204,12 +204,18 @@ export const NOTICE_WORDS: Record<NoticeLanguage, NoticeWords> = {
 };
 
 /** Display names of the enrichment providers (contacts.data_source); another key is shown as it is. */
-const PROVIDER_NAMES: Record<string, string> = { hunter: 'Hunter (hunter.io)' };
+const PROVIDER_NAMES: Record<string, string> = {
+  hunter: 'Hunter (hunter.io)',
+  dropcontact: 'Dropcontact (dropcontact.com)',
+  apollo: 'Apollo (apollo.io)',
+};
 
 /** What is recorded about a contact's origin: contacts.data_source and source_description, and its company. */
 export interface RecordedSource {
   /** `manual`, `import`, `referral`, `website`, an enrichment provider's key (`hunter`), `public_register` or `signal`. */
   dataSource: string | null;
+  /** The enrichment provider that found the address of a contact recorded otherwise (contacts.found_by.email), if any. */
+  addressFoundBy?: string | null;
   /** contacts.source_description: typed by a person for manual and imported contacts, a record of the page or search otherwise. */
   description: string | null;
   companyName: string;
@@ -228,6 +234,9 @@ export function noticeSource(r: RecordedSource | null): NoticeSource {
   const description = clean(r.description);
   const companyName = clean(r.companyName) ?? r.companyName;
   const website: NoticeSource = { kind: 'website', companyName, url: clean(r.companyDomain) };
+  // The address the e-mail goes to came from a provider (a person entered by hand, their address found by Dropcontact): that provider is the source told.
+  const addressProvider = r.addressFoundBy && r.addressFoundBy !== r.dataSource && r.addressFoundBy !== 'website' ? r.addressFoundBy : null;
+  if (addressProvider) return { kind: 'provider', provider: PROVIDER_NAMES[addressProvider] ?? addressProvider, domain: clean(r.companyDomain) };
   switch (r.dataSource ?? 'manual') {
     case 'website':
       // The page's address from the record ("company website (https://bouw.nl/team)"), else the domain.

@@ -4,6 +4,11 @@ import { startProviderServer, ProviderServer } from '../helpers/provider-server'
 import { startDropcontactServer, type DropcontactStandIn } from '../helpers/dropcontact-server';
 import { startApolloServer, type ApolloStandIn } from '../helpers/apollo-server';
 import { useStack } from '../helpers/stack';
+import { startReacherServer, type ReacherStandIn } from '../helpers/reacher-server';
+import { testEnv } from '../helpers/tokens';
+import { createEnrichmentActivities } from '../../activities/enrichment';
+import { SecretBox } from '../../db/secrets';
+import { randomUUID } from 'node:crypto';
 import { resultWithin } from '../helpers/workflow-result';
 import type { TestUser } from '../helpers/tokens';
 import type { EnrichCompanyResult } from '../../workflows/enrich-company';
@@ -17,11 +22,12 @@ jest.setTimeout(120_000);
  * The stack's DNS answers an MX for the made-up domains here, so a personal address checks valid
  * and a role address (info@) risky.
  */
-const { api, owners } = useStack({ api: true, owners: true });
+const { api, owners, workerDb } = useStack({ api: true, owners: true, workerDb: true });
 let site: ProviderServer;
 let hunter: ProviderServer;
 let dropcontact: DropcontactStandIn;
 let apollo: ApolloStandIn;
+let reacher: ReacherStandIn;
 
 beforeAll(async () => {
   // A company website that names nobody.
@@ -52,32 +58,29 @@ beforeAll(async () => {
         company: 'Bakker Installatie B.V.',
         emails: [{ email: 'sanne.deboer@bakker-installatie.nl', qualification: 'nominative@pro' }],
       },
-      { fullName: 'Tom Bos', company: 'Bos Bouw B.V.', emails: [{ email: 'tom.bos@bosbouw.nl', qualification: 'nominative@pro' }] },
-      { fullName: 'Eva Bos', company: 'Bos Bouw Zuid B.V.', emails: [{ email: 'eva.bos@bosbouwzuid.nl', qualification: 'nominative@pro' }] },
+      { fullName: 'Tom Bos', company: 'Bos Bouw B.V.', emails: [{ email: 'known@refusing-server.nl', qualification: 'nominative@pro' }] },
+      { fullName: 'Eva Bos', company: 'Bos Bouw Zuid B.V.', emails: [{ email: 'known@refusing-server.nl', qualification: 'nominative@pro' }] },
+      { fullName: 'Sanne de Boer', company: 'Eenmaal Bouw B.V.', emails: [{ email: 'sanne@eenmaal.nl', qualification: 'nominative@pro' }] },
     ],
   });
+  reacher = await startReacherServer();
   apollo = await startApolloServer({
     apiKey: 'apollo-key',
     directory: [
-      // Apollo answers a role address for Lisa: found, but risky.
-      {
-        id: 'a1',
+      // Lisa's address is on a catch-all domain: found, but risky.
+      ...[
+        ['a1', 'Bos Bouw B.V.', 'bosbouw.nl', 'lisa@accepts-all.nl'],
+        ['a2', 'Bos Bouw Zuid B.V.', 'bosbouwzuid.nl', 'lisa.zuid@accepts-all.nl'],
+        ['a3', 'Bos Bouw Noord B.V.', 'bosbouwnoord.nl', 'lisa.noord@accepts-all.nl'],
+      ].map(([id, organizationName, domain, email]) => ({
+        id: id!,
         firstName: 'Lisa',
         lastName: 'Bos',
-        organizationName: 'Bos Bouw B.V.',
-        domain: 'bosbouw.nl',
-        email: 'info@bosbouw.nl',
+        organizationName: organizationName!,
+        domain: domain!,
+        email,
         emailStatus: 'verified',
-      },
-      {
-        id: 'a2',
-        firstName: 'Lisa',
-        lastName: 'Bos',
-        organizationName: 'Bos Bouw Zuid B.V.',
-        domain: 'bosbouwzuid.nl',
-        email: 'info@bosbouwzuid.nl',
-        emailStatus: 'verified',
-      },
+      })),
     ],
   });
 });
@@ -86,6 +89,7 @@ afterAll(async () => {
   await hunter.close();
   await dropcontact.close();
   await apollo.close();
+  await reacher.close();
 });
 
 async function integration(owner: TestUser, orgId: string, providerKey: string, baseUrl: string, secret: string): Promise<string> {
@@ -164,7 +168,7 @@ test('the waterfall tries the providers in the organization’s order, records e
   expect(run).toMatchObject({ id: result.runId, status: 'done', stop_at: 'valid', stopped_at_step: 3, finished_at: expect.any(String) });
   expect(run.steps.map((s) => [s.position, s.provider, s.status, s.found, s.verified, s.cost_units])).toEqual([
     [0, 'website', 'done', 0, 0, 0],
-    [1, 'hunter', 'done', 0, 0, 1],
+    [1, 'hunter', 'done', 0, 0, 0], // a domain search that finds nobody is not counted by Hunter
     [2, 'apollo', 'failed', 0, 0, 0],
     [3, 'dropcontact', 'done', 1, 1, 1],
   ]);
@@ -183,12 +187,19 @@ test('the waterfall tries the providers in the organization’s order, records e
 });
 
 test('stopAt: a risky address does not stop the waterfall at valid, and does at risky', async () => {
+  // The organization's verifier is a Reacher stand-in: accepts-all.nl takes every address (catch-all: risky),
+  // refusing-server.nl knows only known@ (valid).
   const { owner, orgId } = await newOrganization(api, 'Waterval Bouw B.V.');
+  const check = await api.call('POST', '/integrations', {
+    token: owner.token,
+    body: { organizationId: orgId, providerKey: 'reacher', kind: 'verification', config: { baseUrl: reacher.url }, secret: 'x' },
+  });
+  expect(check.status).toBe(201);
   const apolloId = await integration(owner, orgId, 'apollo', apollo.url, 'apollo-key');
   const dropcontactId = await integration(owner, orgId, 'dropcontact', dropcontact.url, 'dc-token');
   await api.call('PATCH', '/settings/enrichment', { token: owner.token, body: { organizationId: orgId, order: [apolloId, dropcontactId] } });
 
-  // Apollo finds info@ for Lisa (a role address: risky); Dropcontact then finds Tom's address (valid) and the run stops there.
+  // Apollo finds Lisa's address on a catch-all domain (risky); Dropcontact then finds Tom's (valid) and the run stops there.
   const first = await companyWithPeople(owner, orgId, 'Bos Bouw B.V.', 'bosbouw.nl', ['Lisa Bos', 'Tom Bos']);
   const a = await enrich(owner, first.id);
   expect(a).toMatchObject({ status: 'done', stoppedAtStep: 2 });
@@ -200,11 +211,11 @@ test('stopAt: a risky address does not stop the waterfall at valid, and does at 
   ]);
   const people = await contactsOf(owner, orgId, first.id);
   expect(Object.fromEntries(people.map((p) => [p.full_name, [p.email, p.email_status]]))).toEqual({
-    'Lisa Bos': ['info@bosbouw.nl', 'risky'],
-    'Tom Bos': ['tom.bos@bosbouw.nl', 'valid'],
+    'Lisa Bos': ['lisa@accepts-all.nl', 'risky'],
+    'Tom Bos': ['known@refusing-server.nl', 'valid'],
   });
 
-  // At stopAt risky the role address is good enough: Dropcontact is never asked.
+  // At stopAt risky the catch-all address is good enough: Dropcontact is never asked.
   const stop = await api.call('PATCH', '/settings/enrichment', { token: owner.token, body: { organizationId: orgId, stopAt: 'risky' } });
   expect(stop.body).toMatchObject({ stop_at: 'risky' });
   const submits = dropcontact.submits;
@@ -219,6 +230,58 @@ test('stopAt: a risky address does not stop the waterfall at valid, and does at 
     ['dropcontact', 'skipped'],
   ]);
   expect(dropcontact.submits).toBe(submits);
+
+  // The verifier down: the found address stays unchecked, and the run still ends (done, every step tried).
+  await owners.query(`UPDATE integrations SET config = '{"baseUrl": "http://127.0.0.1:9"}' WHERE id = $1`, [check.body.id]);
+  const third = await companyWithPeople(owner, orgId, 'Bos Bouw Noord B.V.', 'bosbouwnoord.nl', ['Lisa Bos']);
+  const c = await enrich(owner, third.id);
+  expect(c).toMatchObject({ status: 'done', stoppedAtStep: null });
+  const runC = (await runsOf(owner, third.id))[0]!;
+  expect(runC).toMatchObject({ status: 'done', finished_at: expect.any(String) });
+  expect(runC.steps.map((s) => [s.provider, s.status, s.found, s.verified])).toEqual([
+    ['website', 'done', 0, 0],
+    ['apollo', 'done', 1, 0],
+    ['dropcontact', 'done', 0, 0],
+  ]);
+  expect((await api.call('GET', `/companies/${third.id}`, { token: owner.token })).body.enrichment_status).toBe('done');
+});
+
+test('a Dropcontact request is sent once: a retried submit polls the request recorded, and one whose id was lost is not sent again', async () => {
+  const { owner, orgId } = await newOrganization(api, 'Eenmaal B.V.');
+  const dropcontactId = await integration(owner, orgId, 'dropcontact', dropcontact.url, 'dc-token');
+  const c = await companyWithPeople(owner, orgId, 'Eenmaal Bouw B.V.', 'eenmaal.nl', ['Sanne de Boer']);
+  const activities = createEnrichmentActivities({
+    db: workerDb,
+    limits: { timeoutMs: 5000, maxBytes: 1_000_000 },
+    secrets: new SecretBox(testEnv('INTEGRATION_SECRET_KEY')),
+  });
+  const plan = await activities.startEnrichmentRun({ organizationId: orgId, companyId: c.id, workflowRunId: `test-${randomUUID()}` });
+  const planned = plan.steps.find((s) => s.provider === 'dropcontact')!;
+  const step = { organizationId: orgId, companyId: c.id, runId: plan.runId, position: planned.position, provider: 'dropcontact', integrationId: dropcontactId };
+  const submits = dropcontact.submits;
+  const credits = dropcontact.credits;
+  const first = await activities.submitEnrichmentBatch(step);
+  expect(first).toEqual({ requestId: expect.any(String) });
+  // The same activity again (a retry after its answer was lost): the recorded request, nothing sent or paid.
+  expect(await activities.submitEnrichmentBatch(step)).toEqual(first);
+  expect(dropcontact.submits).toBe(submits + 1);
+  expect(dropcontact.credits).toBe(credits - 1);
+
+  // A request claimed whose id never reached the database (the worker died after sending it): not sent again.
+  await owners.query(`UPDATE enrichment_run_steps SET request_id = NULL WHERE run_id = $1 AND position = $2`, [plan.runId, planned.position]);
+  await expect(activities.submitEnrichmentBatch(step)).rejects.toMatchObject({ type: 'EnrichmentRequestLost', nonRetryable: true });
+  expect(dropcontact.submits).toBe(submits + 1);
+
+  // A refusal with an answer (the rate limit) takes nothing: the claim is given back and a retry sends the request.
+  await owners.query(`UPDATE enrichment_run_steps SET submitted_at = NULL WHERE run_id = $1 AND position = $2`, [plan.runId, planned.position]);
+  dropcontact.failWith = 429;
+  try {
+    await expect(activities.submitEnrichmentBatch(step)).rejects.toMatchObject({ nonRetryable: false });
+  } finally {
+    dropcontact.failWith = null;
+  }
+  expect(await activities.submitEnrichmentBatch(step)).toEqual({ requestId: expect.any(String) });
+  expect(dropcontact.submits).toBe(submits + 2);
 });
 
 test('the enrichment settings: only the organization’s own enrichment integrations, admins only, audited; another tenant gets 404', async () => {
@@ -265,9 +328,12 @@ test('the enrichment settings: only the organization’s own enrichment integrat
   expect((await api.call('GET', `/settings/enrichment?organizationId=${orgId}`, { token: owner.token })).body.order).toEqual([]);
 
   // A company's runs: any member reads them, another tenant gets 404.
-  const c = await api.call('POST', '/companies', { token: owner.token, body: { organizationId: orgId, name: 'Lijst B.V.' } });
+  const c = await api.call('POST', '/companies', { token: owner.token, body: { organizationId: orgId, name: 'Lijst B.V.', website: `${site.url}/` } });
+  const done = await enrich(owner, c.body.id);
   const viewer = await addMember(api, owner, orgId, 'viewer');
-  expect((await api.call('GET', `/companies/${c.body.id}/enrichment-runs`, { token: viewer.token })).body).toEqual([]);
+  expect((await api.call('GET', `/companies/${c.body.id}/enrichment-runs`, { token: viewer.token })).body).toEqual([
+    expect.objectContaining({ id: done.runId, company_id: c.body.id, organization_id: orgId }),
+  ]);
   expectProblem(await api.call('GET', `/companies/${c.body.id}/enrichment-runs`, { token: other.owner.token }), 404, 'NOT_FOUND');
   expectProblem(await api.call('GET', `/companies/${c.body.id}/enrichment-runs?limit=500`, { token: owner.token }), 400, 'VALIDATION_FAILED');
 });

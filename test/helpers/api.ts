@@ -42,7 +42,6 @@ export async function startApi(overrides: Partial<ApiDeps> = {}): Promise<TestAp
     workflows: new WorkflowStarter(temporal, {
       TEMPORAL_TASK_QUEUE: testEnv('TEMPORAL_TASK_QUEUE'),
       INGEST_RETRY_INITIAL_INTERVAL_MS: Number(testEnv('INGEST_RETRY_INITIAL_INTERVAL_MS')),
-      ENRICHMENT_BATCH_POLL_SECONDS: 1,
     }),
     verifyToken: createTokenVerifier({
       mode: 'jwks',

@@ -8,8 +8,9 @@ import http from 'node:http';
  * `{success: true, data, credits_left}` with the records in the order sent; `GET /v1/account/credits`
  * answers `{credits}`. A wrong token is 401 `{error, reason, success}`; too few credits for the whole
  * request is 403. The directory holds people by (normalised full name, company name or website
- * domain), each with the addresses (and qualifications) Dropcontact would answer; one credit is
- * taken per record answered with an address whose qualification is not invalid.
+ * domain), each with the addresses (and qualifications) Dropcontact would answer; a credit is taken
+ * per record at submit and given back, once the result is made, for a record answered without an
+ * address whose qualification is not invalid (so a request sent twice costs twice).
  */
 export interface DropcontactDirectoryEntry {
   fullName: string;
@@ -99,6 +100,8 @@ export async function startDropcontactServer(opts: {
         if (data.length > standIn.credits) return json(403, { error: true, reason: 'Not enough credits for this request', success: false });
         standIn.submits += 1;
         standIn.submitted.push(data);
+        // As Dropcontact bills: a credit per record taken at submit, given back for a record it finds no address for.
+        standIn.credits -= data.length;
         const id = `req${String(nextId++).padStart(6, '0')}`;
         pending.set(id, { records: data, polls: 0 });
         return json(200, { error: false, success: true, request_id: id, credits_left: standIn.credits });
@@ -114,7 +117,7 @@ export async function startDropcontactServer(opts: {
         if (!p.result) {
           p.result = p.records.map((r) => {
             const found = lookUp(r);
-            if (found?.emails.some((e) => !e.qualification.startsWith('invalid'))) standIn.credits -= 1;
+            if (!found?.emails.some((e) => !e.qualification.startsWith('invalid'))) standIn.credits += 1;
             return {
               first_name: r.first_name ?? null,
               last_name: r.last_name ?? null,

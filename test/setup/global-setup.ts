@@ -131,6 +131,8 @@ async function startStack(cleanups: Array<() => Promise<unknown>>): Promise<void
     // Webhook retries after 1 s, 1 s, 1 s, then an hour (a down receiver stays pending); lost wakes swept every 2 s.
     WEBHOOK_RETRY_SCHEDULE: '1,1,1,3600',
     WEBHOOK_SWEEP_SECONDS: '2',
+    // Dropcontact's stand-in is polled every second, not every 30.
+    ENRICHMENT_BATCH_POLL_SECONDS: '1',
   });
 
   // Two worker processes on one task queue, so every test also shows that several workers are safe.

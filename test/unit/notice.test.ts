@@ -194,8 +194,19 @@ describe.each(KINDS)('source kind: $kind', ({ recorded: r, told }) => {
 });
 
 test('another enrichment provider is named by its key, in the language of the message', () => {
-  expect(sourceLine('nl', noticeSource(recorded({ dataSource: 'apollo' })))).toBe(
-    'Bron: apollo, een dienst die openbaar gepubliceerde zakelijke contactgegevens verzamelt (gezocht op croeselaan.nl).',
+  expect(sourceLine('nl', noticeSource(recorded({ dataSource: 'clearbit' })))).toBe(
+    'Bron: clearbit, een dienst die openbaar gepubliceerde zakelijke contactgegevens verzamelt (gezocht op croeselaan.nl).',
+  );
+});
+
+test('a person entered by hand whose address a provider found is told the provider as the source', () => {
+  expect(sourceLine('en', noticeSource(recorded({ dataSource: 'manual', description: 'met at the fair', addressFoundBy: 'dropcontact' })))).toMatch(
+    /^Source: Dropcontact \(dropcontact\.com\), /,
+  );
+  expect(sourceLine('nl', noticeSource(recorded({ dataSource: 'import', addressFoundBy: 'apollo' })))).toMatch(/^Bron: Apollo \(apollo\.io\), /);
+  // An address the same provider or the company's website gave: the recorded source as before.
+  expect(sourceLine('en', noticeSource(recorded({ dataSource: 'manual', description: 'met at the fair', addressFoundBy: 'website' })))).toBe(
+    'Source: met at the fair.',
   );
 });
 

@@ -1,4 +1,5 @@
 import { isFreeMailDomain } from '../../../domain/companies/domains';
+import { isGenericMailbox } from '../../../domain/companies/identity';
 import { requestJson, ProviderRequestError, VerifyOutcome } from '../outcome';
 import { splitName } from './dropcontact';
 import { CompanyForEnrichment, EnrichmentProvider, EnrichmentResult, EnrichmentUnavailableError, PersonCandidate } from './types';
@@ -44,7 +45,10 @@ interface MatchAnswer {
 /** The work address a match carries, or null (no address, not unlocked, unusable status, a personal mailbox). */
 export function apolloWorkEmail(p: ApolloPerson): string | null {
   const email = typeof p.email === 'string' ? p.email.trim().toLowerCase() : '';
-  if (!email || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) return null;
+  // Bounded before the pattern: an address is at most 254 characters (RFC 5321).
+  if (!email || email.length > 254 || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) return null;
+  // A role mailbox (info@, sales@) is not the person's own address.
+  if (isGenericMailbox(email)) return null;
   if (email.startsWith('email_not_unlocked@')) return null;
   const status = String(p.email_status ?? '').toLowerCase();
   if (!status || UNUSABLE_STATUS.has(status)) return null;
@@ -90,6 +94,16 @@ export class ApolloClient implements EnrichmentProvider {
     return this.request<MatchAnswer>('POST', '/api/v1/people/match', { ...params, reveal_personal_emails: 'false', reveal_phone_number: 'false' });
   }
 
+  /** Our error for a failed call: a bad key (401) and other 4xx are not retried; 429 and 5xx are. */
+  private unavailable(err: unknown): Error {
+    if (err instanceof ProviderRequestError) {
+      const s = err.status;
+      const retryable = s === null ? err.retryable : s === 429 || s >= 500;
+      return new EnrichmentUnavailableError(`${err.message}${s === 401 ? ' (the API key is not valid)' : ''}`, retryable, s !== null && s < 500);
+    }
+    return err instanceof Error ? err : new Error(String(err));
+  }
+
   async findPeople(company: CompanyForEnrichment): Promise<EnrichmentResult> {
     const known = (company.people ?? []).filter((p) => p.fullName.trim());
     if (known.length === 0) {
@@ -100,6 +114,7 @@ export class ApolloClient implements EnrichmentProvider {
     const people: PersonCandidate[] = [];
     let matched = 0;
     let charged = 0;
+    let interrupted: string | null = null;
     for (const k of asked) {
       const { first, last } = splitName(k.fullName);
       const params: Record<string, string> = { name: k.fullName.trim(), first_name: first, organization_name: company.name };
@@ -110,12 +125,14 @@ export class ApolloClient implements EnrichmentProvider {
       try {
         answer = await this.match(params);
       } catch (err) {
-        if (err instanceof ProviderRequestError) {
-          const s = err.status;
-          const retryable = s === null ? err.retryable : s === 429 || s >= 500;
-          throw new EnrichmentUnavailableError(`${err.message}${s === 401 ? ' (the API key is not valid)' : ''}`, retryable);
+        const failure = this.unavailable(err);
+        // Matches already made were paid for: they are kept (a retry of the whole step would pay for them
+        // again) and the people not reached wait for a later run.
+        if (matched > 0 || people.length > 0) {
+          interrupted = failure.message;
+          break;
         }
-        throw err;
+        throw failure;
       }
       const p = answer?.person;
       if (!p || typeof p !== 'object') continue;
@@ -125,15 +142,17 @@ export class ApolloClient implements EnrichmentProvider {
       const email = apolloWorkEmail(p);
       if (!email) continue;
       people.push({
-        fullName: (p.name ?? [p.first_name, p.last_name].filter(Boolean).join(' ')).trim() || k.fullName.trim(),
-        title: p.title ?? k.title ?? null,
+        // The known person's own name: the match updates that contact (a name Apollo spells otherwise would make another).
+        fullName: k.fullName.trim(),
+        title: typeof p.title === 'string' ? p.title : (k.title ?? null),
         email,
         phone: null,
-        linkedinUrl: p.linkedin_url ?? k.linkedinUrl ?? null,
-        source: `Apollo people match (person ${p.id}, email_status ${p.email_status})`,
+        linkedinUrl: typeof p.linkedin_url === 'string' ? p.linkedin_url : (k.linkedinUrl ?? null),
+        source: `Apollo people match (person ${String(p.id).slice(0, 40)}, email_status ${String(p.email_status).slice(0, 40)})`,
       });
     }
     const notes = [`apollo: ${asked.length} looked up, ${matched} matched, ${people.length} with a work address`];
+    if (interrupted) notes.push(`apollo: stopped after ${matched} matches, the rest left for a later run: ${interrupted}`);
     if (known.length > asked.length) notes.push(`apollo: ${known.length - asked.length} people left for a later run (at most ${APOLLO_MAX_LOOKUPS} a run)`);
     return { people, company: {}, notes, costUnits: charged };
   }

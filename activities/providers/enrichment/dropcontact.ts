@@ -123,7 +123,8 @@ export class DropcontactClient implements BatchEnrichmentProvider {
       const s = err.status;
       const retryable = s === null ? err.retryable : s === 429 || s >= 500;
       const hint = s === 401 ? ' (the access token is not valid)' : s === 403 ? ' (not enough credits for the request, or the token is refused)' : '';
-      throw new EnrichmentUnavailableError(`${err.message}${hint}`, retryable);
+      // A 4xx refused the request (nothing taken); a 5xx or no answer leaves open whether it was.
+      throw new EnrichmentUnavailableError(`${err.message}${hint}`, retryable, s !== null && s < 500 && !err.tooLarge);
     }
     throw err;
   }
@@ -171,7 +172,7 @@ export class DropcontactClient implements BatchEnrichmentProvider {
       this.unavailable(err);
     }
     if (!answer || answer.error || answer.success === false || typeof answer.request_id !== 'string' || !answer.request_id) {
-      throw new EnrichmentUnavailableError(`Dropcontact refused the batch: ${String(answer?.reason ?? 'no request id').slice(0, 300)}`, false);
+      throw new EnrichmentUnavailableError(`Dropcontact refused the batch: ${String(answer?.reason ?? 'no request id').slice(0, 300)}`, false, true);
     }
     return { requestId: answer.request_id };
   }

@@ -92,7 +92,8 @@ export class HunterClient implements EnrichmentProvider {
       company: { genericEmail: generic?.value ?? null },
       notes: [`hunter: ${emails.length} addresses, ${people.length} people`],
       // The domain search this call made, in Hunter's unit (a search).
-      costUnits: 1,
+      // Hunter counts a domain search that returns addresses; one that finds none is not counted.
+      costUnits: emails.length > 0 ? 1 : 0,
     };
   }
 }

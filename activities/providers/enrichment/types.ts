@@ -54,6 +54,8 @@ export class EnrichmentUnavailableError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
+    /** The provider answered, refusing (an HTTP error status, a refusal in its answer): a request it refused was not taken. */
+    readonly answered = false,
   ) {
     super(message);
     this.name = 'EnrichmentUnavailableError';
