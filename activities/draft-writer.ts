@@ -44,6 +44,12 @@ export function renderDraftPrompt(input: DraftInput): { system: string; user: st
     input.rejection
       ? `A person rejected the previous draft${input.rejection.reason ? ` because: ${input.rejection.reason}` : ''}.\nPrevious subject: ${input.rejection.subject ?? ''}\nPrevious body:\n${input.rejection.body ?? ''}`
       : '',
+    input.avoid?.length
+      ? `Your previous draft stated things none of the facts supports: ${input.avoid
+          .slice(0, 10)
+          .map((a) => `"${a.slice(0, 100)}"`)
+          .join(', ')}. Write it again without them; use only the facts and the names given above.`
+      : '',
   ]
     .filter(Boolean)
     .join('\n');

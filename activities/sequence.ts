@@ -19,7 +19,8 @@ import {
 import type { OutreachBrief } from '../domain/outreach/brief';
 import { draftWhy, templateDraft, type DraftInput, type MessageWhy, type WrittenDraft } from '../domain/outreach/draft';
 import { contactChannels, ENROLLMENT_TRANSITIONS, type StepChannel } from '../domain/outreach/enrollments';
-import { draftKey, initialDraftStatus, stepOutcome, type StepOutcome } from '../domain/outreach/messages';
+import { checkGrounding, draftEvidence, unsupportedClaimRisk } from '../domain/outreach/grounding';
+import { draftKey, initialDraftStatus, stepOutcome, writtenDraftStatus, type StepOutcome } from '../domain/outreach/messages';
 import { chooseVariant, type StepVariant } from '../domain/outreach/variants';
 import { addBusinessDays } from '../domain/sending/business-days';
 import type { DraftWriter } from './draft-writer';
@@ -166,7 +167,10 @@ async function store(tx: Tx, r: DraftToStore): Promise<string> {
   const { input } = r.prepared;
   const enrollment = await lockEnrollment(tx, r.enrollmentId);
   const running = enrollment?.status === 'active' || enrollment?.status === 'paused';
-  const context = running ? r.prepared.context : { ...r.prepared.context, status: 'skipped' };
+  // A draft with an unsupported claim waits for a person even in auto mode.
+  const context = running
+    ? { ...r.prepared.context, status: writtenDraftStatus(r.prepared.context.status, r.written.risks) }
+    : { ...r.prepared.context, status: 'skipped' };
   const why: MessageWhy = draftWhy({ ...context.why, risks: r.written.risks });
   const id = await insertDraft(tx, {
     organizationId: r.organizationId,
@@ -192,6 +196,19 @@ async function store(tx: Tx, r: DraftToStore): Promise<string> {
   });
   if (running) await recordEnrollmentProgress(tx, r.enrollmentId, { currentStep: r.position, nextActionAt: context.status === 'approved' ? new Date() : null });
   return id;
+}
+
+/** One call of the model writer; a provider's refusal is final, an outage, a 429 or invalid output is retried. */
+async function write(writer: DraftWriter, input: DraftInput): Promise<WrittenDraft> {
+  try {
+    return await writer.write(input);
+  } catch (err) {
+    if (err instanceof InvalidModelOutputError) throw ApplicationFailure.retryable(err.message, 'InvalidModelOutput');
+    if (err instanceof ProviderError) {
+      throw err.retryable ? ApplicationFailure.retryable(err.message, 'WriterUnavailable') : ApplicationFailure.nonRetryable(err.message, 'WriterRejected');
+    }
+    throw err;
+  }
 }
 
 export function createSequenceActivities(deps: SequenceDeps) {
@@ -265,19 +282,21 @@ export function createSequenceActivities(deps: SequenceDeps) {
      * providers queue. A provider's refusal (a revoked key: 401, 403, 400) is final (non-retryable, so
      * the run ends the enrollment `failed` with the reason at once instead of retrying for hours);
      * an outage or a 429 and invalid model output are retried.
+     * A model's draft is checked against the brief's facts and the names it may use (domain/outreach/grounding.ts):
+     * one with a claim no fact supports is written once more with those claims named; a second draft
+     * that still has one carries `unsupported_claim: <text>` risks, so it waits for a person (storeDraft).
+     * A retried activity writes and checks again; storeDraft keeps the first draft stored for the attempt.
      */
     async writeDraft(r: { organizationId: string; input: DraftInput }): Promise<WrittenDraft> {
       const writer = deps.draftWriterFor ? await deps.draftWriterFor(r.organizationId) : null;
       if (!writer) return templateDraft(r.input);
-      try {
-        return await writer.write(r.input);
-      } catch (err) {
-        if (err instanceof InvalidModelOutputError) throw ApplicationFailure.retryable(err.message, 'InvalidModelOutput');
-        if (err instanceof ProviderError) {
-          throw err.retryable ? ApplicationFailure.retryable(err.message, 'WriterUnavailable') : ApplicationFailure.nonRetryable(err.message, 'WriterRejected');
-        }
-        throw err;
-      }
+      const evidence = draftEvidence(r.input);
+      const first = await write(writer, r.input);
+      const unsupported = checkGrounding(first, evidence).unsupported;
+      if (unsupported.length === 0) return first;
+      const second = await write(writer, { ...r.input, avoid: unsupported });
+      const still = checkGrounding(second, evidence).unsupported;
+      return still.length === 0 ? second : { ...second, risks: [...second.risks, ...still.slice(0, 10).map(unsupportedClaimRisk)] };
     },
 
     /**

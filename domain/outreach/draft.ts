@@ -30,6 +30,8 @@ export interface DraftInput {
   variant?: { key: string; subject: string | null } | null;
   /** A redraft: the rejected text and what the person said about it. */
   rejection?: { reason: string | null; subject: string | null; body: string | null } | null;
+  /** A second try: the claims of the first draft that no fact supports (domain/outreach/grounding.ts), to leave out. */
+  avoid?: string[];
 }
 
 export interface WrittenDraft {

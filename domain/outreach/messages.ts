@@ -72,6 +72,18 @@ export function initialDraftStatus(channel: string, mode: string): 'pending_appr
   return mode === 'auto' ? 'approved' : 'pending_approval';
 }
 
+/**
+ * Risks that put an e-mail draft in the approval inbox whatever the campaign's mode: a claim the
+ * grounding check found in no fact (contract "Drafts that do not invent") is never sent unread.
+ */
+export const REVIEW_FORCING_RISKS = ['unsupported_claim'];
+
+/** The status a written draft is stored in: initialDraftStatus, except that an approved e-mail with a forcing risk waits for a person. */
+export function writtenDraftStatus(status: string, risks: string[]): string {
+  if (status !== 'approved') return status;
+  return risks.some((r) => REVIEW_FORCING_RISKS.some((k) => r === k || r.startsWith(`${k}:`))) ? 'pending_approval' : status;
+}
+
 /** The idempotency key of a step's draft: a retried activity finds the draft it already wrote. */
 export function draftKey(enrollmentId: string, position: number, attempt: number): string {
   return `${enrollmentId}:${position}:${attempt}`;
