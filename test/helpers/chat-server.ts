@@ -9,7 +9,11 @@ export interface ChatServer {
   close(): Promise<void>;
 }
 
-export async function startChatServer(model = 'test-model-2026-01'): Promise<ChatServer> {
+/**
+ * `respond`: a stand-in model that answers each request from what it was asked (when nothing is queued);
+ * without it the last queued answer is reused.
+ */
+export async function startChatServer(model = 'test-model-2026-01', respond?: (body: any) => string): Promise<ChatServer> {
   let queue: Array<string | { status: number; body?: unknown }> = [];
   let last: string | { status: number; body?: unknown } = '{}';
   const requests: ChatServer['requests'] = [];
@@ -19,7 +23,8 @@ export async function startChatServer(model = 'test-model-2026-01'): Promise<Cha
     req.on('end', () => {
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return void res.writeHead(404).end();
       requests.push({ headers: req.headers, body: JSON.parse(raw) });
-      const answer = queue.shift() ?? last;
+      const body = requests[requests.length - 1]!.body;
+      const answer = queue.shift() ?? (respond ? respond(body) : last);
       last = answer;
       if (typeof answer !== 'string') {
         res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body ?? { error: { message: 'boom' } }));
