@@ -659,7 +659,8 @@ function nameSupported(name: { words: string[]; start: boolean }, s: Support): b
 }
 
 export function checkGrounding(draft: GroundingDraft, evidence: GroundingEvidence): { unsupported: string[] } {
-  const text = `${draft.subject ?? ''}\n${draft.body}`.slice(0, MAX_CHARS);
+  // The tokenizer reads MAX_CHARS at most.
+  const text = `${draft.subject ?? ''}\n${draft.body}`;
   const claims = extract(text);
   const s = support([...evidence.facts.map((f) => f.claim), ...(evidence.sources ?? []), ...(evidence.known ?? [])]);
   const unsupported: string[] = [];
