@@ -509,6 +509,7 @@ export interface Organizations {
   created_by: string;
   enrichment_stop_at: Generated<string>;
   id: Generated<string>;
+  mcp_allow_approve: Generated<boolean>;
   meeting_reminder_lead_minutes: Generated<number>;
   name: string;
   updated_at: Generated<Timestamp>;

@@ -29,6 +29,7 @@ import { mailboxRoutes } from './routes/mailboxes';
 import { mailboxOAuthCallbackRoutes, mailboxOAuthStartRoutes } from './routes/mailbox-oauth';
 import type { ApiDeps } from './deps';
 import { domainRoutes } from './routes/domains';
+import { mcpRoutes } from './routes/mcp';
 import { opportunityRoutes } from './routes/opportunities';
 import { organizationRoutes } from './routes/organizations';
 import { settingsRoutes } from './routes/settings';
@@ -122,6 +123,7 @@ export function createApp(deps: ApiDeps): Express {
       webhookEndpointRoutes(deps),
       apiKeyRoutes(deps),
       domainRoutes(deps),
+      mcpRoutes(deps),
     ]),
   );
   app.use((req, res) => sendProblem(res, 'NOT_FOUND', `No route for ${req.method} ${req.path}`));

@@ -33,7 +33,8 @@ export type Tag =
   | 'Meetings'
   | 'Analytics'
   | 'Webhooks'
-  | 'API keys';
+  | 'API keys'
+  | 'Agents';
 
 export type ProblemStatus = 400 | 401 | 403 | 404 | 408 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
 
@@ -68,6 +69,14 @@ export interface Operation {
   empty?: true;
   /** Other statuses answered with an HTML page (a public page's refusal), by status: their description. */
   pages?: Record<number, string>;
+  /**
+   * What an AI assistant may do with it over MCP (apps/mcp/tools.ts makes a tool of every operation a
+   * signed-in caller may call with JSON): `hidden` for none (credentials and memberships stay with
+   * people); `person` for a person's act (accepting a proposal, approving a draft): its tool answers the
+   * record's id and how a person does it, unless the organization allows assistants to do it
+   * (`PATCH /settings/mcp {allowApprove}`); `read` names the operation that reads the record first.
+   */
+  mcp?: 'hidden' | { act: 'person'; read: string };
 }
 
 // Records ------------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ import * as webhooks from './routes/webhooks.schemas';
 import * as webhookEndpoints from './routes/webhook-endpoints.schemas';
 import * as apiKeys from './routes/api-keys.schemas';
 import * as domains from './routes/domains.schemas';
+import * as mcp from './routes/mcp.schemas';
 import { WEBHOOK_EVENT_TYPES } from '../../db/queries/webhook-events';
 
 /**
@@ -68,6 +69,7 @@ export const TAGS: Record<Tag, string> = {
   Mailboxes: 'Sending mailboxes: SMTP/IMAP server (write-only secret), sending window, days, holidays and limits',
   Webhooks: 'Signed webhooks (Standard Webhooks) for every event: endpoints, secrets, deliveries and retries. The events are listed under `webhooks`',
   'API keys': 'Keys for machine clients (`Authorization: Bearer osk_...`), acting in one organization with one role',
+  Agents: 'AI assistants as clients: the Model Context Protocol server, whose tools are these operations run as the caller (docs/features/agents.md)',
 };
 
 /** The features whose operations the document lists, in order. */
@@ -100,6 +102,7 @@ const FEATURES: ReadonlyArray<{ operations: readonly Operation[] }> = [
   webhookEndpoints,
   apiKeys,
   domains,
+  mcp,
 ];
 
 /** Every operation of the API, feature by feature. */

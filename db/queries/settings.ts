@@ -220,3 +220,33 @@ export async function changeIndustryProfile(tx: Tx, organizationId: string, acto
   if (changes.length) await writeAudit(tx, { organizationId, actorId, entity: 'industry_profile', entityId: profileId, action: 'update', changes });
   return industryProfileSettings(tx, organizationId);
 }
+
+/** Whether AI assistants (MCP tools) may do a person's acts: accept a proposal, approve a draft. */
+export function mcpSettings(tx: Tx, organizationId: string) {
+  return tx
+    .selectFrom('organizations')
+    .select(['id as organization_id', 'mcp_allow_approve as allow_approve'])
+    .where('id', '=', organizationId)
+    .executeTakeFirst();
+}
+
+/** Changes it, audited (entity mcp_settings). */
+export async function changeMcpSettings(tx: Tx, organizationId: string, actorId: string | null, change: { allowApprove: boolean }) {
+  const before = await mcpSettings(tx, organizationId);
+  if (!before) return undefined;
+  await tx
+    .updateTable('organizations')
+    .set({ mcp_allow_approve: change.allowApprove, updated_at: sql`now()` })
+    .where('id', '=', organizationId)
+    .execute();
+  if (before.allow_approve !== change.allowApprove)
+    await writeAudit(tx, {
+      organizationId,
+      actorId,
+      entity: 'mcp_settings',
+      entityId: organizationId,
+      action: 'update',
+      changes: [{ field: 'allow_approve', before: before.allow_approve, after: change.allowApprove }],
+    });
+  return mcpSettings(tx, organizationId);
+}

@@ -1301,7 +1301,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Edit a draft waiting for approval, which stays waiting (original_body keeps the text as first written); 409 unless pending_approval
+         * @description The member role or above in the organization.
+         */
+        patch: operations["editMessage"];
         trace?: never;
     };
     "/messages/{messageId}/approve": {
@@ -1880,6 +1884,30 @@ export interface paths {
         patch: operations["updateEnrichmentSettings"];
         trace?: never;
     };
+    "/settings/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What AI assistants may do through the MCP tools
+         * @description Any member of the organization (viewer or above).
+         */
+        get: operations["getMcpSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Let AI assistants accept proposals and approve drafts, or not (default); audited
+         * @description The admin or owner role in the organization.
+         */
+        patch: operations["updateMcpSettings"];
+        trace?: never;
+    };
     "/companies/{companyId}/enrichment-runs": {
         parameters: {
             query?: never;
@@ -1934,6 +1962,26 @@ export interface paths {
          * @description The member role or above in the organization.
          */
         post: operations["verifyContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The Model Context Protocol (streamable HTTP, stateless): initialize, tools/list, tools/call, resources/read. Every tool call is the API request it names, made as this caller (its role, its organizations); a notification is answered 202
+         * @description Any authenticated user.
+         */
+        post: operations["postMcp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3914,6 +3962,20 @@ export interface components {
                 /** @description Placed by PATCH /settings/enrichment; false: not placed, tried after those placed, oldest first */
                 ordered: boolean;
             }[];
+        };
+        /** @description A JSON-RPC 2.0 answer of the MCP server: `result` (a tool's answer is `content`, `isError` when the API refused) or `error` */
+        McpMessage: {
+            /** @constant */
+            jsonrpc: "2.0";
+            id?: string | number | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description What AI assistants may do through the MCP tools: with allow_approve off (the default), accepting a proposal and approving a draft answer an id for a person */
+        McpSettings: {
+            /** Format: uuid */
+            organization_id: string;
+            allow_approve: boolean;
         };
         /** @description A durable run checking contacts’ addresses; each contact’s email_status changes as it is checked */
         VerificationRun: {
@@ -6986,6 +7048,44 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    editMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    subject?: string;
+                    body?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Edit a draft waiting for approval, which stays waiting (original_body keeps the text as first written); 409 unless pending_approval */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     approveMessage: {
         parameters: {
             query?: never;
@@ -8286,6 +8386,70 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    getMcpSettings: {
+        parameters: {
+            query: {
+                organizationId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What AI assistants may do through the MCP tools */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateMcpSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    organizationId: string;
+                    /** @description Let AI assistants (MCP tools) accept proposals and approve drafts, within their key's or token's role */
+                    allowApprove: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Let AI assistants accept proposals and approve drafts, or not (default); audited */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listEnrichmentRuns: {
         parameters: {
             query?: {
@@ -8390,6 +8554,50 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    postMcp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to repeat: the first answer is kept 24 hours per caller and key and answered again (Idempotent-Replayed: true) to the same request */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    jsonrpc: "2.0";
+                    id?: string | number;
+                    method: string;
+                    params?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The Model Context Protocol (streamable HTTP, stateless): initialize, tools/list, tools/call, resources/read. Every tool call is the API request it names, made as this caller (its role, its organizations); a notification is answered 202 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpMessage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

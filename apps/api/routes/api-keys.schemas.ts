@@ -39,6 +39,7 @@ export const ApiKeyWithSecret = record(
 export const operations = [
   {
     id: 'createApiKey',
+    mcp: 'hidden',
     method: 'post',
     path: '/api-keys',
     tag: 'API keys',
@@ -50,6 +51,7 @@ export const operations = [
   },
   {
     id: 'listApiKeys',
+    mcp: 'hidden',
     method: 'get',
     path: '/api-keys',
     tag: 'API keys',
@@ -60,6 +62,7 @@ export const operations = [
   },
   {
     id: 'deleteApiKey',
+    mcp: 'hidden',
     method: 'delete',
     path: '/api-keys/{apiKeyId}',
     tag: 'API keys',

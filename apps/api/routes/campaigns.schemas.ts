@@ -253,6 +253,7 @@ export const operations = [
   },
   {
     id: 'acceptCampaign',
+    mcp: { act: 'person', read: 'getCampaign' },
     method: 'post',
     path: '/campaigns/{campaignId}/accept',
     tag: 'Campaigns',

@@ -37,6 +37,7 @@ export const OAuthStart = record(
 export const operations = [
   {
     id: 'startMailboxOAuth',
+    mcp: 'hidden',
     method: 'post',
     path: '/mailboxes/oauth/start',
     tag: 'Mailboxes',

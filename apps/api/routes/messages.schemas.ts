@@ -30,6 +30,10 @@ export const approveMessageBody = z
   })
   .strict();
 
+/** A new subject, body or both; neither leaves the draft as it is. */
+/** A new subject, body or both; neither leaves the draft as it is. */
+export const editMessageBody = approveMessageBody;
+
 export const rejectMessageBody = z.object({ reason: z.string().trim().min(1).max(1000).optional(), redraft: z.boolean().optional() }).strict();
 
 export const completeMessageBody = z.object({ note: z.string().trim().min(1).max(2000).optional() }).strict();
@@ -125,6 +129,7 @@ export const operations = [
   },
   {
     id: 'approveMessage',
+    mcp: { act: 'person', read: 'getMessage' },
     method: 'post',
     path: '/messages/{messageId}/approve',
     tag: 'Messages',
@@ -132,6 +137,17 @@ export const operations = [
       'Approve a draft, optionally edited (original_body keeps the text before the edit); its sequence sends it in the mailbox window (409 unless pending_approval)',
     role: 'member',
     body: approveMessageBody,
+    answer: Message,
+    problems: [409],
+  },
+  {
+    id: 'editMessage',
+    method: 'patch',
+    path: '/messages/{messageId}',
+    tag: 'Messages',
+    summary: 'Edit a draft waiting for approval, which stays waiting (original_body keeps the text as first written); 409 unless pending_approval',
+    role: 'member',
+    body: editMessageBody,
     answer: Message,
     problems: [409],
   },

@@ -65,6 +65,30 @@ export function messageRoutes({ db, workflows }: ApiDeps): Router {
   });
 
   /** approved, with the edits; original_body keeps the text before the first edit. Sending then respects the mailbox's window and cap. */
+  /** An edit of a draft still waiting: its words change, its status does not (an approval decides). */
+  serve('editMessage', async (req, res, call) => {
+    const id = pathId(req, 'messageId', 'message');
+    const message = await withRecordRole(db, req, loader(id), call.role, async (tx) => {
+      // Read here: a path id that names no message of the caller's is 404 before an invalid body is 400.
+      const body = call.body;
+      const m = await lockMessage(tx, id);
+      if (!m || m.status !== 'pending_approval') throw conflict(`The message is ${m?.status ?? 'gone'}; only a message that is pending_approval can be edited`);
+      const edited = body.body !== undefined && body.body !== m.body;
+      await tx
+        .updateTable('messages')
+        .set({
+          ...(body.subject !== undefined ? { subject: body.subject } : {}),
+          ...(edited ? { body: body.body, original_body: m.original_body ?? m.body } : {}),
+          updated_at: sql`now()`,
+        })
+        .where('id', '=', id)
+        .where('status', '=', 'pending_approval')
+        .execute();
+      return (await getMessage(tx, id))!;
+    });
+    res.json(message);
+  });
+
   serve('approveMessage', async (req, res, call) => {
     const id = pathId(req, 'messageId', 'message');
     const body = call.body;

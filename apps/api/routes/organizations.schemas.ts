@@ -33,6 +33,7 @@ export const ROWS_MATCH: {
 export const operations = [
   {
     id: 'createOrganization',
+    mcp: 'hidden',
     method: 'post',
     path: '/organizations',
     tag: 'Organizations',
@@ -62,6 +63,7 @@ export const operations = [
   },
   {
     id: 'addOrganizationMember',
+    mcp: 'hidden',
     method: 'post',
     path: '/organizations/{organizationId}/members',
     tag: 'Organizations',

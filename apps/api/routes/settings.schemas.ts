@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { id, jsonObject, nullable, organizationQuery, record, stamps, uuid, type Agrees, type Operation, type Row } from '../contract';
 import { name } from '../../../domain/companies/fields';
 import { DEFAULT_SUGGESTIONS_WINDOW } from '../../../domain/analytics/windows';
-import type { industryProfileSettings, scoringSettings } from '../../../db/queries/settings';
+import type { industryProfileSettings, mcpSettings, scoringSettings } from '../../../db/queries/settings';
 import type { scoringSuggestions } from '../../../db/queries/scoring-suggestions';
 import type { meetingSettings } from '../../../db/queries/meetings';
 import type { enrichmentSettings } from '../../../db/queries/enrichment';
@@ -104,6 +104,13 @@ export const patchEnrichmentSettingsBody = z
   })
   .strict()
   .refine((b) => b.order !== undefined || b.stopAt !== undefined, 'must change order or stopAt');
+
+export const patchMcpSettingsBody = z
+  .object({
+    organizationId: uuid,
+    allowApprove: z.boolean().describe("Let AI assistants (MCP tools) accept proposals and approve drafts, within their key's or token's role"),
+  })
+  .strict();
 
 export const ScoringConfig = record(
   'ScoringConfig',
@@ -239,6 +246,12 @@ export const EnrichmentSettings = record(
   }),
 );
 
+export const McpSettings = record(
+  'McpSettings',
+  'What AI assistants may do through the MCP tools: with allow_approve off (the default), accepting a proposal and approving a draft answer an id for a person',
+  z.object({ organization_id: id, allow_approve: z.boolean() }),
+);
+
 /** Fails to compile, naming the fields, when a query's column list and its response schema drift apart. */
 export const ROWS_MATCH: {
   ScoringConfig: Agrees<Row<typeof scoringSettings>['config'], typeof ScoringConfig>;
@@ -248,6 +261,7 @@ export const ROWS_MATCH: {
   Product: Agrees<Row<typeof industryProfileSettings>['products'][number], typeof Product>;
   ScoringSuggestions: Agrees<Row<typeof scoringSuggestions>, typeof ScoringSuggestions>;
   EnrichmentSettings: Agrees<Row<typeof enrichmentSettings>, typeof EnrichmentSettings>;
+  McpSettings: Agrees<Row<typeof mcpSettings>, typeof McpSettings>;
   MeetingSettings: Agrees<Row<typeof meetingSettings>, typeof MeetingSettings>;
 } = {
   ScoringConfig: true,
@@ -258,6 +272,7 @@ export const ROWS_MATCH: {
   ScoringSuggestions: true,
   MeetingSettings: true,
   EnrichmentSettings: true,
+  McpSettings: true,
 };
 
 export const operations = [
@@ -351,5 +366,26 @@ export const operations = [
     role: 'admin',
     body: patchEnrichmentSettingsBody,
     answer: EnrichmentSettings,
+  },
+  {
+    id: 'getMcpSettings',
+    method: 'get',
+    path: '/settings/mcp',
+    tag: 'Settings',
+    summary: 'What AI assistants may do through the MCP tools',
+    role: 'viewer',
+    query: organizationQuery,
+    answer: McpSettings,
+  },
+  {
+    id: 'updateMcpSettings',
+    method: 'patch',
+    path: '/settings/mcp',
+    tag: 'Settings',
+    summary: 'Let AI assistants accept proposals and approve drafts, or not (default); audited',
+    role: 'admin',
+    mcp: 'hidden',
+    body: patchMcpSettingsBody,
+    answer: McpSettings,
   },
 ] as const satisfies readonly Operation[];

@@ -4,6 +4,8 @@ import {
   changeScoringConfig,
   industryProfileSettings,
   scoringSettings,
+  changeMcpSettings,
+  mcpSettings,
   ThresholdOrderError,
   UnknownRuleError,
 } from '../../../db/queries/settings';
@@ -101,6 +103,22 @@ export function settingsRoutes({ db, workflows }: ApiDeps): Router {
     }));
     if (!settings) throw notFound('organization');
     await Promise.all(upcoming.map((m) => workflows.wakeMeeting({ ...m, organization_id: body.organizationId })));
+    res.json(settings);
+  });
+
+  serve('getMcpSettings', async (req, res, call) => {
+    const q = call.query;
+    const settings = await withRole(db, req, q.organizationId, call.role, (tx) => mcpSettings(tx, q.organizationId));
+    if (!settings) throw notFound('organization');
+    res.json(settings);
+  });
+
+  serve('updateMcpSettings', async (req, res, call) => {
+    const body = call.body;
+    const settings = await withRole(db, req, body.organizationId, call.role, (tx) =>
+      changeMcpSettings(tx, body.organizationId, userOf(req), { allowApprove: body.allowApprove }),
+    );
+    if (!settings) throw notFound('organization');
     res.json(settings);
   });
 

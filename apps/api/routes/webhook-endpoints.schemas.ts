@@ -126,6 +126,7 @@ export function webhookBodySchema(type: WebhookEventType): z.ZodType {
 export const operations = [
   {
     id: 'createWebhookEndpoint',
+    mcp: 'hidden',
     method: 'post',
     path: '/webhook-endpoints',
     tag: 'Webhooks',
@@ -179,6 +180,7 @@ export const operations = [
   },
   {
     id: 'rotateWebhookSecret',
+    mcp: 'hidden',
     method: 'post',
     path: '/webhook-endpoints/{endpointId}/rotate-secret',
     tag: 'Webhooks',
