@@ -28,7 +28,7 @@ import { OAuthGrantRevoked, OAuthUnavailable, type MailboxCredentialRef, type OA
 import type { OAuthProviderKey } from './providers/mail/oauth-providers';
 import { loginRefused, mailboxSetupFailure, SmtpAmbiguousError, SmtpPermanentError } from './providers/mail/smtp';
 import type { MailSender, SmtpSettings } from './providers/mail/types';
-import type { DnsResolver } from './providers/dns/resolver';
+import { mxRecords, type DnsResolver } from './providers/dns/resolver';
 
 /**
  * Sending one approved message (workflows/send-message.ts): book its slot (scheduleSend), then at
@@ -190,7 +190,7 @@ export function createSendActivities(deps: SendDeps) {
   async function mxHosts(domain: string): Promise<string[] | null> {
     if (!deps.dns) return null;
     try {
-      return ((await deps.dns.resolve(domain, 'MX')) as Array<{ exchange: string }>).map((x) => x.exchange);
+      return (await mxRecords(deps.dns, domain)).map((x) => x.exchange);
     } catch {
       return null;
     }

@@ -13,7 +13,7 @@ import {
   type MxFacts,
   type SpfFacts,
 } from '../../../domain/deliverability/score';
-import { lookupFailure, type DnsResolver } from './resolver';
+import { lookupFailure, mxRecords, type DnsResolver } from './resolver';
 
 /** Tried in this order when the mailbox names no DKIM selector (Google, Microsoft 365, Mailchimp, common defaults). */
 export const COMMON_DKIM_SELECTORS = ['google', 'selector1', 'selector2', 'k1', 's1', 's2', 'default'] as const;
@@ -30,7 +30,7 @@ const absent = (err: unknown) => errorCode(err) === 'ENOTFOUND' || errorCode(err
 
 async function readMx(dns: DnsResolver, domain: string): Promise<MxFacts> {
   try {
-    return { records: (await dns.resolve(domain, 'MX')) as Array<{ exchange: string; priority: number }> };
+    return { records: await mxRecords(dns, domain) };
   } catch (err) {
     return lookupFailure(err);
   }

@@ -10,6 +10,16 @@ export interface DnsResolver {
   resolve(name: string, type: string): Promise<unknown>;
 }
 
+export interface MxRecord {
+  exchange: string;
+  priority: number;
+}
+
+/** A domain's MX records as node:dns answers them (its errors thrown as they come): the one typed MX read. */
+export async function mxRecords(dns: DnsResolver, domain: string): Promise<MxRecord[]> {
+  return (await dns.resolve(domain, 'MX')) as MxRecord[];
+}
+
 export interface DnsResolverOptions {
   /** `host:port` servers (DNS_SERVERS); empty: the system's resolvers. */
   servers: string[];

@@ -1,7 +1,7 @@
 import { disposableEmailBlocklistSet } from 'disposable-email-domains-js';
 import { checkEmail, isGenericMailbox } from '../../../domain/companies/identity';
 import type { CheckResult, EmailCheck } from '../../../domain/contacts/email-verification';
-import { lookupFailure, type DnsResolver } from '../dns/resolver';
+import { lookupFailure, mxRecords, type DnsResolver } from '../dns/resolver';
 import type { SmtpProbe } from './smtp-probe';
 import type { EmailVerifier, VerifierAnswer } from './types';
 
@@ -76,7 +76,7 @@ export function createBuiltinVerifier(deps: { dns: DnsResolver; probe?: SmtpProb
 export async function mailHost(dns: DnsResolver, host: string): Promise<{ result: CheckResult; detail: string; hosts: string[] }> {
   const none = (result: CheckResult, detail: string) => ({ result, detail, hosts: [] });
   try {
-    const mx = (await dns.resolve(host, 'MX')) as Array<{ exchange: string; priority: number }>;
+    const mx = await mxRecords(dns, host);
     if (mx.length === 1 && (mx[0]!.exchange === '' || mx[0]!.exchange === '.')) return none('fail', `${host} declares that it accepts no mail (null MX)`);
     if (mx.length) {
       const hosts = [...mx]
