@@ -71,10 +71,12 @@ export interface Operation {
   pages?: Record<number, string>;
   /**
    * What an AI assistant may do with it over MCP (apps/mcp/tools.ts makes a tool of every operation a
-   * signed-in caller may call with JSON): `hidden` for none (credentials and memberships stay with
-   * people); `person` for a person's act (accepting a proposal, approving a draft): its tool answers the
-   * record's id and how a person does it, unless the organization allows assistants to do it
-   * (`PATCH /settings/mcp {allowApprove}`); `read` names the operation that reads the record first.
+   * signed-in caller may call with JSON): `hidden` for none (credentials, members, mailboxes' and
+   * webhooks' destinations, compliance settings stay with people); `person` for a person's act
+   * (accepting a proposal, approving a draft, sending a reply, enrolling contacts, changing a campaign,
+   * resuming an enrollment, completing a task, recording a lawful basis, erasing a person): its tool
+   * answers the record's id and how a person does it, unless the organization allows assistants to do
+   * it (`PATCH /settings/mcp {allowApprove}`); `read` names the operation that reads the record first.
    */
   mcp?: 'hidden' | { act: 'person'; read: string };
 }

@@ -30,8 +30,14 @@ export interface ApiCaller {
   request(method: string, pathAndQuery: string, body?: unknown): Promise<ApiAnswer>;
 }
 
-/** The largest API answer an assistant is given (a list at its limit is far below). */
-const MAX_ANSWER_BYTES = 2_000_000;
+/** The largest API answer an assistant is given, in bytes (a list at its limit is below; narrow it with limit). */
+const MAX_ANSWER_BYTES = 1_000_000;
+
+/**
+ * How long a tool call waits for the API. Long: a call given up on may still be carried out by the
+ * API, and the assistant would try it again (the answer then tells it to read before retrying).
+ */
+const CALL_TIMEOUT_MS = 120_000;
 
 /** An ApiCaller over HTTP: the API at baseUrl, with the caller's Authorization header. */
 export function httpApiCaller(baseUrl: string, authorization: string, headers: Record<string, string> = {}): ApiCaller {
@@ -42,10 +48,11 @@ export function httpApiCaller(baseUrl: string, authorization: string, headers: R
         method,
         headers: { authorization, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(30_000),
+        signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
       });
       const text = await res.text();
-      if (text.length > MAX_ANSWER_BYTES) return { status: 502, body: { title: 'The answer is too large for an assistant; narrow it with limit or filters' } };
+      if (Buffer.byteLength(text) > MAX_ANSWER_BYTES)
+        return { status: 502, body: { title: 'The answer is too large for an assistant; narrow it with limit or filters' } };
       let parsed: unknown = text;
       try {
         parsed = text ? JSON.parse(text) : null;
@@ -83,6 +90,12 @@ const RESOURCE_TEMPLATES = [
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
+/** A path parameter as the operation declares it: a record id is a UUID (so `.` or `..` can never name another route). */
+function validPathParam(tool: ToolDefinition, name: string, value: unknown): boolean {
+  if (typeof value !== 'string' || value === '') return false;
+  return tool.operation.pathSchemas?.[name] ? !/[/\\?#]|^\.\.?$/.test(value) : UUID.test(value);
+}
+
 /** The API request a resource URI reads, or null for a URI no template matches. */
 function resourceRequest(uri: string): string | null {
   const inbox = /^outreach:\/\/organizations\/([^/]+)\/approval-inbox$/.exec(uri);
@@ -98,7 +111,7 @@ function answer(body: unknown, isError = false): CallToolResult {
 
 /** The tool's HTTP request: path parameters into the path, query parameters into the query, the rest the JSON body. */
 function requestOf(tool: ToolDefinition, args: Record<string, unknown>): { path: string; body: unknown } | { problem: unknown } {
-  const missing = tool.pathParams.filter((p) => typeof args[p] !== 'string' || args[p] === '');
+  const missing = tool.pathParams.filter((p) => !validPathParam(tool, p, args[p]));
   if (missing.length)
     return {
       problem: {
@@ -106,7 +119,7 @@ function requestOf(tool: ToolDefinition, args: Record<string, unknown>): { path:
         title: 'Validation failed',
         status: 400,
         code: 'VALIDATION_FAILED',
-        errors: missing.map((p) => ({ path: p, message: 'is required (a string)' })),
+        errors: missing.map((p) => ({ path: p, message: tool.operation.pathSchemas?.[p] ? 'is required (a path segment)' : 'is required (an id: a UUID)' })),
       },
     };
   let path = tool.operation.path;
@@ -185,7 +198,19 @@ export function createMcpServer(caller: ApiCaller, options: McpServerOptions = {
         return held;
       }
     }
-    const res = await caller.request(tool.operation.method.toUpperCase(), made.path, made.body);
+    let res: ApiAnswer;
+    try {
+      res = await caller.request(tool.operation.method.toUpperCase(), made.path, made.body);
+    } catch (err) {
+      options.onToolCall?.(tool.name, 0);
+      return answer(
+        {
+          title: 'The API did not answer in time',
+          detail: `${err instanceof Error ? err.message : String(err)}. The request may still have been carried out: read the record before trying again.`,
+        },
+        true,
+      );
+    }
     options.onToolCall?.(tool.name, res.status);
     return answer(res.status === 204 ? { done: true } : res.body, res.status >= 400);
   });

@@ -199,9 +199,26 @@ const NOT_NAMES = new Set(
     'monday tuesday wednesday thursday friday saturday sunday maandag dinsdag woensdag donderdag vrijdag zaterdag zondag ' +
     'dutch english german french nederlands engels duits frans european europese ' +
     'eur usd gbp chf euro euros ok btw avg gdpr kpi roi ceo cfo cto coo vat bv nv m2 m3 km ha q1 q2 q3 q4 ' +
-    'subject onderwerp step stap'
+    'subject onderwerp step stap ' +
+    // Holidays: when to meet, not a fact about the project.
+    'kerst kerstmis christmas xmas pasen easter pinksteren whitsun nieuwjaar koningsdag ' +
+    // Where to meet: the tools everyone names.
+    'teams zoom meet google outlook linkedin whatsapp webex skype ' +
+    // The words of job titles (a signature's "Account Manager", "Sales Director").
+    'manager account sales director directeur adviseur consultant engineer specialist projectleider founder oprichter ' +
+    'owner eigenaar partner lead hoofd head officer coordinator coördinator team'
   ).split(' '),
 );
+
+/** A capitalised word that is no name: in NOT_NAMES, or a compound whose first part is ("Teams-gesprek"). */
+function notName(text: string): boolean {
+  if (NOT_NAMES.has(normaliseWord(text))) return true;
+  const dash = text.indexOf('-');
+  return dash > 0 && NOT_NAMES.has(normaliseWord(text.slice(0, dash)));
+}
+
+/** Numbers that are phrases, not figures ("24/7 support"). */
+const FIXED_NUMBER_PHRASES = new Set(['24/7', '24x7', '7/24']);
 /** Company suffixes: they belong to the name before them. */
 const COMPANY_SUFFIXES = new Set([
   'b.v.',
@@ -431,6 +448,10 @@ function extract(text: string): Extracted {
     const t = tokens[i]!;
     const next = tokens[i + 1];
     if (t.kind === 'number') {
+      if (FIXED_NUMBER_PHRASES.has(t.text.toLowerCase())) {
+        used[i] = 1;
+        continue;
+      }
       if (t.text.includes('-') || t.text.includes('/')) {
         const keys = numericDate(t.text);
         used[i] = 1;
@@ -501,14 +522,14 @@ function extract(text: string): Extracted {
     let words = run;
     run = [];
     // Leave off what is no name at the edges: particles at the end, greetings and pronouns at either end.
-    const edge = (w: Token) => INNER_ONLY.has(w.text.toLowerCase()) || NOT_NAMES.has(normaliseWord(w.text)) || !w.cap;
+    const edge = (w: Token) => INNER_ONLY.has(w.text.toLowerCase()) || notName(w.text) || !w.cap;
     let startsSentence = words[0]?.start ?? false;
     while (words.length && edge(words[0]!) && !COMPANY_SUFFIXES.has(normaliseWord(words[0]!.text))) {
       words = words.slice(1);
       startsSentence = false;
     }
     while (words.length && edge(words[words.length - 1]!) && !COMPANY_SUFFIXES.has(normaliseWord(words[words.length - 1]!.text))) words = words.slice(0, -1);
-    const capitalised = words.filter((w) => w.cap && !NOT_NAMES.has(normaliseWord(w.text)) && !PARTICLES.has(w.text.toLowerCase()));
+    const capitalised = words.filter((w) => w.cap && !notName(w.text) && !PARTICLES.has(w.text.toLowerCase()));
     if (capitalised.length === 0) return;
     // One capitalised word starting a sentence is any word, unless a capital inside marks it a name
     // ("VolkerWessels", "BAM"); two or more are a name ("Jan de Vries leads").
@@ -697,4 +718,27 @@ export function draftEvidence(input: DraftInput): GroundingEvidence {
     ...(input.brief?.products.map((p) => p.name) ?? []),
   ].filter((k): k is string => typeof k === 'string' && k.trim().length > 0);
   return { facts: input.brief?.facts ?? [], known };
+}
+
+/**
+ * A draft's risks after its words were edited (PATCH /messages/{id}, an approval with edits): its
+ * `unsupported_claim` risks are made again for the new words. What the draft said before counts as
+ * known (the writer's words were checked when written, a template's come from the facts), except
+ * the claims already flagged, which stay flagged while the new words still hold them.
+ */
+export function risksAfterEdit(
+  risks: readonly string[],
+  evidence: GroundingEvidence,
+  before: GroundingDraft,
+  after: GroundingDraft,
+): { risks: string[]; unsupported: string[] } {
+  const prefix = `${UNSUPPORTED_CLAIM_RISK}: `;
+  const text = `${after.subject ?? ''}\n${after.body}`;
+  const stillThere = risks
+    .filter((r) => r.startsWith(prefix))
+    .map((r) => r.slice(prefix.length))
+    .filter((claim) => claim !== '' && text.includes(claim));
+  const fresh = checkGrounding(after, { ...evidence, known: [...(evidence.known ?? []), before.subject ?? '', before.body] }).unsupported;
+  const unsupported = [...new Set([...stillThere, ...fresh])].slice(0, 10);
+  return { risks: [...risks.filter((r) => !r.startsWith(prefix)), ...unsupported.map(unsupportedClaimRisk)], unsupported };
 }

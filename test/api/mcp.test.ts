@@ -89,7 +89,19 @@ test('over streamable HTTP the tools are the API’s operations, and their answe
   ])
     expect(names).toContain(name);
   // Credentials, memberships, the settings that widen what assistants may do, public pages and the endpoint itself are not tools.
-  for (const name of ['createApiKey', 'addOrganizationMember', 'updateMcpSettings', 'getMetrics', 'postMcp', 'showUnsubscribePage'])
+  for (const name of [
+    'createApiKey',
+    'addOrganizationMember',
+    'updateMcpSettings',
+    'getMetrics',
+    'postMcp',
+    'showUnsubscribePage',
+    'createMailbox',
+    'updateWebhookEndpoint',
+    'updateComplianceSettings',
+    'removeSuppression',
+    'createIntegration',
+  ])
     expect(names).not.toContain(name);
   const getCompany = tools.find((t) => t.name === 'getCompany')!;
   expect(getCompany.inputSchema).toMatchObject({ type: 'object', properties: { companyId: { type: 'string', format: 'uuid' } }, required: ['companyId'] });
@@ -127,11 +139,15 @@ test('another tenant’s ids are not found, a viewer key cannot edit a draft, an
   expect((await api.call('GET', `/messages/${draftId}`, { token: owner.token })).body.body).toBe('Geachte heer Bakker,');
 
   const member = await httpClient(await apiKey('member'));
+  // An edit that claims what no fact supports is kept, with the claim in its risks for the person who approves.
+  const invented = await call(member, 'editMessage', { messageId: draftId, body: 'Beste Pieter, Heijmans bouwt 48 woningen voor € 3 mln.' });
+  expect(invented.body.why.risks).toEqual(expect.arrayContaining([expect.stringMatching(/^unsupported_claim: /)]));
   const edited = await call(member, 'editMessage', { messageId: draftId, body: 'Beste Pieter,' });
   expect(edited).toMatchObject({
     isError: false,
     body: { id: draftId, status: 'pending_approval', body: 'Beste Pieter,', original_body: 'Geachte heer Bakker,' },
   });
+  expect(edited.body.why.risks).toEqual([]);
 
   // allowApprove off (the default): the id for a person, and the draft still waits.
   const held = await call(member, 'approveMessage', { messageId: draftId });
@@ -145,12 +161,29 @@ test('another tenant’s ids are not found, a viewer key cannot edit a draft, an
       how: `POST /messages/${draftId}/approve`,
     }),
   });
+  // Changing a campaign (its mode, its contacts) is a person's act too.
+  const campaign = await api.call('POST', '/campaigns', {
+    token: owner.token,
+    body: { organizationId: orgId, name: 'Handmatig', steps: [{ channel: 'email', delayDays: 0 }] },
+  });
+  expect(await call(member, 'patchCampaign', { campaignId: campaign.body.id, mode: 'auto' })).toMatchObject({
+    isError: false,
+    body: { action: 'person_required', id: campaign.body.id },
+  });
+  expect((await api.call('GET', `/campaigns/${campaign.body.id}`, { token: owner.token })).body.mode).toBe(campaign.body.mode);
+  // A path id that is not an id never becomes another path.
+  expect(await call(member, 'getCompany', { companyId: '..' })).toMatchObject({ isError: true, body: { status: 400 } });
   expect((await api.call('GET', `/messages/${draftId}`, { token: owner.token })).body.status).toBe('pending_approval');
 
   // Allowed: still only within the role (a viewer key is refused), then a member key approves.
   const allow = await api.call('PATCH', '/settings/mcp', { token: owner.token, body: { organizationId: orgId, allowApprove: true } });
   expect(allow.body).toEqual({ organization_id: orgId, allow_approve: true });
   expect(await call(viewer, 'approveMessage', { messageId: draftId })).toMatchObject({ isError: true, body: { status: 403 } });
+  // A key may not approve words of its own that no fact supports.
+  expect(await call(member, 'approveMessage', { messageId: draftId, body: 'Beste Pieter, de bouwsom is € 9 mln.' })).toMatchObject({
+    isError: true,
+    body: { status: 409 },
+  });
   expect(await call(member, 'approveMessage', { messageId: draftId })).toMatchObject({ isError: false, body: { id: draftId, status: 'approved' } });
   await api.call('PATCH', '/settings/mcp', { token: owner.token, body: { organizationId: orgId, allowApprove: false } });
 

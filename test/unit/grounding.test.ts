@@ -3,7 +3,7 @@ import type { DraftWriter } from '../../activities/draft-writer';
 import { renderDraftPrompt } from '../../activities/draft-writer';
 import type { DB } from '../../db/pool';
 import type { DraftInput, WrittenDraft } from '../../domain/outreach/draft';
-import { checkGrounding, draftEvidence, extractClaims, MAX_CHARS } from '../../domain/outreach/grounding';
+import { checkGrounding, draftEvidence, extractClaims, MAX_CHARS, risksAfterEdit } from '../../domain/outreach/grounding';
 import { writtenDraftStatus } from '../../domain/outreach/messages';
 
 const facts = [
@@ -217,4 +217,41 @@ describe('writeDraft with a model writer', () => {
   test('the known names come from the input', () => {
     expect(draftEvidence(input).known).toEqual(expect.arrayContaining(['Pieter de Vries', 'Woonstichting Eigen Haard', 'Anna Smit', 'Bouwplaatsbeveiliging']));
   });
+});
+
+describe('risksAfterEdit', () => {
+  const evidence = { facts: [{ claim: 'Aanvraag omgevingsvergunning: 48 woningen, bouwsom EUR 14,5 mln' }], known: ['Pieter Bakker'] };
+  const before = { subject: 'Uw project', body: 'Beste Pieter, uw plan voor 48 woningen viel ons op.' };
+
+  test('an edit that adds an invented claim gets it as a risk; other risks stay', () => {
+    const r = risksAfterEdit(['no_sourced_facts'], evidence, before, { subject: 'Uw project', body: `${before.body} Wij bouwden 120 woningen voor Heijmans.` });
+    expect(r.risks[0]).toBe('no_sourced_facts');
+    expect(r.unsupported).toEqual(expect.arrayContaining(['120']));
+    expect(r.risks.filter((x) => x.startsWith('unsupported_claim: '))).toHaveLength(r.unsupported.length);
+  });
+
+  test('an edit that keeps to the draft and its facts has no unsupported claim; a flagged claim edited out is no longer a risk', () => {
+    expect(risksAfterEdit([], evidence, before, { subject: 'Uw project', body: 'Beste Pieter, 48 woningen, EUR 14,5 mln: mooi plan.' }).risks).toEqual([]);
+    const flagged = ['unsupported_claim: 120'];
+    const withIt = { subject: null, body: 'Wij bouwden 120 woningen.' };
+    expect(risksAfterEdit(flagged, evidence, withIt, withIt).risks).toEqual(flagged);
+    expect(risksAfterEdit(flagged, evidence, withIt, { subject: null, body: 'Wij bouwen woningen.' }).risks).toEqual([]);
+  });
+});
+
+test('honest drafts in a model’s own style (a meeting tool, 24/7, a holiday, a signature’s job title) are not flagged; an invented name beside them is', () => {
+  const facts = [
+    { claim: 'Aanvraag omgevingsvergunning: nieuwbouw 48 woningen met warmtepompen aan de Catharijnesingel, Utrecht (aanvrager Bouwbedrijf Jansen B.V.)' },
+    { claim: 'Bouwsom EUR 14,5 mln' },
+  ];
+  const known = ['Pieter Bakker', 'Projectleider', 'Bouwbedrijf Jansen B.V.', 'Sanne de Verkoper'];
+  const honest = [
+    'Beste Pieter,\n\nIk zag dat Bouwbedrijf Jansen een vergunning heeft aangevraagd voor 48 woningen aan de Catharijnesingel in Utrecht. Zullen we volgende week een kort Teams-gesprek plannen?\n\nMet vriendelijke groet,\nSanne de Verkoper',
+    'Hi Pieter,\n\nCongratulations on the permit application for 48 homes in Utrecht. With a building budget of around EUR 14.5 million, the heat pump choice matters. We support contractors 24/7 during installation.\n\nBest regards,\nSanne',
+    'Geachte heer Bakker,\n\nGefeliciteerd met de aanvraag aan de Catharijnesingel. Heeft u in de week na Kerst tijd voor een kennismaking?\n\nVriendelijke groet,\nSanne de Verkoper\nAccount Manager',
+  ];
+  for (const body of honest) expect(checkGrounding({ subject: 'Uw project in Utrecht', body }, { facts, known }).unsupported).toEqual([]);
+  expect(checkGrounding({ subject: null, body: `${honest[0]}\nOok Van Wijnen werkt met ons via Teams.` }, { facts, known }).unsupported.join()).toMatch(
+    /Van Wijnen/,
+  );
 });

@@ -265,6 +265,7 @@ export const operations = [
   },
   {
     id: 'patchCampaign',
+    mcp: { act: 'person', read: 'getCampaign' },
     method: 'patch',
     path: '/campaigns/{campaignId}',
     tag: 'Campaigns',
@@ -276,6 +277,7 @@ export const operations = [
   },
   {
     id: 'addCampaignContacts',
+    mcp: { act: 'person', read: 'getCampaign' },
     method: 'post',
     path: '/campaigns/{campaignId}/contacts',
     tag: 'Campaigns',

@@ -209,6 +209,7 @@ export const operations = [
   },
   {
     id: 'removeSuppression',
+    mcp: 'hidden',
     method: 'delete',
     path: '/compliance/suppressions/{suppressionId}',
     tag: 'Compliance',
@@ -229,6 +230,7 @@ export const operations = [
   },
   {
     id: 'updateComplianceSettings',
+    mcp: 'hidden',
     method: 'patch',
     path: '/compliance/settings',
     tag: 'Compliance',

@@ -277,6 +277,7 @@ export const operations = [
   },
   {
     id: 'recordLawfulBasis',
+    mcp: { act: 'person', read: 'getContact' },
     method: 'put',
     path: '/contacts/{contactId}/lawful-basis',
     tag: 'Contacts',
@@ -312,6 +313,7 @@ export const operations = [
   },
   {
     id: 'eraseContact',
+    mcp: { act: 'person', read: 'getContact' },
     method: 'delete',
     path: '/contacts/{contactId}',
     tag: 'Contacts',

@@ -116,6 +116,7 @@ export const operations = [
   },
   {
     id: 'deleteDomain',
+    mcp: 'hidden',
     method: 'delete',
     path: '/domains/{domainId}',
     tag: 'Mailboxes',

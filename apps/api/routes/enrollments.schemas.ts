@@ -74,6 +74,7 @@ export const operations = [
   },
   {
     id: 'resumeEnrollment',
+    mcp: { act: 'person', read: 'getEnrollment' },
     method: 'post',
     path: '/enrollments/{enrollmentId}/resume',
     tag: 'Enrollments',

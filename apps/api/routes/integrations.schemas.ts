@@ -55,6 +55,7 @@ export const ROWS_MATCH: {
 export const operations = [
   {
     id: 'createIntegration',
+    mcp: 'hidden',
     method: 'post',
     path: '/integrations',
     tag: 'Integrations',

@@ -233,6 +233,7 @@ export const ROWS_MATCH: {
 export const operations = [
   {
     id: 'createMailbox',
+    mcp: 'hidden',
     method: 'post',
     path: '/mailboxes',
     tag: 'Mailboxes',
@@ -276,6 +277,7 @@ export const operations = [
   },
   {
     id: 'resumeMailbox',
+    mcp: 'hidden',
     method: 'post',
     path: '/mailboxes/{mailboxId}/resume',
     tag: 'Mailboxes',
@@ -287,6 +289,7 @@ export const operations = [
   },
   {
     id: 'updateMailbox',
+    mcp: 'hidden',
     method: 'patch',
     path: '/mailboxes/{mailboxId}',
     tag: 'Mailboxes',

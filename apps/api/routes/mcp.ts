@@ -19,7 +19,7 @@ export function mcpRoutes(_deps: ApiDeps): Router {
     const message = call.body;
     const local = req.socket.localAddress ?? '127.0.0.1';
     const host = local.startsWith('::ffff:') ? local.slice(7) : local.includes(':') ? `[${local}]` : local;
-    const caller = httpApiCaller(`http://${host}:${req.socket.localPort}`, req.headers.authorization ?? '', { 'x-request-id': `${req.id}-mcp` });
+    const caller = httpApiCaller(`http://${host}:${req.socket.localPort}`, req.headers.authorization ?? '', { 'x-request-id': `${req.id.slice(0, 120)}-mcp` });
     const server = createMcpServer(caller, { onToolCall: (tool, status) => req.log.info({ tool, status }, 'mcp tool call') });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // The answer is JSON whatever the client says it accepts (like every route here); the SDK would refuse a

@@ -164,6 +164,7 @@ export const operations = [
   },
   {
     id: 'completeMessage',
+    mcp: { act: 'person', read: 'getMessage' },
     method: 'post',
     path: '/messages/{messageId}/complete',
     tag: 'Messages',

@@ -4,6 +4,7 @@ import { getMessage, listMessagesJson, lockMessage, transitionMessage } from '..
 import { recordPromptEval } from '../../../db/queries/prompt-evals';
 import type { Tx } from '../../../db/tenancy';
 import { DRAFT_PROMPT_KEY } from '../../../domain/outreach/draft';
+import { risksAfterEdit, type GroundingDraft } from '../../../domain/outreach/grounding';
 import { MESSAGE_TRANSITIONS, type MessageAction } from '../../../domain/outreach/messages';
 import { readJsonWithRole, userOf, visibleOr404, withRecordRole } from '../access';
 import { conflict } from '../errors';
@@ -40,6 +41,29 @@ export function messageRoutes({ db, workflows }: ApiDeps): Router {
     return (await getMessage(tx, id))!;
   }
 
+  /**
+   * An edit's words checked against the draft's facts (domain/outreach/grounding.ts): its why.risks
+   * get the edit's unsupported claims, so the approval inbox shows them whoever edited.
+   */
+  async function regroundEdit(tx: Tx, id: string, before: GroundingDraft, after: GroundingDraft): Promise<string[]> {
+    const row = await tx
+      .selectFrom('messages')
+      .leftJoin('contacts', 'contacts.id', 'messages.contact_id')
+      .leftJoin('companies', 'companies.id', 'contacts.company_id')
+      .select(['messages.why', 'contacts.full_name', 'contacts.title', 'companies.name as company_name'])
+      .where('messages.id', '=', id)
+      .executeTakeFirstOrThrow();
+    const why = (row.why ?? {}) as { facts?: Array<{ claim: string }>; risks?: string[]; signal?: { title?: string } | null };
+    const known = [row.full_name, row.title, row.company_name, why.signal?.title].filter((k): k is string => typeof k === 'string' && k !== '');
+    const { risks, unsupported } = risksAfterEdit(why.risks ?? [], { facts: why.facts ?? [], known }, before, after);
+    await tx
+      .updateTable('messages')
+      .set({ why: sql`jsonb_set(coalesce(why, '{}'::jsonb), '{risks}', ${JSON.stringify(risks)}::jsonb)` })
+      .where('id', '=', id)
+      .execute();
+    return unsupported;
+  }
+
   /** After the decision committed: the sequence run reads it now; a draft outside any sequence is sent by its own run. */
   async function release(m: {
     organization_id: string;
@@ -74,6 +98,8 @@ export function messageRoutes({ db, workflows }: ApiDeps): Router {
       const m = await lockMessage(tx, id);
       if (!m || m.status !== 'pending_approval') throw conflict(`The message is ${m?.status ?? 'gone'}; only a message that is pending_approval can be edited`);
       const edited = body.body !== undefined && body.body !== m.body;
+      if (edited || (body.subject !== undefined && body.subject !== m.subject))
+        await regroundEdit(tx, id, { subject: m.subject, body: m.body ?? '' }, { subject: body.subject ?? m.subject, body: body.body ?? m.body ?? '' });
       await tx
         .updateTable('messages')
         .set({
@@ -94,6 +120,23 @@ export function messageRoutes({ db, workflows }: ApiDeps): Router {
     const body = call.body;
     const message = await withRecordRole(db, req, loader(id), call.role, async (tx) => {
       const edit: { case?: { original: string; sent: string; promptKey: string; promptVersion: string } } = {};
+      // Edited words are checked against the draft's facts. A machine client (an API key: an assistant, a
+      // script) may not approve words no fact supports; a person may, and the risks record it.
+      const current = body.body !== undefined || body.subject !== undefined ? await lockMessage(tx, id) : undefined;
+      if (
+        current &&
+        current.status === 'pending_approval' &&
+        ((body.body ?? current.body) !== current.body || (body.subject ?? current.subject) !== current.subject)
+      ) {
+        const unsupported = await regroundEdit(
+          tx,
+          id,
+          { subject: current.subject, body: current.body ?? '' },
+          { subject: body.subject ?? current.subject, body: body.body ?? current.body ?? '' },
+        );
+        if (unsupported.length && req.user?.apiKey)
+          throw conflict(`The edited words name what no fact of the draft supports (${unsupported.join('; ')}): a person approves them, or edit them out`);
+      }
       const approved = await decide(tx, id, 'approve', (m) => {
         const edited = body.body !== undefined && body.body !== m.body;
         // Every approved model draft is an eval case of the prompt (or template) that wrote it: one

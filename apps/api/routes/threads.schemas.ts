@@ -84,6 +84,7 @@ export const operations = [
   },
   {
     id: 'replyToThread',
+    mcp: { act: 'person', read: 'getThread' },
     method: 'post',
     path: '/threads/{threadId}/reply',
     tag: 'Threads',

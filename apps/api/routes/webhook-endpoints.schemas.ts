@@ -159,6 +159,7 @@ export const operations = [
   },
   {
     id: 'updateWebhookEndpoint',
+    mcp: 'hidden',
     method: 'patch',
     path: '/webhook-endpoints/{endpointId}',
     tag: 'Webhooks',
@@ -169,6 +170,7 @@ export const operations = [
   },
   {
     id: 'deleteWebhookEndpoint',
+    mcp: 'hidden',
     method: 'delete',
     path: '/webhook-endpoints/{endpointId}',
     tag: 'Webhooks',
@@ -192,6 +194,7 @@ export const operations = [
   },
   {
     id: 'testWebhookEndpoint',
+    mcp: 'hidden',
     method: 'post',
     path: '/webhook-endpoints/{endpointId}/test',
     tag: 'Webhooks',
@@ -213,6 +216,7 @@ export const operations = [
   },
   {
     id: 'retryWebhookDelivery',
+    mcp: 'hidden',
     method: 'post',
     path: '/webhook-deliveries/{deliveryId}/retry',
     tag: 'Webhooks',
