@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -27,7 +28,7 @@ export interface ApiAnswer {
 
 /** One request to the API as the caller. */
 export interface ApiCaller {
-  request(method: string, pathAndQuery: string, body?: unknown): Promise<ApiAnswer>;
+  request(method: string, pathAndQuery: string, body?: unknown, headers?: Record<string, string>): Promise<ApiAnswer>;
 }
 
 /** The largest API answer an assistant is given, in bytes (a list at its limit is below; narrow it with limit). */
@@ -43,10 +44,16 @@ const CALL_TIMEOUT_MS = 120_000;
 export function httpApiCaller(baseUrl: string, authorization: string, headers: Record<string, string> = {}): ApiCaller {
   const base = baseUrl.replace(/\/$/, '');
   return {
-    async request(method, pathAndQuery, body) {
+    async request(method, pathAndQuery, body, extra = {}) {
       const res = await fetch(base + pathAndQuery, {
         method,
-        headers: { authorization, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        headers: {
+          authorization,
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+          ...extra,
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
       });
@@ -103,6 +110,25 @@ function resourceRequest(uri: string): string | null {
   const signal = /^outreach:\/\/signals\/([^/]+)$/.exec(uri);
   if (signal && UUID.test(signal[1]!)) return `/signals/${signal[1]}`;
   return null;
+}
+
+/** How long the same tool call with the same arguments counts as one (an assistant's retry of a call it lost). */
+const SAME_CALL_WINDOW_MS = 10 * 60_000;
+
+/**
+ * The Idempotency-Key of a POST tool call: the tool and its arguments within a ten-minute window, so an
+ * assistant that tries a call again (its answer lost, the API slow) gets the first call's answer
+ * instead of doing it twice. The API keeps keys per caller.
+ */
+export function sameCallKey(tool: string, args: Record<string, unknown>, now = Date.now()): string {
+  const canonical = JSON.stringify(
+    Object.keys(args)
+      .sort()
+      .map((k) => [k, args[k]]),
+  );
+  return `mcp-${createHash('sha256')
+    .update(`${tool}\n${canonical}\n${Math.floor(now / SAME_CALL_WINDOW_MS)}`)
+    .digest('hex')}`;
 }
 
 function answer(body: unknown, isError = false): CallToolResult {
@@ -200,7 +226,8 @@ export function createMcpServer(caller: ApiCaller, options: McpServerOptions = {
     }
     let res: ApiAnswer;
     try {
-      res = await caller.request(tool.operation.method.toUpperCase(), made.path, made.body);
+      const method = tool.operation.method.toUpperCase();
+      res = await caller.request(method, made.path, made.body, method === 'POST' ? { 'idempotency-key': sameCallKey(tool.name, args) } : {});
     } catch (err) {
       options.onToolCall?.(tool.name, 0);
       return answer(

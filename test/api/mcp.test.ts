@@ -119,6 +119,13 @@ test('over streamable HTTP the tools are the API’s operations, and their answe
   expect(bad).toMatchObject({ isError: true, body: { status: 400, code: 'VALIDATION_FAILED' } });
   expect(await call(client, 'getCompany', {})).toMatchObject({ isError: true, body: { status: 400 } });
 
+  // The same call again (an assistant retrying a call whose answer it lost) is done once.
+  const made = await call(client, 'createCompany', { organizationId: orgId, name: 'Eenmalig B.V.' });
+  expect(made.isError).toBe(false);
+  expect(await call(client, 'createCompany', { organizationId: orgId, name: 'Eenmalig B.V.' })).toEqual(made);
+  const all = (await api.call('GET', `/companies?organizationId=${orgId}`, { token: owner.token })).body as Array<{ name: string }>;
+  expect(all.filter((c) => c.name === 'Eenmalig B.V.')).toHaveLength(1);
+
   // A resource: the approval inbox.
   const resource = await client.readResource({ uri: `outreach://organizations/${orgId}/approval-inbox` });
   expect(JSON.parse((resource.contents[0] as { text: string }).text)).toEqual(inbox.body);
