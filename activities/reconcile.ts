@@ -4,6 +4,7 @@ import { unsyncedCrmOutcomeIds, unsyncedCrmOutcomes } from '../db/queries/opport
 import { crmIntegrationLink } from '../db/queries/integrations';
 import { outcomeSyncsToCrm } from '../domain/crm/opportunity-stage';
 import { asOrganization } from '../db/tenancy';
+import { enrichingCompanies, stuckEnrichmentIds } from '../db/queries/enrichment';
 import type { DB } from '../db/pool';
 
 export interface StuckSignal {
@@ -11,6 +12,12 @@ export interface StuckSignal {
   sourceId: string;
   signalId: string;
   status: string;
+}
+
+/** A company left enriching (reconcile/signals starts its enrichment again, or finds it running). */
+export interface StuckEnrichment {
+  organizationId: string;
+  companyId: string;
 }
 
 /** A running enrollment and where its sequence run would start again (reconcile/outreach). */
@@ -53,6 +60,16 @@ export function createReconcileActivities(deps: { db: DB }) {
       for (const [organizationId, signalIds] of byOrganization(ids, (r) => r.signal_id)) {
         const rows = await asOrganization(deps.db, organizationId, (tx) => unfinishedSignals(tx, signalIds));
         for (const r of rows) stuck.push({ organizationId: r.organization_id, sourceId: r.source_id, signalId: r.id, status: r.status });
+      }
+      return stuck;
+    },
+
+    async findStuckEnrichments(input: { stuckAfterSeconds: number; limit: number }): Promise<StuckEnrichment[]> {
+      const ids = await stuckEnrichmentIds(deps.db, input.stuckAfterSeconds, input.limit);
+      const stuck: StuckEnrichment[] = [];
+      for (const [organizationId, companyIds] of byOrganization(ids, (r) => r.company_id)) {
+        const rows = await asOrganization(deps.db, organizationId, (tx) => enrichingCompanies(tx, companyIds));
+        for (const r of rows) stuck.push({ organizationId: r.organization_id, companyId: r.id });
       }
       return stuck;
     },

@@ -18,7 +18,7 @@ import { OpenAiCompatibleDraftWriter } from '../activities/draft-writer';
 import { allowPrivateDestinations } from '../activities/providers/destination';
 import type { OutreachBrief } from '../domain/outreach/brief';
 import type { DraftInput } from '../domain/outreach/draft';
-import { checkGrounding, draftEvidence, normaliseWord } from '../domain/outreach/grounding';
+import { checkGrounding, draftEvidence, MAX_CHARS, normaliseWord } from '../domain/outreach/grounding';
 import { startChatServer } from '../test/helpers/chat-server';
 
 const arg = (name: string, fallback: number) => {
@@ -477,6 +477,21 @@ async function main() {
   console.log(`honest drafts flagged: ${flagged} / ${honest} (${pct(flagged, honest)} %)   target <= 2 %   ${flagged <= 0.02 * honest ? 'OK' : 'MISSED'}`);
   console.log(`flagged drafts written again with avoid: ${retried}, clean after the retry: ${cleanAfterRetry}`);
   console.log(`check time: ${(checkMs / (N + retried)).toFixed(3)} ms per draft`);
+  // Hostile text at the input's bound (MAX_CHARS), as draft and as every piece of evidence: what the
+  // linear scan and the once-per-distinct-claim lookups cost at worst, beside a draft's own check.
+  const hostile: Record<string, string> = {
+    'digits and commas': '1,'.repeat(MAX_CHARS),
+    'one capital word repeated': 'A '.repeat(MAX_CHARS),
+    'particles repeated': 'Van '.repeat(MAX_CHARS),
+    'dates glued': '12-'.repeat(MAX_CHARS),
+    'company suffixes glued': 'B.V.'.repeat(MAX_CHARS),
+    'distinct names': Array.from({ length: 2000 }, (_, i) => `Naam${i} Achter${i}`).join(' en '),
+  };
+  for (const [what, text] of Object.entries(hostile)) {
+    const t0 = performance.now();
+    checkGrounding({ subject: text, body: text }, { facts: [{ claim: text }], sources: [text], known: [text] });
+    console.log(`hostile input (${what}, ${MAX_CHARS} characters read): ${(performance.now() - t0).toFixed(1)} ms`);
+  }
   if (process.argv.includes('--verbose')) {
     for (const m of misses) console.log(`miss: ${m}`);
     for (const f of falsePositives) console.log(`false positive: ${f}`);

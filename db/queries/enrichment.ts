@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { DB as Database } from '../database';
 import type { Tx } from '../tenancy';
 import type { EnrichmentStopAt } from '../../domain/contacts/email-verification';
 import { writeAudit } from './audit';
@@ -106,6 +107,22 @@ export async function startEnrichmentRun(
     .returning('id')
     .executeTakeFirst();
   if (inserted) {
+    // One enrichment workflow runs per company at a time (its workflow id): a run still `running` here
+    // belongs to a workflow run that ended without finishing it.
+    const abandoned = tx
+      .selectFrom('enrichment_runs')
+      .select('id')
+      .where('organization_id', '=', r.organizationId)
+      .where('company_id', '=', r.companyId)
+      .where('status', '=', 'running')
+      .where('id', '<>', inserted.id);
+    await tx
+      .updateTable('enrichment_run_steps')
+      .set({ status: 'failed', error: 'the run ended without finishing this step', finished_at: sql`now()` })
+      .where('run_id', 'in', abandoned)
+      .where('status', 'in', ['pending', 'running'])
+      .execute();
+    await tx.updateTable('enrichment_runs').set({ status: 'failed', finished_at: sql`now()` }).where('id', 'in', abandoned).execute();
     if (r.steps.length)
       await tx
         .insertInto('enrichment_run_steps')
@@ -281,4 +298,16 @@ export async function listEnrichmentRuns(tx: Tx, companyId: string, limit: numbe
     ...r,
     steps: steps.filter((s) => s.run_id === r.id).map(({ run_id: _run, ...s }) => s),
   }));
+}
+
+/** Companies left enriching longer than olderThanSeconds, in every organization (ids only: app.stuck_enrichments). */
+export async function stuckEnrichmentIds(db: Kysely<Database>, olderThanSeconds: number, limit: number) {
+  const rows = await sql<{ organization_id: string; company_id: string }>`
+    SELECT organization_id, company_id FROM app.stuck_enrichments(${olderThanSeconds}::int, ${limit}::int)`.execute(db);
+  return rows.rows;
+}
+
+/** The ones among these companies still enriching, read as their organization (RLS). */
+export function enrichingCompanies(tx: Tx, ids: string[]) {
+  return tx.selectFrom('companies').select(['id', 'organization_id']).where('id', 'in', ids).where('enrichment_status', '=', 'running').execute();
 }

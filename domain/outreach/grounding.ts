@@ -519,16 +519,17 @@ function extract(text: string): Extracted {
   const nameTexts: string[] = [];
   let run: Token[] = [];
   const flush = () => {
-    let words = run;
+    const all = run;
     run = [];
-    // Leave off what is no name at the edges: particles at the end, greetings and pronouns at either end.
-    const edge = (w: Token) => INNER_ONLY.has(w.text.toLowerCase()) || notName(w.text) || !w.cap;
-    let startsSentence = words[0]?.start ?? false;
-    while (words.length && edge(words[0]!) && !COMPANY_SUFFIXES.has(normaliseWord(words[0]!.text))) {
-      words = words.slice(1);
-      startsSentence = false;
-    }
-    while (words.length && edge(words[words.length - 1]!) && !COMPANY_SUFFIXES.has(normaliseWord(words[words.length - 1]!.text))) words = words.slice(0, -1);
+    // Leave off what is no name at the edges: particles at the end, greetings and pronouns at either end
+    // (by index, then one slice: a long run of such words costs its length, not its square).
+    const edge = (w: Token) => (INNER_ONLY.has(w.text.toLowerCase()) || notName(w.text) || !w.cap) && !COMPANY_SUFFIXES.has(normaliseWord(w.text));
+    let lo = 0;
+    let hi = all.length;
+    while (lo < hi && edge(all[lo]!)) lo++;
+    while (hi > lo && edge(all[hi - 1]!)) hi--;
+    const words = all.slice(lo, hi);
+    const startsSentence = lo === 0 && (all[0]?.start ?? false);
     const capitalised = words.filter((w) => w.cap && !notName(w.text) && !PARTICLES.has(w.text.toLowerCase()));
     if (capitalised.length === 0) return;
     // One capitalised word starting a sentence is any word, unless a capital inside marks it a name
@@ -685,10 +686,13 @@ export function checkGrounding(draft: GroundingDraft, evidence: GroundingEvidenc
   const claims = extract(text);
   const s = support([...evidence.facts.map((f) => f.claim), ...(evidence.sources ?? []), ...(evidence.known ?? [])]);
   const unsupported: string[] = [];
-  for (const n of claims.numbers) if (!numberSupported(n, s)) unsupported.push(n.text);
-  for (const d of claims.dates) if (!dateSupported(d, s)) unsupported.push(d.text);
+  // Each distinct claim is looked up once: a text that repeats one claim costs what the claim costs.
+  const seen = new Set<string>();
+  const first = (key: string) => !seen.has(key) && !!seen.add(key);
+  for (const n of claims.numbers) if (first(`n:${n.text}:${JSON.stringify(n.values)}:${n.hedged}`) && !numberSupported(n, s)) unsupported.push(n.text);
+  for (const d of claims.dates) if (first(`d:${d.text}:${JSON.stringify(d.keys)}`) && !dateSupported(d, s)) unsupported.push(d.text);
   claims.names.forEach((name, i) => {
-    if (!nameSupported(name, s)) unsupported.push(claims.nameTexts[i]!);
+    if (first(`w:${name.start}:${name.words.join(' ')}`) && !nameSupported(name, s)) unsupported.push(claims.nameTexts[i]!);
   });
   return { unsupported: [...new Set(unsupported)] };
 }

@@ -337,3 +337,34 @@ test('the enrichment settings: only the organization’s own enrichment integrat
   expectProblem(await api.call('GET', `/companies/${c.body.id}/enrichment-runs`, { token: other.owner.token }), 404, 'NOT_FOUND');
   expectProblem(await api.call('GET', `/companies/${c.body.id}/enrichment-runs?limit=500`, { token: owner.token }), 400, 'VALIDATION_FAILED');
 });
+
+test('a company left enriching by a workflow that ended is enriched again by the reconcile, and the run it left is closed', async () => {
+  const { owner, orgId } = await newOrganization(api, 'Verloren B.V.');
+  const c = await companyWithPeople(owner, orgId, 'Verloren Bouw B.V.', 'verloren.nl', []);
+  // As a terminated workflow leaves it: the company running for an hour, its run and step never finished.
+  await owners.query(`UPDATE companies SET enrichment_status = 'running', updated_at = now() - interval '1 hour' WHERE id = $1`, [c.id]);
+  const lost = await owners.query<{ id: string }>(
+    `INSERT INTO enrichment_runs (organization_id, company_id, workflow_run_id, stop_at) VALUES ($1, $2, 'a-lost-run', 'valid') RETURNING id`,
+    [orgId, c.id],
+  );
+  await owners.query(`INSERT INTO enrichment_run_steps (run_id, organization_id, position, provider, status) VALUES ($1, $2, 0, 'website', 'running')`, [
+    lost.rows[0]!.id,
+    orgId,
+  ]);
+
+  const reconciled = await api.temporal.workflow.execute('reconcileSignalsWorkflow', {
+    taskQueue: testEnv('TEMPORAL_TASK_QUEUE'),
+    workflowId: `reconcile/test-enrichments-${randomUUID()}`,
+    args: [{ stuckAfterSeconds: 300, retryInitialIntervalMs: 200 }],
+  });
+  // The scheduled reconcile may have started it first: then this run finds it running.
+  expect([...reconciled.enrichments.started, ...reconciled.enrichments.running]).toContain(c.id);
+  const result = await resultWithin<EnrichCompanyResult>(api.temporal.workflow.getHandle(`company/${c.id}/enrich`), 60_000);
+  expect(result.status).toBe('done');
+  const runs = await runsOf(owner, c.id);
+  expect(runs.map((r) => [r.status, r.steps.map((s) => [s.status, s.error])])).toEqual([
+    ['done', [['done', null]]],
+    ['failed', [['failed', 'the run ended without finishing this step']]],
+  ]);
+  expect((await api.call('GET', `/companies/${c.id}`, { token: owner.token })).body.enrichment_status).toBe('done');
+});

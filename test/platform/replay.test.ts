@@ -55,6 +55,7 @@ test('every recorded history replays against the current workflow code', async (
     'process-signal-resumed',
     'reconcile-outreach',
     'reconcile-signals',
+    'reconcile-signals-before-enrichments',
     'send-message',
     'send-message-before-first-check',
     'send-message-rechecked',

