@@ -122,7 +122,11 @@ export async function startEnrichmentRun(
       .where('run_id', 'in', abandoned)
       .where('status', 'in', ['pending', 'running'])
       .execute();
-    await tx.updateTable('enrichment_runs').set({ status: 'failed', finished_at: sql`now()` }).where('id', 'in', abandoned).execute();
+    await tx
+      .updateTable('enrichment_runs')
+      .set({ status: 'failed', finished_at: sql`now()` })
+      .where('id', 'in', abandoned)
+      .execute();
     if (r.steps.length)
       await tx
         .insertInto('enrichment_run_steps')
