@@ -13,7 +13,8 @@
  * afterwards. The dev server keeps history in memory; the production server (built once with Go,
  * cached in ~/.cache/outreach-signal) gets two fresh databases on the same PostgreSQL, dropped after.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { startProcess, stop } from './processes';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -79,28 +80,6 @@ async function seed(ownerUrl: string, n: number): Promise<{ mailboxId: string; c
   } finally {
     await pool.end();
   }
-}
-
-function startProcess(name: string, script: string, env: NodeJS.ProcessEnv, ready: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const onData = (b: Buffer) => {
-      output = (output + b.toString()).slice(-4000);
-      if (output.includes(ready)) resolve(child);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${name} exited (${code}):\n${output}`)));
-  });
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 }
 
 async function main(): Promise<void> {

@@ -26,7 +26,9 @@
  * worker's DNS is a local server that answers an MX for every made-up domain, so a personal address
  * checks `valid` and info@ `risky`; the providers queue's rate limit is raised so it does not set the pace.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { seededRandom } from './stats';
+import { startProcess, stop } from './processes';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -54,17 +56,7 @@ const FIRST = ['Jan', 'Sanne', 'Pieter', 'Eva', 'Daan', 'Lotte', 'Thijs', 'Fleur
 const LAST = ['de Vries', 'Jansen', 'Bakker', 'Visser', 'Smit', 'Meijer', 'de Boer', 'Mulder', 'Bos', 'Vos', 'Peters', 'Hendriks', 'Dekker', 'Brouwer'];
 const TRADE = ['Bouw', 'Installatie', 'Techniek', 'Dakwerken', 'Schilders', 'Elektro', 'Klimaat', 'Infra'];
 
-/** mulberry32: a small seeded generator, so the same seed gives the same companies. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seededRandom;
 
 interface Person {
   fullName: string;
@@ -118,28 +110,6 @@ function siteHtml(f: Fixture): string {
       ? { '@context': 'https://schema.org', '@type': 'Organization', name: f.name, email: `info@${f.domain}` }
       : null;
   return `<html><head><title>${f.name}</title>${ld ? `<script type="application/ld+json">${JSON.stringify(ld)}</script>` : ''}</head><body><h1>${f.name}</h1><p>Wij bouwen en installeren in de regio.</p></body></html>`;
-}
-
-function startProcess(name: string, script: string, env: NodeJS.ProcessEnv, ready: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const onData = (b: Buffer) => {
-      output = (output + b.toString()).slice(-4000);
-      if (output.includes(ready)) resolve(child);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${name} exited (${code}):\n${output}`)));
-  });
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 }
 
 /** Runs `work` over 0..n-1 with `c` at once. */

@@ -14,6 +14,7 @@
  *
  * Options: --n (500), --rate (0.3), --seed (7).
  */
+import { seededRandom } from './stats';
 import { OpenAiCompatibleDraftWriter } from '../activities/draft-writer';
 import { allowPrivateDestinations } from '../activities/providers/destination';
 import type { OutreachBrief } from '../domain/outreach/brief';
@@ -29,17 +30,7 @@ const N = arg('n', 500);
 const RATE = arg('rate', 0.3);
 const SEED = arg('seed', 7);
 
-/** mulberry32: the same cases every run for a seed. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seededRandom;
 let rand = rng(SEED);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
 const int = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
