@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -24,6 +24,8 @@ import { mcpTools, type ToolDefinition } from './tools';
 export interface ApiAnswer {
   status: number;
   body: unknown;
+  /** The API answered a repeat of an earlier call with that call's answer (Idempotent-Replayed). */
+  replayed?: boolean;
 }
 
 /** One request to the API as the caller. */
@@ -66,7 +68,7 @@ export function httpApiCaller(baseUrl: string, authorization: string, headers: R
       } catch {
         // not JSON (an empty 204, a page): passed on as text
       }
-      return { status: res.status, body: parsed };
+      return { status: res.status, body: parsed, replayed: res.headers.get('idempotent-replayed') === 'true' };
     },
   };
 }
@@ -112,13 +114,17 @@ function resourceRequest(uri: string): string | null {
   return null;
 }
 
-/** How long the same tool call with the same arguments counts as one (an assistant's retry of a call it lost). */
-const SAME_CALL_WINDOW_MS = 10 * 60_000;
+/**
+ * How long the same tool call with the same arguments counts as one (an assistant's retry of a call it
+ * lost). Windows start on the hour: a retry that crosses one acts again (about one retry in thirty at
+ * the 120 s timeout), which no key the client does not send can avoid.
+ */
+const SAME_CALL_WINDOW_MS = 60 * 60_000;
 
 /**
- * The Idempotency-Key of a POST tool call: the tool and its arguments within a ten-minute window, so an
+ * The Idempotency-Key of a POST tool call: the tool and its arguments within an hour's window, so an
  * assistant that tries a call again (its answer lost, the API slow) gets the first call's answer
- * instead of doing it twice. The API keeps keys per caller.
+ * instead of doing it twice; the answer says so. The API keeps keys per caller.
  */
 export function sameCallKey(tool: string, args: Record<string, unknown>, now = Date.now()): string {
   const canonical = JSON.stringify(
@@ -227,7 +233,12 @@ export function createMcpServer(caller: ApiCaller, options: McpServerOptions = {
     let res: ApiAnswer;
     try {
       const method = tool.operation.method.toUpperCase();
-      res = await caller.request(method, made.path, made.body, method === 'POST' ? { 'idempotency-key': sameCallKey(tool.name, args) } : {});
+      const key = method === 'POST' ? sameCallKey(tool.name, args) : null;
+      res = await caller.request(method, made.path, made.body, key ? { 'idempotency-key': key } : {});
+      // A refusal (4xx) changed nothing, so the same call made again after what refused it changed (an
+      // edit, a setting) is sent anew rather than answered with the old refusal.
+      if (key && res.replayed && res.status >= 400 && res.status < 500)
+        res = await caller.request(method, made.path, made.body, { 'idempotency-key': `${key}-${randomUUID()}` });
     } catch (err) {
       options.onToolCall?.(tool.name, 0);
       return answer(
@@ -239,7 +250,13 @@ export function createMcpServer(caller: ApiCaller, options: McpServerOptions = {
       );
     }
     options.onToolCall?.(tool.name, res.status);
-    return answer(res.status === 204 ? { done: true } : res.body, res.status >= 400);
+    const result = answer(res.status === 204 ? { done: true } : res.body, res.status >= 400);
+    if (res.replayed)
+      result.content.push({
+        type: 'text',
+        text: 'This is the answer to the same call with the same arguments made earlier this hour: nothing was done again. Change an argument to act anew.',
+      });
+    return result;
   });
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [] }));

@@ -13,7 +13,7 @@
 import type { DraftInput } from './draft';
 
 /** How much of a draft (subject and body) and of the evidence is read at most. */
-export const MAX_CHARS = 20_000;
+export const MAX_CHARS = 25_000;
 
 export interface GroundingDraft {
   subject: string | null;

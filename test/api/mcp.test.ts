@@ -191,6 +191,10 @@ test('another tenant’s ids are not found, a viewer key cannot edit a draft, an
     isError: true,
     body: { status: 409 },
   });
+  // Nor a draft that carries such words already: edit first, approve second.
+  await call(member, 'editMessage', { messageId: draftId, body: 'Beste Pieter, de bouwsom is € 9 mln.' });
+  expect(await call(member, 'approveMessage', { messageId: draftId })).toMatchObject({ isError: true, body: { status: 409 } });
+  await call(member, 'editMessage', { messageId: draftId, body: 'Beste Pieter,' });
   expect(await call(member, 'approveMessage', { messageId: draftId })).toMatchObject({ isError: false, body: { id: draftId, status: 'approved' } });
   await api.call('PATCH', '/settings/mcp', { token: owner.token, body: { organizationId: orgId, allowApprove: false } });
 

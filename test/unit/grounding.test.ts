@@ -255,3 +255,10 @@ test('honest drafts in a model’s own style (a meeting tool, 24/7, a holiday, a
     /Van Wijnen/,
   );
 });
+
+test('a subject and a body at their limits are read to the end', () => {
+  const subject = 'Uw project '.repeat(18);
+  const body = `${'Goed plan. '.repeat(1800)}Wij bouwden 37 woningen voor Heijmans Vastgoed.`;
+  expect(subject.length + body.length).toBeGreaterThan(20_000);
+  expect(checkGrounding({ subject, body }, { facts: [], known: [] }).unsupported).toEqual(expect.arrayContaining(['37', 'Heijmans Vastgoed']));
+});

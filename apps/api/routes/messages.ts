@@ -4,7 +4,7 @@ import { getMessage, listMessagesJson, lockMessage, transitionMessage } from '..
 import { recordPromptEval } from '../../../db/queries/prompt-evals';
 import type { Tx } from '../../../db/tenancy';
 import { DRAFT_PROMPT_KEY } from '../../../domain/outreach/draft';
-import { risksAfterEdit, type GroundingDraft } from '../../../domain/outreach/grounding';
+import { risksAfterEdit, UNSUPPORTED_CLAIM_RISK, type GroundingDraft } from '../../../domain/outreach/grounding';
 import { MESSAGE_TRANSITIONS, type MessageAction } from '../../../domain/outreach/messages';
 import { readJsonWithRole, userOf, visibleOr404, withRecordRole } from '../access';
 import { conflict } from '../errors';
@@ -136,6 +136,12 @@ export function messageRoutes({ db, workflows }: ApiDeps): Router {
         );
         if (unsupported.length && req.user?.apiKey)
           throw conflict(`The edited words name what no fact of the draft supports (${unsupported.join('; ')}): a person approves them, or edit them out`);
+      }
+      // Nor a draft whose words carry such claims already (the writer's, or an earlier edit's).
+      if (req.user?.apiKey) {
+        const risks = await tx.selectFrom('messages').select(sql<string[] | null>`why -> 'risks'`.as('risks')).where('id', '=', id).executeTakeFirst();
+        const flagged = (Array.isArray(risks?.risks) ? risks.risks : []).filter((r) => typeof r === 'string' && r.startsWith(`${UNSUPPORTED_CLAIM_RISK}:`));
+        if (flagged.length) throw conflict(`The draft names what no fact supports (${flagged.join('; ')}): a person approves it, or edit it out`);
       }
       const approved = await decide(tx, id, 'approve', (m) => {
         const edited = body.body !== undefined && body.body !== m.body;
