@@ -139,7 +139,11 @@ export function messageRoutes({ db, workflows }: ApiDeps): Router {
       }
       // Nor a draft whose words carry such claims already (the writer's, or an earlier edit's).
       if (req.user?.apiKey) {
-        const risks = await tx.selectFrom('messages').select(sql<string[] | null>`why -> 'risks'`.as('risks')).where('id', '=', id).executeTakeFirst();
+        const risks = await tx
+          .selectFrom('messages')
+          .select(sql<string[] | null>`why -> 'risks'`.as('risks'))
+          .where('id', '=', id)
+          .executeTakeFirst();
         const flagged = (Array.isArray(risks?.risks) ? risks.risks : []).filter((r) => typeof r === 'string' && r.startsWith(`${UNSUPPORTED_CLAIM_RISK}:`));
         if (flagged.length) throw conflict(`The draft names what no fact supports (${flagged.join('; ')}): a person approves it, or edit it out`);
       }
