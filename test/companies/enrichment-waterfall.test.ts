@@ -13,7 +13,8 @@ import { resultWithin } from '../helpers/workflow-result';
 import type { TestUser } from '../helpers/tokens';
 import type { EnrichCompanyResult } from '../../workflows/enrich-company';
 
-jest.setTimeout(120_000);
+// Each run may wait out a loaded machine (a Temporal timer once took over a minute to fire in a full run).
+jest.setTimeout(300_000);
 
 /**
  * The enrichment waterfall through the real worker: the company's website, then the organization's
@@ -114,7 +115,7 @@ async function companyWithPeople(owner: TestUser, orgId: string, name: string, d
 async function enrich(owner: TestUser, companyId: string): Promise<EnrichCompanyResult> {
   const res = await api.call('POST', `/companies/${companyId}/enrich`, { token: owner.token, body: {} });
   expect(res.status).toBe(202);
-  return resultWithin<EnrichCompanyResult>(api.temporal.workflow.getHandle(`company/${companyId}/enrich`), 60_000);
+  return resultWithin<EnrichCompanyResult>(api.temporal.workflow.getHandle(`company/${companyId}/enrich`), 120_000);
 }
 
 async function runsOf(owner: TestUser, companyId: string): Promise<Schema<'EnrichmentRun'>[]> {
