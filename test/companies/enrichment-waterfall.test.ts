@@ -13,7 +13,7 @@ import { resultWithin } from '../helpers/workflow-result';
 import type { TestUser } from '../helpers/tokens';
 import type { EnrichCompanyResult } from '../../workflows/enrich-company';
 
-// Each run may wait out a loaded machine (a Temporal timer once took over a minute to fire in a full run).
+// Each run waits out a loaded machine, where a Temporal timer may fire a minute late.
 jest.setTimeout(300_000);
 
 /**
