@@ -13,9 +13,9 @@
  * afterwards. The dev server keeps history in memory; the production server (built once with Go,
  * cached in ~/.cache/outreach-signal) gets two fresh databases on the same PostgreSQL, dropped after.
  */
-import { startProcess, stop } from './processes';
+import { startBenchApi, startProcess, stop } from './processes';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -26,7 +26,6 @@ import { freeLoopbackPort } from '../apps/shared/ports';
 import { temporalConnectionOptions } from '../apps/shared/temporal-connection';
 import { dropDatabase, ensureDatabase, migrate } from '../db/migrator';
 import { API_DB_ROLE, WORKER_DB_ROLE } from '../db/roles';
-import { DEV_AUDIENCE, devIssuer, loadOrCreateDevKey, serveJwks, signDevToken } from '../scripts/lib/dev-identity';
 import { startDatabase } from '../scripts/lib/postgres';
 import { resolveTemporalServer, startTemporalProductionServer } from '../scripts/lib/temporal-production-server';
 import { loadTemporalDevConfig, resolveTemporalCli, startTemporalDevServer } from '../scripts/lib/temporal-server';
@@ -140,30 +139,20 @@ async function main(): Promise<void> {
     const idle = rssOf(worker.pid!);
 
     // The API, as `npm run dev:api` runs it, with a development identity provider.
-    const keyDir = mkdtempSync(path.join(os.tmpdir(), 'outreach-bench-idp-'));
-    const { publicJwk, privateJwk } = await loadOrCreateDevKey(keyDir);
-    const jwks = await serveJwks(0, [publicJwk]);
-    cleanups.push(() => new Promise((r) => jwks.close(r)));
-    const issuer = devIssuer((jwks.address() as { port: number }).port);
-    const port = await freeLoopbackPort();
-    const api = await startProcess(
-      'api',
-      path.resolve(__dirname, '../apps/api/main.ts'),
-      {
+    const {
+      child: api,
+      base,
+      token,
+    } = await startBenchApi({
+      env: {
         ...common,
-        LOG_LEVEL: 'info', // the API says 'api listening' at info
-        PORT: String(port),
         API_DATABASE_URL: withRole(ownerUrl, API_DB_ROLE, db.appPassword),
-        AUTH_MODE: 'jwks',
-        AUTH_JWKS_URL: `${issuer}/.well-known/jwks.json`,
-        AUTH_ISSUER: issuer,
-        AUTH_AUDIENCE: DEV_AUDIENCE,
+        LOG_LEVEL: 'info',
       },
-      'api listening',
-    );
+      userId: USER,
+      cleanups,
+    });
     children.push(api);
-    const base = `http://127.0.0.1:${port}`;
-    const token = await signDevToken({ privateJwk, issuer, audience: DEV_AUDIENCE, userId: USER, expiresIn: '2h' });
     const call = async (method: string, url: string, body?: unknown) => {
       for (let i = 0; ; i++) {
         try {

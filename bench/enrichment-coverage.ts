@@ -27,9 +27,8 @@
  * checks `valid` and info@ `risky`; the providers queue's rate limit is raised so it does not set the pace.
  */
 import { seededRandom } from './stats';
-import { startProcess, stop } from './processes';
+import { startBenchApi, startProcess, stop } from './processes';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -38,7 +37,6 @@ import { withRole } from '../apps/shared/config';
 import { freeLoopbackPort } from '../apps/shared/ports';
 import { dropDatabase, ensureDatabase, migrate } from '../db/migrator';
 import { API_DB_ROLE, WORKER_DB_ROLE } from '../db/roles';
-import { DEV_AUDIENCE, devIssuer, loadOrCreateDevKey, serveJwks, signDevToken } from '../scripts/lib/dev-identity';
 import { startDnsServer } from '../scripts/lib/dns-server';
 import { startDatabase } from '../scripts/lib/postgres';
 import { loadTemporalDevConfig, resolveTemporalCli, startTemporalDevServer } from '../scripts/lib/temporal-server';
@@ -270,33 +268,23 @@ async function main(): Promise<void> {
     );
     children.push(worker);
 
-    const keyDir = mkdtempSync(path.join(os.tmpdir(), 'outreach-bench-idp-'));
-    const { publicJwk, privateJwk } = await loadOrCreateDevKey(keyDir);
-    const jwks = await serveJwks(0, [publicJwk]);
-    cleanups.push(() => new Promise((r) => jwks.close(r)));
-    const issuer = devIssuer((jwks.address() as { port: number }).port);
-    const port = await freeLoopbackPort();
-    const api = await startProcess(
-      'api',
-      path.resolve(__dirname, '../apps/api/main.ts'),
-      {
+    const {
+      child: api,
+      base,
+      token,
+    } = await startBenchApi({
+      env: {
         ...common,
-        LOG_LEVEL: 'info',
-        PORT: String(port),
         API_DATABASE_URL: withRole(ownerUrl, API_DB_ROLE, db.appPassword),
-        AUTH_MODE: 'jwks',
-        AUTH_JWKS_URL: `${issuer}/.well-known/jwks.json`,
-        AUTH_ISSUER: issuer,
-        AUTH_AUDIENCE: DEV_AUDIENCE,
         // Set-up makes thousands of requests; the limits are not what is measured.
         RATE_LIMIT_USER_PER_MINUTE: '0',
         RATE_LIMIT_ORG_PER_MINUTE: '0',
+        LOG_LEVEL: 'info',
       },
-      'api listening',
-    );
+      userId: USER,
+      cleanups,
+    });
     children.push(api);
-    const base = `http://127.0.0.1:${port}`;
-    const token = await signDevToken({ privateJwk, issuer, audience: DEV_AUDIENCE, userId: USER, expiresIn: '2h' });
     const call = async <T = Record<string, unknown>>(method: string, url: string, body?: unknown): Promise<T> => {
       for (let i = 0; ; i++) {
         try {
