@@ -1,5 +1,6 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import os from 'node:os';
 
 /** A run that gave no result in time (not the run's own failure). */
 export class NoResultInTime extends Error {}
@@ -11,15 +12,21 @@ export class NoResultInTime extends Error {}
  * that waits for several runs in one test gives its tests room for each wait (jest.setTimeout).
  */
 export async function resultWithin<T = unknown>(handle: WorkflowHandle, ms = 30_000): Promise<T> {
+  // The long poll behind result() is aborted when the wait ends: left pending, it retries on a
+  // connection the file closes in afterAll, and that failure lands in whichever file runs next.
+  const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => {
     timer = setTimeout(() => resolve('late'), ms);
   });
+  const result = handle.client.withAbortSignal(abort.signal, () => handle.result() as Promise<T>);
   try {
-    const first = await Promise.race([handle.result() as Promise<T>, late]);
+    const first = await Promise.race([result, late]);
     if (first !== 'late') return first;
   } finally {
     clearTimeout(timer);
+    abort.abort();
+    result.catch(() => undefined);
   }
   throw new NoResultInTime(`${handle.workflowId} gave no result within ${ms} ms:\n${await whatItWaitsFor(handle)}`);
 }
@@ -49,9 +56,33 @@ async function whatItWaitsFor(handle: WorkflowHandle): Promise<string> {
     const history = await handle.fetchHistory();
     const events = (history.events ?? [])
       .slice(-12)
-      .map((e) => `${e.eventId} ${temporal.api.enums.v1.EventType[e.eventType ?? 0]} at ${e.eventTime?.seconds ?? ''}`);
-    return [`status ${d.status.name}, started ${d.startTime.toISOString()}`, 'pending activities:', ...pending, 'last events:', ...events].join('\n');
+      .map((e) => `${e.eventId} ${temporal.api.enums.v1.EventType[e.eventType ?? 0]} at ${eventTime(e)}${eventDetail(e)}`);
+    const [load1] = os.loadavg();
+    return [
+      `status ${d.status.name}, started ${d.startTime.toISOString()}, described at ${new Date().toISOString()} (load ${load1!.toFixed(1)})`,
+      'pending activities:',
+      ...pending,
+      'last events:',
+      ...events,
+    ].join('\n');
   } catch (err) {
     return `(describing the run failed: ${(err as Error).message})`;
   }
+}
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+function eventTime(e: HistoryEvent): string {
+  const seconds = Number(e.eventTime?.seconds ?? 0);
+  return seconds ? new Date(seconds * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6)).toISOString() : '';
+}
+
+/** What a timer waits for and which worker ran a task: the two questions a stalled run raises. */
+function eventDetail(e: HistoryEvent): string {
+  const timer = e.timerStartedEventAttributes?.startToFireTimeout;
+  if (timer) return ` (fires after ${Number(timer.seconds ?? 0) + (timer.nanos ?? 0) / 1e9} s)`;
+  const activity = e.activityTaskScheduledEventAttributes?.activityType?.name;
+  if (activity) return ` ${activity}`;
+  const identity = e.workflowTaskStartedEventAttributes?.identity ?? e.activityTaskStartedEventAttributes?.identity;
+  return identity ? ` by ${identity}` : '';
 }
