@@ -183,15 +183,21 @@ export async function disableGoneEndpoint(tx: Tx, endpointId: string, reason: st
     .execute();
 }
 
-/** Milliseconds until the endpoint's next pending delivery is due, by the database's clock (null: none pending). */
+/**
+ * Milliseconds until the endpoint's next pending delivery is due, by the database's clock; 0 when one
+ * is due now, null when none is pending (the run then waits for a wake). The aggregate answers one row
+ * even with no pending delivery, its minimum null: that null must stay null, or the run would take
+ * "nothing pending" for "due now" and ask again without pause.
+ */
 export async function nextDueInMsOf(tx: Tx, endpointId: string): Promise<number | null> {
   const row = await tx
     .selectFrom('webhook_deliveries')
-    .select(sql<number | null>`greatest(0, ceil(extract(epoch FROM min(next_attempt_at) - now()) * 1000))::float8`.as('ms'))
+    .select(sql<number | null>`(extract(epoch FROM min(next_attempt_at) - now()) * 1000)::float8`.as('ms'))
     .where('endpoint_id', '=', endpointId)
     .where('status', '=', 'pending')
     .executeTakeFirst();
-  return row?.ms ?? null;
+  const ms = row?.ms ?? null;
+  return ms === null ? null : Math.max(0, Math.ceil(ms));
 }
 
 /** The workers' sweep: endpoints with a delivery due, across organizations (app.webhook_endpoints_due). */

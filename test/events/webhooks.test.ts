@@ -150,6 +150,24 @@ test('an endpoint is created with its secret once; a change made through the API
   expect(verify(other.secret, other.rx.received[0]!)).toMatchObject({ type: 'webhook.test', data: { endpoint_id: other.id } });
 });
 
+test('an endpoint with nothing left to deliver waits for its next wake: its run does not ask again and again', async () => {
+  const t = await tenant();
+  const { rx, id } = await endpoint(t, [], ['webhook.test']);
+  await t.ok('POST', `/webhook-endpoints/${id}/test`, {});
+  await until('the test event', async () => rx.received.length === 1);
+  const handle = api.temporal.workflow.getHandle(`webhook-endpoint/${id}`);
+  const rounds = async () => {
+    const { events } = await handle.fetchHistory();
+    return (events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverDueWebhooks').length;
+  };
+  await until('the delivery recorded', async () => (await t.ok('GET', `/webhook-endpoints/${id}/deliveries`))[0]?.status === 'delivered');
+  const before = await rounds();
+  await new Promise((r) => setTimeout(r, 3000));
+  // Nothing is pending, so the run sleeps until a wake (the sweep wakes only endpoints with a delivery due).
+  expect(await rounds()).toBeLessThanOrEqual(before + 1);
+  expect((await handle.describe()).status.name).toBe('RUNNING');
+});
+
 test('a receiver that answers 500 three times and then 200 gets the event on the fourth attempt with the same webhook-id', async () => {
   const t = await tenant();
   const { rx, id, secret } = await endpoint(t, [500, 500, 500]);
