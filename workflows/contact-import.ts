@@ -28,7 +28,8 @@ export async function contactImportWorkflow(input: ContactImportInput): Promise<
   const options = dbActivityOptions(input.retryInitialIntervalMs ?? 2000);
   const { importChunk, failImport } = proxyActivities<Activities>({ ...options, startToCloseTimeout: input.chunkTimeoutMs ?? options.startToCloseTimeout });
   const ref = { organizationId: input.organizationId, importId: input.importId };
-  const limit = input.chunkSize ?? DEFAULT_IMPORT_CHUNK;
+  // At least one row a chunk: a chunk that moved the offset by nothing would be asked for again and again.
+  const limit = Math.max(1, Math.floor(input.chunkSize ?? DEFAULT_IMPORT_CHUNK) || DEFAULT_IMPORT_CHUNK);
   let offset = 0;
   try {
     for (;;) {

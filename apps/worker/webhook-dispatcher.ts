@@ -50,7 +50,11 @@ export function startWebhookDispatcher(deps: { db: DB; connectionString: string;
     void flush();
   };
 
+  // One sweep at a time: on a slow database the interval would otherwise start sweeps on top of each other.
+  let sweeping = false;
   const sweep = async () => {
+    if (sweeping || stopped) return;
+    sweeping = true;
     try {
       for (const r of await endpointsDue(deps.db, 1000)) wake(r.organization_id, r.endpoint_id);
     } catch (err) {
@@ -61,6 +65,8 @@ export function startWebhookDispatcher(deps: { db: DB; connectionString: string;
       if (purged.events || purged.idempotencyKeys) logger.debug(purged, 'expired outbox events and idempotency records deleted');
     } catch (err) {
       logger.warn({ err }, 'purging expired outbox events and idempotency records failed');
+    } finally {
+      sweeping = false;
     }
   };
 
