@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Tx } from '../tenancy';
 import { newestFirst } from './pagination';
+import { writeAudit, type FieldChange } from './audit';
 
 /** Never the secret: it is write-only and leaves the database only to be decrypted for a provider call. */
 export const INTEGRATION_COLUMNS = [
@@ -104,4 +105,52 @@ export function crmIntegrationLink(tx: Tx, organizationId: string) {
     .where('status', '<>', 'error')
     .orderBy('created_at', 'desc')
     .executeTakeFirst();
+}
+
+/**
+ * Changes an integration's config, mapping or sealed secret, audited (a secret's value never: only
+ * that it was replaced). Its status goes back to `disconnected` (untested) and its last error is
+ * cleared, so an integration that failed its test is used again once it has been mended.
+ */
+export async function changeIntegration(
+  tx: Tx,
+  current: { id: string; organization_id: string; config: unknown; mapping: unknown },
+  actorId: string | null,
+  patch: { config?: Record<string, unknown>; mapping?: Record<string, unknown>; sealedSecret?: Buffer },
+) {
+  const changes: FieldChange[] = [];
+  if (patch.config !== undefined) changes.push({ field: 'config', before: current.config, after: patch.config });
+  if (patch.mapping !== undefined) changes.push({ field: 'mapping', before: current.mapping, after: patch.mapping });
+  if (patch.sealedSecret) changes.push({ field: 'secret', before: null, after: 'replaced' });
+  const updated = await tx
+    .updateTable('integrations')
+    .set({
+      ...(patch.config !== undefined ? { config: JSON.stringify(patch.config) } : {}),
+      ...(patch.mapping !== undefined ? { mapping: JSON.stringify(patch.mapping) } : {}),
+      ...(patch.sealedSecret ? { secret_ciphertext: patch.sealedSecret } : {}),
+      status: 'disconnected',
+      last_error: null,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', current.id)
+    .returning(INTEGRATION_COLUMNS)
+    .executeTakeFirstOrThrow();
+  await writeAudit(tx, { organizationId: current.organization_id, actorId, entity: 'integration', entityId: current.id, action: 'update', changes });
+  return updated;
+}
+
+/** Deletes an integration with its sealed secret, audited; its place in the enrichment order goes with it (foreign key). */
+export async function deleteIntegration(tx: Tx, current: { id: string; organization_id: string; provider_key: string; kind: string }, actorId: string | null) {
+  await tx.deleteFrom('integrations').where('id', '=', current.id).execute();
+  await writeAudit(tx, {
+    organizationId: current.organization_id,
+    actorId,
+    entity: 'integration',
+    entityId: current.id,
+    action: 'delete',
+    changes: [
+      { field: 'provider_key', before: current.provider_key, after: null },
+      { field: 'kind', before: current.kind, after: null },
+    ],
+  });
 }

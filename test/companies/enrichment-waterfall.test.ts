@@ -324,8 +324,7 @@ test('the enrichment settings: only the organization’s own enrichment integrat
   ]);
 
   // Deleting the integration takes it out of the order (the database's foreign key).
-  // (the API has no DELETE of an integration yet: deleted as its owner would in the database)
-  await owners.query(`DELETE FROM integrations WHERE id = $1`, [hunterId]);
+  expect((await api.call('DELETE', `/integrations/${hunterId}`, { token: owner.token })).status).toBe(204);
   expect((await api.call('GET', `/settings/enrichment?organizationId=${orgId}`, { token: owner.token })).body.order).toEqual([]);
 
   // A company's runs: any member reads them, another tenant gets 404.

@@ -162,9 +162,74 @@ test('validation: provider and kind must agree, config per provider, a secret is
     ['GET', `/integrations/${mine.id}`],
     ['POST', `/integrations/${mine.id}/test`],
     ['GET', `/integrations?organizationId=${orgId}`],
+    ['PATCH', `/integrations/${mine.id}`],
+    ['DELETE', `/integrations/${mine.id}`],
   ] as const) {
-    expectProblem(await api.call(method, path, { token: other.owner.token, body: method === 'POST' ? {} : undefined }), 404, 'NOT_FOUND');
+    const body = method === 'POST' ? {} : method === 'PATCH' ? { secret: 'x' } : undefined;
+    expectProblem(await api.call(method, path, { token: other.owner.token, body }), 404, 'NOT_FOUND');
   }
+  expect((await api.call('GET', `/integrations/${mine.id}`, { token: owner.token })).body).toEqual(mine);
+});
+
+test('a rotated key: PATCH replaces the sealed secret and the config, the integration is untested until tested again, audited without the secret', async () => {
+  const created = await api.call('POST', '/integrations', {
+    token: owner.token,
+    body: { organizationId: orgId, providerKey: 'hubspot', kind: 'crm', config: { baseUrl: hubspot.url }, secret: 'pat-eu1-old-and-revoked' },
+  });
+  const id = created.body.id as string;
+  expect((await api.call('POST', `/integrations/${id}/test`, { token: owner.token, body: {} })).body).toMatchObject({ status: 'error' });
+
+  // Bad input names the field and changes nothing.
+  const bad = await api.call('PATCH', `/integrations/${id}`, { token: owner.token, body: { config: { baseUrl: 'not a url' }, secret: HUBSPOT_TOKEN } });
+  expectProblem(bad, 400, 'VALIDATION_FAILED');
+  expect(bad.body.errors.map((e: FieldError) => e.path)).toEqual(['body.config.baseUrl']);
+  expectProblem(await api.call('PATCH', `/integrations/${id}`, { token: owner.token, body: {} }), 400, 'VALIDATION_FAILED');
+  expectProblem(await api.call('PATCH', `/integrations/${id}`, { token: owner.token, body: { providerKey: 'salesforce' } }), 400, 'VALIDATION_FAILED');
+  const member = await addMember(api, owner, orgId, 'member');
+  expectProblem(await api.call('PATCH', `/integrations/${id}`, { token: member.token, body: { secret: HUBSPOT_TOKEN } }), 403, 'FORBIDDEN');
+  expectProblem(await api.call('DELETE', `/integrations/${id}`, { token: member.token }), 403, 'FORBIDDEN');
+  expect((await api.call('GET', `/integrations/${id}`, { token: owner.token })).body).toMatchObject({ status: 'error', config: { baseUrl: hubspot.url } });
+
+  const rotated = await api.call('PATCH', `/integrations/${id}`, {
+    token: owner.token,
+    body: { config: { baseUrl: hubspot.url, autoSync: true }, secret: HUBSPOT_TOKEN },
+  });
+  expect(rotated.status).toBe(200);
+  expect(rotated.body).toMatchObject({ id, status: 'disconnected', last_error: null, config: { baseUrl: hubspot.url, autoSync: true } });
+  expect(JSON.stringify(rotated.body)).not.toContain(HUBSPOT_TOKEN);
+  expect((await api.call('POST', `/integrations/${id}/test`, { token: owner.token, body: {} })).body).toMatchObject({ status: 'connected' });
+  expect(hubspot.requests.at(-1)!.headers.authorization).toBe(`Bearer ${HUBSPOT_TOKEN}`);
+
+  const audit = await owners.query(
+    `SELECT action, field, before, after FROM compliance_audit_log WHERE entity = 'integration' AND entity_id = $1 ORDER BY field`,
+    [id],
+  );
+  expect(audit.rows).toEqual([
+    { action: 'update', field: 'config', before: { baseUrl: hubspot.url }, after: { baseUrl: hubspot.url, autoSync: true } },
+    { action: 'update', field: 'secret', before: null, after: 'replaced' },
+  ]);
+  expect(JSON.stringify(audit.rows)).not.toContain('pat-eu1');
+});
+
+test('DELETE removes an integration and its sealed secret, audited; it is gone for every later call', async () => {
+  const created = await api.call('POST', '/integrations', {
+    token: owner.token,
+    body: { organizationId: orgId, providerKey: 'hubspot', kind: 'crm', config: { baseUrl: hubspot.url }, secret: HUBSPOT_TOKEN },
+  });
+  const id = created.body.id as string;
+  const gone = await api.call('DELETE', `/integrations/${id}`, { token: owner.token });
+  expect(gone.status).toBe(204);
+  expectProblem(await api.call('GET', `/integrations/${id}`, { token: owner.token }), 404, 'NOT_FOUND');
+  expectProblem(await api.call('POST', `/integrations/${id}/test`, { token: owner.token, body: {} }), 404, 'NOT_FOUND');
+  expectProblem(await api.call('DELETE', `/integrations/${id}`, { token: owner.token }), 404, 'NOT_FOUND');
+  expect((await owners.query('SELECT count(*)::int AS n FROM integrations WHERE id = $1', [id])).rows[0].n).toBe(0);
+  const audit = await owners.query(`SELECT action, field, before FROM compliance_audit_log WHERE entity = 'integration' AND entity_id = $1 ORDER BY field`, [
+    id,
+  ]);
+  expect(audit.rows).toEqual([
+    { action: 'delete', field: 'kind', before: 'crm' },
+    { action: 'delete', field: 'provider_key', before: 'hubspot' },
+  ]);
 });
 
 describe('an organization’s llm integration classifies its signals', () => {

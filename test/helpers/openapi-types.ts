@@ -842,10 +842,18 @@ export interface paths {
         get: operations["getIntegration"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Remove an integration and its sealed secret: it leaves the enrichment order, and nothing calls the provider again; audited
+         * @description The admin or owner role in the organization.
+         */
+        delete: operations["deleteIntegration"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change the config, mapping or secret (a rotated key); the integration is untested (disconnected) until tested again; audited
+         * @description The admin or owner role in the organization.
+         */
+        patch: operations["updateIntegration"];
         trace?: never;
     };
     "/integrations/{integrationId}/test": {
@@ -5972,6 +5980,74 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    deleteIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                integrationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Remove an integration and its sealed secret: it leaves the enrichment order, and nothing calls the provider again; audited */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                integrationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    config?: {
+                        [key: string]: unknown;
+                    };
+                    mapping?: {
+                        [key: string]: unknown;
+                    };
+                    secret?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Change the config, mapping or secret (a rotated key); the integration is untested (disconnected) until tested again; audited */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Integration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     testIntegration: {

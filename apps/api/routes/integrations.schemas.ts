@@ -22,11 +22,36 @@ export const createIntegrationBody = z
   .superRefine((v, ctx) => {
     const provider = INTEGRATION_PROVIDERS[v.providerKey];
     if (provider.kind !== v.kind) ctx.addIssue({ code: 'custom', path: ['kind'], message: `provider ${v.providerKey} is a ${provider.kind} integration` });
-    const parsed = provider.config.safeParse(v.config ?? {});
-    if (!parsed.success) for (const i of parsed.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: ['config', ...i.path] });
-    const mapping = 'mapping' in provider ? provider.mapping.safeParse(v.mapping ?? {}) : null;
-    if (mapping && !mapping.success) for (const i of mapping.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: ['mapping', ...i.path] });
+    for (const issue of providerSettingIssues(v.providerKey, { config: v.config ?? {}, mapping: v.mapping ?? {} })) ctx.addIssue({ code: 'custom', ...issue });
   });
+
+/** Where a provider's config or mapping breaks its schema (the registry's): each issue's path starts at `config` or `mapping`. */
+export function providerSettingIssues(
+  providerKey: IntegrationProviderKey,
+  settings: { config?: Record<string, unknown>; mapping?: Record<string, unknown> },
+): Array<{ path: string[]; message: string }> {
+  const provider = INTEGRATION_PROVIDERS[providerKey];
+  const issues: Array<{ path: string[]; message: string }> = [];
+  if (settings.config !== undefined) {
+    const parsed = provider.config.safeParse(settings.config);
+    if (!parsed.success) issues.push(...parsed.error.issues.map((i) => ({ path: ['config', ...i.path.map(String)], message: i.message })));
+  }
+  if (settings.mapping !== undefined && 'mapping' in provider) {
+    const parsed = provider.mapping.safeParse(settings.mapping);
+    if (!parsed.success) issues.push(...parsed.error.issues.map((i) => ({ path: ['mapping', ...i.path.map(String)], message: i.message })));
+  }
+  return issues;
+}
+
+/** A change of an integration: its config, mapping or secret (a rotated key). Its provider and kind stay. */
+export const patchIntegrationBody = z
+  .object({
+    config: jsonObject.optional(),
+    mapping: jsonObject.optional(),
+    secret: z.string().min(1).max(4096).optional(),
+  })
+  .strict()
+  .refine((v) => v.config !== undefined || v.mapping !== undefined || v.secret !== undefined, { message: 'name config, mapping or secret' });
 
 export const listIntegrationsQuery = z.object({ ...listBase, kind: z.enum(INTEGRATION_KINDS).optional() }).strict();
 
@@ -83,6 +108,30 @@ export const operations = [
     tag: 'Integrations',
     summary: 'One integration',
     role: 'viewer',
+    answer: Integration,
+  },
+  {
+    id: 'updateIntegration',
+    mcp: 'hidden',
+    method: 'patch',
+    path: '/integrations/{integrationId}',
+    tag: 'Integrations',
+    summary: 'Change the config, mapping or secret (a rotated key); the integration is untested (disconnected) until tested again; audited',
+    role: 'admin',
+    body: patchIntegrationBody,
+    answer: Integration,
+    problems: [503],
+  },
+  {
+    id: 'deleteIntegration',
+    mcp: 'hidden',
+    method: 'delete',
+    path: '/integrations/{integrationId}',
+    tag: 'Integrations',
+    summary: 'Remove an integration and its sealed secret: it leaves the enrichment order, and nothing calls the provider again; audited',
+    role: 'admin',
+    status: 204,
+    empty: true,
     answer: Integration,
   },
   {

@@ -6,6 +6,8 @@ import type { SalesforceTokenStore } from '../../../activities/providers/crm/sal
 import { salesforceTokenLock } from '../../../activities/providers/crm/salesforce-token-store';
 import { lockFor } from '../../../db/locks';
 import {
+  changeIntegration,
+  deleteIntegration,
   getIntegration,
   insertIntegration,
   integrationSecret,
@@ -14,11 +16,12 @@ import {
   storeIntegrationSecret,
 } from '../../../db/queries/integrations';
 import { secretContext } from '../../../db/secrets';
-import { asCaller, visibleOr404, withRecordRole, withRole } from '../access';
-import { ProblemError } from '../errors';
+import { asCaller, userOf, visibleOr404, withRecordRole, withRole } from '../access';
+import { ProblemError, validationFailed } from '../errors';
 import type { ApiDeps } from '../deps';
 import { bind } from '../bind';
-import { operations } from './integrations.schemas';
+import { operations, providerSettingIssues } from './integrations.schemas';
+import type { IntegrationProviderKey } from '../../../activities/providers/registry';
 import { pathId } from '../validate';
 
 /** Integrations hold credentials: owners and admins manage them; the secret is write-only. */
@@ -57,6 +60,32 @@ export function integrationRoutes({ db, secrets, salesforce }: ApiDeps): Router 
   serve('getIntegration', async (req, res) => {
     const id = pathId(req, 'integrationId', 'integration');
     res.json(await visibleOr404(db, req, 'integration', (tx) => getIntegration(tx, id)));
+  });
+
+  serve('updateIntegration', async (req, res, call) => {
+    const id = pathId(req, 'integrationId', 'integration');
+    const body = call.body;
+    const updated = await withRecordRole(db, req, { what: 'integration', load: (tx) => getIntegration(tx, id) }, call.role, async (tx, found) => {
+      const providerKey = found.provider_key as IntegrationProviderKey;
+      const issues = providerSettingIssues(providerKey, { config: body.config, mapping: body.mapping });
+      if (issues.length) throw validationFailed(issues.map((i) => ({ path: `body.${i.path.join('.')}`, message: i.message })));
+      // A Salesforce refresh token is replaced under the lock its rotation takes, so a sync in flight cannot store the old one over it.
+      if (body.secret !== undefined && providerKey === 'salesforce') await lockFor(tx, salesforceTokenLock(id));
+      return changeIntegration(tx, found, userOf(req), {
+        config: body.config,
+        mapping: body.mapping === undefined ? undefined : storedMapping(providerKey, body.mapping),
+        sealedSecret: body.secret === undefined ? undefined : box().seal(body.secret, secretContext(found.organization_id, id)),
+      });
+    });
+    res.json(updated);
+  });
+
+  serve('deleteIntegration', async (req, res, call) => {
+    const id = pathId(req, 'integrationId', 'integration');
+    await withRecordRole(db, req, { what: 'integration', load: (tx) => getIntegration(tx, id) }, call.role, (tx, found) =>
+      deleteIntegration(tx, found, userOf(req)),
+    );
+    res.status(204).end();
   });
 
   /** Checks the stored secret against the provider; status becomes connected, or error with the provider's message. */
