@@ -77,9 +77,11 @@ export interface EnrichmentDeps {
 export function createEnrichmentActivities(deps: EnrichmentDeps) {
   const { db } = deps;
 
-  /** A provider's client: the website; an integration by its id (a waterfall step); or, for runs planned before the waterfall, the newest Hunter integration. */
+  /** A provider's client: the website; an integration by its id (a waterfall step; null once deleted); or, for runs planned before the waterfall (undefined), the newest Hunter integration. */
   async function clientFor(ref: CompanyRef, key: string, integrationId?: string | null): Promise<EnrichmentProvider | BatchEnrichmentProvider> {
     if (key === 'website') return new WebsiteEnrichmentProvider(deps.limits);
+    // A step whose integration was deleted (its id set null) must not fall back to another integration.
+    if (integrationId === null) throw ApplicationFailure.nonRetryable(`the ${key} integration of this step was deleted`, 'EnrichmentNotConfigured');
     const integration = await asOrganization(db, ref.organizationId, (tx) =>
       integrationId
         ? tx

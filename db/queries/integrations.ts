@@ -81,7 +81,11 @@ export function usableIntegration(tx: Tx, organizationId: string, kind: string) 
     .executeTakeFirst();
 }
 
-export function recordIntegrationTest(tx: Tx, id: string, outcome: { ok: boolean; message?: string }) {
+/**
+ * Records a check's outcome, fenced by what was checked: only while the row still holds that config
+ * and that sealed secret (undefined when either changed meanwhile, or the integration was deleted).
+ */
+export function recordIntegrationTest(tx: Tx, id: string, outcome: { ok: boolean; message?: string }, checked: { config: unknown; sealedSecret: Buffer }) {
   return tx
     .updateTable('integrations')
     .set({
@@ -91,6 +95,8 @@ export function recordIntegrationTest(tx: Tx, id: string, outcome: { ok: boolean
       updated_at: sql`now()`,
     })
     .where('id', '=', id)
+    .where('secret_ciphertext', '=', checked.sealedSecret)
+    .where(sql<boolean>`config = ${JSON.stringify(checked.config ?? {})}::jsonb`)
     .returning(INTEGRATION_COLUMNS)
     .executeTakeFirst();
 }
@@ -109,8 +115,8 @@ export function crmIntegrationLink(tx: Tx, organizationId: string) {
 
 /**
  * Changes an integration's config, mapping or sealed secret, audited (a secret's value never: only
- * that it was replaced). Its status goes back to `disconnected` (untested) and its last error is
- * cleared, so an integration that failed its test is used again once it has been mended.
+ * that it was replaced). A new config or secret puts its status back to `disconnected` (untested) and
+ * clears its last error, so an integration that failed its test is used again once it has been mended.
  */
 export async function changeIntegration(
   tx: Tx,
@@ -128,8 +134,8 @@ export async function changeIntegration(
       ...(patch.config !== undefined ? { config: JSON.stringify(patch.config) } : {}),
       ...(patch.mapping !== undefined ? { mapping: JSON.stringify(patch.mapping) } : {}),
       ...(patch.sealedSecret ? { secret_ciphertext: patch.sealedSecret } : {}),
-      status: 'disconnected',
-      last_error: null,
+      // A new key or config is untested; a mapping alone changes nothing the last check saw.
+      ...(patch.config !== undefined || patch.sealedSecret ? { status: 'disconnected', last_error: null } : {}),
       updated_at: sql`now()`,
     })
     .where('id', '=', current.id)

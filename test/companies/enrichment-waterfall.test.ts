@@ -283,6 +283,15 @@ test('a Dropcontact request is sent once: a retried submit polls the request rec
   }
   expect(await activities.submitEnrichmentBatch(step)).toEqual({ requestId: expect.any(String) });
   expect(dropcontact.submits).toBe(submits + 2);
+
+  // A step whose integration was deleted meanwhile (its id set null) fails; it never falls back to the
+  // organization's newest enrichment integration, here an Apollo one, whose key would go to Hunter.
+  await integration(owner, orgId, 'apollo', apollo.url, 'apollo-key');
+  const apolloRequests = apollo.requests;
+  await expect(
+    activities.enrichFromProvider({ organizationId: orgId, companyId: c.id, provider: 'apollo', step: { ...step, provider: 'apollo', integrationId: null } }),
+  ).rejects.toMatchObject({ type: 'EnrichmentNotConfigured', nonRetryable: true });
+  expect(apollo.requests).toBe(apolloRequests);
 });
 
 test('the enrichment settings: only the organization’s own enrichment integrations, admins only, audited; another tenant gets 404', async () => {

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { SecretBox, secretContext } from '../../db/secrets';
 import { startApi, newOrganization, addMember, expectProblem, TestApi } from '../helpers/api';
 import { capturedLogger } from '../helpers/log-capture';
@@ -189,6 +191,8 @@ test('a rotated key: PATCH replaces the sealed secret and the config, the integr
   expectProblem(await api.call('PATCH', `/integrations/${id}`, { token: member.token, body: { secret: HUBSPOT_TOKEN } }), 403, 'FORBIDDEN');
   expectProblem(await api.call('DELETE', `/integrations/${id}`, { token: member.token }), 403, 'FORBIDDEN');
   expect((await api.call('GET', `/integrations/${id}`, { token: owner.token })).body).toMatchObject({ status: 'error', config: { baseUrl: hubspot.url } });
+  const sealed = (await owners.query('SELECT secret_ciphertext FROM integrations WHERE id = $1', [id])).rows[0].secret_ciphertext;
+  expect(new SecretBox(testEnv('INTEGRATION_SECRET_KEY')).open(sealed, secretContext(orgId, id))).toBe('pat-eu1-old-and-revoked');
 
   const rotated = await api.call('PATCH', `/integrations/${id}`, {
     token: owner.token,
@@ -200,8 +204,19 @@ test('a rotated key: PATCH replaces the sealed secret and the config, the integr
   expect((await api.call('POST', `/integrations/${id}/test`, { token: owner.token, body: {} })).body).toMatchObject({ status: 'connected' });
   expect(hubspot.requests.at(-1)!.headers.authorization).toBe(`Bearer ${HUBSPOT_TOKEN}`);
 
+  // A mapping alone leaves the check as it was; a new URL needs the secret again.
+  const mapped = await api.call('PATCH', `/integrations/${id}`, { token: owner.token, body: { mapping: { company: { name: 'name' } } } });
+  expect(mapped.body).toMatchObject({ status: 'connected', mapping: { company: { name: 'name' } } });
+  const moved = await api.call('PATCH', `/integrations/${id}`, { token: owner.token, body: { config: { baseUrl: 'https://elders.example' } } });
+  expectProblem(moved, 400, 'VALIDATION_FAILED');
+  expect(moved.body.errors.map((e: FieldError) => e.path)).toEqual(['body.secret']);
+  expect((await api.call('GET', `/integrations/${id}`, { token: owner.token })).body).toMatchObject({
+    status: 'connected',
+    config: { baseUrl: hubspot.url, autoSync: true },
+  });
+
   const audit = await owners.query(
-    `SELECT action, field, before, after FROM compliance_audit_log WHERE entity = 'integration' AND entity_id = $1 ORDER BY field`,
+    `SELECT action, field, before, after FROM compliance_audit_log WHERE entity = 'integration' AND entity_id = $1 AND field <> 'mapping' ORDER BY field`,
     [id],
   );
   expect(audit.rows).toEqual([
@@ -209,6 +224,42 @@ test('a rotated key: PATCH replaces the sealed secret and the config, the integr
     { action: 'update', field: 'secret', before: null, after: 'replaced' },
   ]);
   expect(JSON.stringify(audit.rows)).not.toContain('pat-eu1');
+});
+
+test('a check under way when the key is replaced records nothing: the new key is not marked with the old one’s failure', async () => {
+  // A HubSpot stand-in that holds its answer (a refusal of the revoked key) until the key has been replaced.
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let asked!: () => void;
+  const arrived = new Promise<void>((r) => (asked = r));
+  const slow = http.createServer((req, res) => {
+    asked();
+    void held.then(() =>
+      res
+        .writeHead(401, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ status: 'error', message: 'Authentication credentials not found.', category: 'INVALID_AUTHENTICATION' })),
+    );
+  });
+  await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+  try {
+    const url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+    const created = await api.call('POST', '/integrations', {
+      token: owner.token,
+      body: { organizationId: orgId, providerKey: 'hubspot', kind: 'crm', config: { baseUrl: url }, secret: 'pat-eu1-revoked' },
+    });
+    const id = created.body.id as string;
+    const check = api.call('POST', `/integrations/${id}/test`, { token: owner.token, body: {} });
+    await arrived;
+    const rotated = await api.call('PATCH', `/integrations/${id}`, { token: owner.token, body: { secret: HUBSPOT_TOKEN } });
+    expect(rotated.body).toMatchObject({ status: 'disconnected' });
+    release();
+    expectProblem(await check, 409, 'CONFLICT');
+    expect((await api.call('GET', `/integrations/${id}`, { token: owner.token })).body).toMatchObject({ status: 'disconnected', last_error: null });
+  } finally {
+    release();
+    slow.closeAllConnections();
+    await new Promise((r) => slow.close(r));
+  }
 });
 
 test('DELETE removes an integration and its sealed secret, audited; it is gone for every later call', async () => {

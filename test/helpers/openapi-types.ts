@@ -843,14 +843,14 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Remove an integration and its sealed secret: it leaves the enrichment order, and nothing calls the provider again; audited
+         * Remove an integration and its sealed secret: it leaves the enrichment order and new work does not use it (a call under way ends first); audited
          * @description The admin or owner role in the organization.
          */
         delete: operations["deleteIntegration"];
         options?: never;
         head?: never;
         /**
-         * Change the config, mapping or secret (a rotated key); the integration is untested (disconnected) until tested again; audited
+         * Change the config, mapping or secret (a rotated key; a changed URL needs the secret again); a new config or secret is untested (disconnected) until tested again; audited
          * @description The admin or owner role in the organization.
          */
         patch: operations["updateIntegration"];
@@ -866,7 +866,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Verify the stored secret with the provider (400 naming config.baseUrl when the provider's answer exceeds the size limit)
+         * Verify the stored secret with the provider (400 naming config.baseUrl when the provider's answer exceeds the size limit; 409 when the integration was changed during the check)
          * @description The admin or owner role in the organization.
          */
         post: operations["testIntegration"];
@@ -5993,7 +5993,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Remove an integration and its sealed secret: it leaves the enrichment order, and nothing calls the provider again; audited */
+            /** @description Remove an integration and its sealed secret: it leaves the enrichment order and new work does not use it (a call under way ends first); audited */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -6030,7 +6030,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Change the config, mapping or secret (a rotated key); the integration is untested (disconnected) until tested again; audited */
+            /** @description Change the config, mapping or secret (a rotated key; a changed URL needs the secret again); a new config or secret is untested (disconnected) until tested again; audited */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6068,7 +6068,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Verify the stored secret with the provider (400 naming config.baseUrl when the provider's answer exceeds the size limit) */
+            /** @description Verify the stored secret with the provider (400 naming config.baseUrl when the provider's answer exceeds the size limit; 409 when the integration was changed during the check) */
             200: {
                 headers: {
                     [name: string]: unknown;

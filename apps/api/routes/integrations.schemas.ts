@@ -32,6 +32,7 @@ export function providerSettingIssues(
 ): Array<{ path: string[]; message: string }> {
   const provider = INTEGRATION_PROVIDERS[providerKey];
   const issues: Array<{ path: string[]; message: string }> = [];
+  if (!provider) return [{ path: ['config'], message: `provider ${providerKey} is no longer offered: delete the integration` }];
   if (settings.config !== undefined) {
     const parsed = provider.config.safeParse(settings.config);
     if (!parsed.success) issues.push(...parsed.error.issues.map((i) => ({ path: ['config', ...i.path.map(String)], message: i.message })));
@@ -116,7 +117,8 @@ export const operations = [
     method: 'patch',
     path: '/integrations/{integrationId}',
     tag: 'Integrations',
-    summary: 'Change the config, mapping or secret (a rotated key); the integration is untested (disconnected) until tested again; audited',
+    summary:
+      'Change the config, mapping or secret (a rotated key; a changed URL needs the secret again); a new config or secret is untested (disconnected) until tested again; audited',
     role: 'admin',
     body: patchIntegrationBody,
     answer: Integration,
@@ -128,7 +130,7 @@ export const operations = [
     method: 'delete',
     path: '/integrations/{integrationId}',
     tag: 'Integrations',
-    summary: 'Remove an integration and its sealed secret: it leaves the enrichment order, and nothing calls the provider again; audited',
+    summary: 'Remove an integration and its sealed secret: it leaves the enrichment order and new work does not use it (a call under way ends first); audited',
     role: 'admin',
     status: 204,
     empty: true,
@@ -139,10 +141,11 @@ export const operations = [
     method: 'post',
     path: '/integrations/{integrationId}/test',
     tag: 'Integrations',
-    summary: "Verify the stored secret with the provider (400 naming config.baseUrl when the provider's answer exceeds the size limit)",
+    summary:
+      "Verify the stored secret with the provider (400 naming config.baseUrl when the provider's answer exceeds the size limit; 409 when the integration was changed during the check)",
     role: 'admin',
     body: emptyBody,
     answer: Integration,
-    problems: [503],
+    problems: [409, 503],
   },
 ] as const satisfies readonly Operation[];

@@ -68,6 +68,10 @@ export function integrationRoutes({ db, secrets, salesforce }: ApiDeps): Router 
     const updated = await withRecordRole(db, req, { what: 'integration', load: (tx) => getIntegration(tx, id) }, call.role, async (tx, found) => {
       const providerKey = found.provider_key as IntegrationProviderKey;
       const issues = providerSettingIssues(providerKey, { config: body.config, mapping: body.mapping });
+      // The secret goes where the config points: a new destination without the secret again would send
+      // a key someone else entered to a host of the caller's choosing.
+      if (body.config !== undefined && body.secret === undefined && destinationChanged(found.config, body.config))
+        issues.push({ path: ['secret'], message: 'a changed URL needs the secret again' });
       if (issues.length) throw validationFailed(issues.map((i) => ({ path: `body.${i.path.join('.')}`, message: i.message })));
       // A Salesforce refresh token is replaced under the lock its rotation takes, so a sync in flight cannot store the old one over it.
       if (body.secret !== undefined && providerKey === 'salesforce') await lockFor(tx, salesforceTokenLock(id));
@@ -93,6 +97,9 @@ export function integrationRoutes({ db, secrets, salesforce }: ApiDeps): Router 
     const id = pathId(req, 'integrationId', 'integration');
     void call.body;
     const sealer = box();
+    // The sealed secret the check uses: its outcome is recorded only if the row still holds it (and the
+    // config checked), so a check of a revoked key cannot mark the key that replaced it meanwhile.
+    let sealedUsed: Buffer;
     const { integration, secret } = await withRecordRole(
       db,
       req,
@@ -100,7 +107,8 @@ export function integrationRoutes({ db, secrets, salesforce }: ApiDeps): Router 
       call.role,
       async (tx, found) => {
         const row = await integrationSecret(tx, id);
-        return { integration: found, secret: sealer.open(row!.secret_ciphertext!, secretContext(found.organization_id, id)) };
+        sealedUsed = row!.secret_ciphertext!;
+        return { integration: found, secret: sealer.open(sealedUsed, secretContext(found.organization_id, id)) };
       },
     );
     // A Salesforce check spends the refresh token like a sync: under the same lock, a rotated one stored (as the caller).
@@ -110,7 +118,12 @@ export function integrationRoutes({ db, secrets, salesforce }: ApiDeps): Router 
           await lockFor(tx, salesforceTokenLock(id));
           const row = await integrationSecret(tx, id);
           const context = secretContext(found.organization_id, id);
-          return fn(sealer.open(row!.secret_ciphertext!, context), (rotated) => storeIntegrationSecret(tx, id, sealer.seal(rotated, context)));
+          sealedUsed = row!.secret_ciphertext!;
+          return fn(sealer.open(sealedUsed, context), async (rotated) => {
+            const sealed = sealer.seal(rotated, context);
+            await storeIntegrationSecret(tx, id, sealed);
+            sealedUsed = sealed;
+          });
         }),
     };
     const outcome = await verifyIntegration(
@@ -128,9 +141,25 @@ export function integrationRoutes({ db, secrets, salesforce }: ApiDeps): Router 
       }
       throw err;
     });
-    const updated = await asCaller(db, req, (tx) => recordIntegrationTest(tx, id, outcome.ok ? { ok: true } : { ok: false, message: outcome.message }));
+    const updated = await asCaller(db, req, (tx) =>
+      recordIntegrationTest(tx, id, outcome.ok ? { ok: true } : { ok: false, message: outcome.message }, {
+        config: integration.config,
+        sealedSecret: sealedUsed,
+      }),
+    );
+    if (!updated) {
+      await visibleOr404(db, req, 'integration', (tx) => getIntegration(tx, id));
+      throw new ProblemError('CONFLICT', 'The integration was changed while it was being tested: test it again');
+    }
     res.json(updated);
   });
 
   return r;
+}
+
+/** Whether a config change moves a URL the provider is called at (baseUrl, instanceUrl, …: the keys ending in Url). */
+function destinationChanged(current: unknown, next: Record<string, unknown>): boolean {
+  const before = (current ?? {}) as Record<string, unknown>;
+  const keys = new Set([...Object.keys(before), ...Object.keys(next)].filter((k) => /url$/i.test(k)));
+  return [...keys].some((k) => JSON.stringify(before[k] ?? null) !== JSON.stringify(next[k] ?? null));
 }
