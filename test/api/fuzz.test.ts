@@ -355,6 +355,7 @@ const examples: Record<string, (t: Tenant) => Example> = {
   }),
   'GET /integrations': (t) => ({ query: { organizationId: t.org } }),
   'POST /integrations/{integrationId}/test': () => ({ body: {} }),
+  'PATCH /integrations/{integrationId}': () => ({ body: { secret: 'rotated-key' } }),
   // A new address each time (an address is unique in its organization; six identical POSTs at once get one 201 and 409s the state explains).
   'POST /mailboxes': (t) => ({
     body: {
