@@ -16,6 +16,7 @@ import {
   storeIntegrationSecret,
 } from '../../../db/queries/integrations';
 import { secretContext } from '../../../db/secrets';
+import type { Tx } from '../../../db/tenancy';
 import { asCaller, userOf, visibleOr404, withRecordRole, withRole } from '../access';
 import { ProblemError, validationFailed } from '../errors';
 import type { ApiDeps } from '../deps';
@@ -28,6 +29,7 @@ import { pathId } from '../validate';
 export function integrationRoutes({ db, secrets, salesforce }: ApiDeps): Router {
   const r = Router();
   const serve = bind(r, operations);
+  const loader = (id: string) => ({ what: 'integration', load: (tx: Tx) => getIntegration(tx, id) });
   const box = () => {
     if (!secrets) throw new ProblemError('SERVICE_UNAVAILABLE', 'Integrations are not available: INTEGRATION_SECRET_KEY is not configured');
     return secrets;
@@ -65,7 +67,7 @@ export function integrationRoutes({ db, secrets, salesforce }: ApiDeps): Router 
   serve('updateIntegration', async (req, res, call) => {
     const id = pathId(req, 'integrationId', 'integration');
     const body = call.body;
-    const updated = await withRecordRole(db, req, { what: 'integration', load: (tx) => getIntegration(tx, id) }, call.role, async (tx, found) => {
+    const updated = await withRecordRole(db, req, loader(id), call.role, async (tx, found) => {
       const providerKey = found.provider_key as IntegrationProviderKey;
       const issues = providerSettingIssues(providerKey, { config: body.config, mapping: body.mapping });
       // The secret goes where the config points: a new destination without the secret again would send
@@ -86,9 +88,7 @@ export function integrationRoutes({ db, secrets, salesforce }: ApiDeps): Router 
 
   serve('deleteIntegration', async (req, res, call) => {
     const id = pathId(req, 'integrationId', 'integration');
-    await withRecordRole(db, req, { what: 'integration', load: (tx) => getIntegration(tx, id) }, call.role, (tx, found) =>
-      deleteIntegration(tx, found, userOf(req)),
-    );
+    await withRecordRole(db, req, loader(id), call.role, (tx, found) => deleteIntegration(tx, found, userOf(req)));
     res.status(204).end();
   });
 
@@ -100,21 +100,15 @@ export function integrationRoutes({ db, secrets, salesforce }: ApiDeps): Router 
     // The sealed secret the check uses: its outcome is recorded only if the row still holds it (and the
     // config checked), so a check of a revoked key cannot mark the key that replaced it meanwhile.
     let sealedUsed: Buffer;
-    const { integration, secret } = await withRecordRole(
-      db,
-      req,
-      { what: 'integration', load: (tx) => getIntegration(tx, id) },
-      call.role,
-      async (tx, found) => {
-        const row = await integrationSecret(tx, id);
-        sealedUsed = row!.secret_ciphertext!;
-        return { integration: found, secret: sealer.open(sealedUsed, secretContext(found.organization_id, id)) };
-      },
-    );
+    const { integration, secret } = await withRecordRole(db, req, loader(id), call.role, async (tx, found) => {
+      const row = await integrationSecret(tx, id);
+      sealedUsed = row!.secret_ciphertext!;
+      return { integration: found, secret: sealer.open(sealedUsed, secretContext(found.organization_id, id)) };
+    });
     // A Salesforce check spends the refresh token like a sync: under the same lock, a rotated one stored (as the caller).
     const salesforceTokens: SalesforceTokenStore = {
       withRefreshToken: (fn) =>
-        withRecordRole(db, req, { what: 'integration', load: (tx) => getIntegration(tx, id) }, call.role, async (tx, found) => {
+        withRecordRole(db, req, loader(id), call.role, async (tx, found) => {
           await lockFor(tx, salesforceTokenLock(id));
           const row = await integrationSecret(tx, id);
           const context = secretContext(found.organization_id, id);
